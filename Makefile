@@ -1,0 +1,43 @@
+# pcglab: `make demo` and `make test` each install what is missing, configure, build, then run.
+PRESET ?= release
+BUILD_DIR := build/$(PRESET)
+PCGLAB := $(BUILD_DIR)/pcglab
+# Two cores: keep the libtorch translation units (1.3 GB each) from exhausting memory elsewhere.
+JOBS ?= $(shell nproc)
+# CI turns warnings into errors.
+ifeq ($(CI),true)
+  WERROR := -DPCGLAB_WERROR=ON
+endif
+
+.PHONY: all deps configure build test test-unit demo bench format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake --preset $(PRESET) $(WERROR) >/dev/null
+
+build: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS)
+
+# Every test: unit, integration and slow.
+test: build
+	@ctest --preset $(PRESET) -j $(JOBS)
+
+# Only the fast unit tests.
+test-unit: build
+	@ctest --preset $(PRESET) -j $(JOBS) -L unit
+
+demo: build
+	@bash scripts/demo.sh $(PCGLAB)
+
+bench: build
+	@bash scripts/bench.sh $(BUILD_DIR)
+
+format:
+	@git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+clean:
+	@rm -rf build

@@ -1,0 +1,57 @@
+# pcglab_module(NAME DEPS ...): a static library pcglab_<NAME> from every .cc in src/<NAME>/.
+# New files are picked up without editing CMake (CONFIGURE_DEPENDS re-globs at build time).
+# SHARED: build a shared library (pcglab_core is shared so that the executable and the
+# dlopen()ed libtorch module share one copy of its globals: log level, progress bar).
+function(pcglab_module name)
+  cmake_parse_arguments(ARG "SHARED" "" "DEPS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cc)
+  if(NOT srcs)
+    # A module with headers only so far still gets a target, so dependants can name it.
+    set(srcs ${PROJECT_SOURCE_DIR}/cmake/empty.cc)
+  endif()
+  if(ARG_SHARED)
+    add_library(pcglab_${name} SHARED ${srcs})
+  else()
+    add_library(pcglab_${name} STATIC ${srcs})
+  endif()
+  target_include_directories(pcglab_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/generated)
+  target_compile_options(pcglab_${name} PRIVATE ${PCGLAB_WARNINGS})
+  target_link_libraries(pcglab_${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# pcglab_tests(AREA DEPS ...): one GoogleTest executable per area and label.
+# tests/<area>/*_test.cc            -> label unit
+# tests/<area>/*_integration_test.cc -> label integration
+# tests/<area>/*_slow_test.cc       -> label slow
+function(pcglab_tests area)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  file(GLOB all CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${area}/*_test.cc)
+  file(GLOB integ CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${area}/*_integration_test.cc)
+  file(GLOB slow CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${area}/*_slow_test.cc)
+  set(unit ${all})
+  if(integ)
+    list(REMOVE_ITEM unit ${integ})
+  endif()
+  if(slow)
+    list(REMOVE_ITEM unit ${slow})
+  endif()
+  foreach(kind unit integ slow)
+    if(NOT ${kind})
+      continue()
+    endif()
+    set(label ${kind})
+    if(kind STREQUAL "integ")
+      set(label integration)
+    endif()
+    set(target ${area}_${label}_tests)
+    add_executable(${target} ${${kind}})
+    target_compile_options(${target} PRIVATE ${PCGLAB_WARNINGS})
+    target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    target_link_libraries(${target} PRIVATE ${ARG_DEPS} pcglab_testing GTest::gtest_main GTest::gmock)
+    add_dependencies(${target} pcglab)
+    gtest_discover_tests(${target}
+      WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
+      PROPERTIES LABELS ${label}
+      DISCOVERY_TIMEOUT 60)
+  endforeach()
+endfunction()

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package pcglab needs to build, test and run its demo.
+# Idempotent: when everything is present it only checks (a second or two) and touches nothing.
+# `apt-get update` runs only when something is missing. Needs root or sudo.
+set -euo pipefail
+
+# Build toolchain and libraries (the stack in DEVELOPERS.md).
+packages=(
+  build-essential cmake ninja-build g++-12 lld ccache pkg-config git
+  libfmt-dev libcli11-dev nlohmann-json3-dev libpugixml-dev libcurl4-openssl-dev
+  libsqlite3-dev sqlite3 libbox2d-dev libpng-dev zlib1g-dev libfreetype-dev libyaml-cpp-dev
+  libtorch-dev pybind11-dev python3-dev python3-numpy
+  bubblewrap libseccomp-dev libcpp-httplib-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format clang-tidy
+  # Test oracles and report tests.
+  chromium
+  # Typefaces for the built-in letter classifier's training data.
+  fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-freefont-ttf fonts-urw-base35
+  fonts-crosextra-carlito fonts-crosextra-caladea fonts-open-sans fonts-roboto-unhinted
+  fonts-noto-core
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node.js and npm are test oracles only; a machine may already have them from another source
+# (Debian's npm conflicts with NodeSource's nodejs, which bundles npm), so check the commands.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps: apt-get is not available; pcglab needs Debian 12 packages: ${missing[*]}" >&2
+  exit 2
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+    echo "install-deps: must run as root or with sudo to install: ${missing[*]}" >&2
+    exit 2
+  fi
+fi
+echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

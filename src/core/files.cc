@@ -1,0 +1,102 @@
+#include "core/files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+
+namespace pcglab {
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::string_view kTempMarker = ".pcglab-tmp-";
+
+std::string errno_text() { return std::strerror(errno); }
+
+void write_all(int fd, std::string_view data, const fs::path& shown) {
+  size_t off = 0;
+  while (off < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw SetupError(fmt::format("cannot write {}: {}", shown.string(), errno_text()));
+    }
+    off += static_cast<size_t>(n);
+  }
+}
+}  // namespace
+
+std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw SetupError(fmt::format("cannot read {}: it is a directory", path.string()));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw SetupError(fmt::format("cannot read {}: {}", path.string(),
+                                 fs::exists(path, ec) ? errno_text() : "no such file"));
+  }
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw SetupError(fmt::format("cannot read {}: read error", path.string()));
+  return buf.str();
+}
+
+fs::path temp_path_for(const fs::path& path) {
+  static std::atomic<uint64_t> counter{0};
+  return path.parent_path() / fmt::format(".{}{}{}-{}", path.filename().string(), kTempMarker,
+                                          ::getpid(), counter.fetch_add(1));
+}
+
+void write_file_atomic(const fs::path& path, std::string_view data) {
+  std::error_code ec;
+  const fs::path parent = path.parent_path();
+  if (!parent.empty()) {
+    fs::create_directories(parent, ec);
+    if (ec) throw SetupError(fmt::format("cannot create folder {}: {}", parent.string(), ec.message()));
+  }
+  const fs::path tmp = temp_path_for(path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw SetupError(fmt::format("cannot write {}: {}", path.string(), errno_text()));
+  try {
+    write_all(fd, data, path);
+    if (::fsync(fd) != 0) throw SetupError(fmt::format("cannot write {}: {}", path.string(), errno_text()));
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string cause = errno_text();
+    ::unlink(tmp.c_str());
+    throw SetupError(fmt::format("cannot write {}: {}", path.string(), cause));
+  }
+  // Make the rename itself durable.
+  const int dfd = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+int remove_stale_temporaries(const fs::path& dir) {
+  int removed = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().filename().string().find(kTempMarker) != std::string::npos) {
+      if (fs::remove(it->path(), ec)) ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace pcglab

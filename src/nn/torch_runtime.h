@@ -1,0 +1,40 @@
+// libtorch is loaded only when a command needs a neural network.
+//
+// Linking libtorch into pcglab would cost every command ~0.8 s of libtorch start-up (operator
+// registration), even `pcglab --version`. So every file that includes libtorch headers lives in
+// src/nn/torch/ and is built into a separate shared module, libpcglab_torch.so, which this loader
+// opens on first use. The public headers of src/nn/ are plain C++ and declare factories that look
+// up `extern "C"` entry points in that module with torch_entry().
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace pcglab::nn {
+
+// Opens libpcglab_torch.so once (thread-safe) and returns the address of `symbol`.
+// Search order: $PCGLAB_TORCH_LIBRARY, the executable's folder, its parent, the build folder.
+// Throws SetupError naming the library and the cause when it cannot be loaded.
+void* torch_symbol(const char* symbol);
+
+// The entry point `symbol` cast to the function type F.
+template <class F>
+F* torch_entry(const char* symbol) {
+  return reinterpret_cast<F*>(torch_symbol(symbol));
+}
+
+// Where the module was loaded from (loads it if needed).
+std::filesystem::path torch_module_path();
+
+// libtorch's version and its intra-op thread count, from the loaded module.
+struct TorchInfo {
+  std::string version;
+  int threads = 0;
+  double load_seconds = 0;  // time spent opening the module (libtorch start-up)
+};
+TorchInfo torch_info();
+
+// Sets libtorch's intra-op threads (0: one per core).
+void set_torch_threads(int threads);
+
+}  // namespace pcglab::nn

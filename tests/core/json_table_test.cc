@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include "core/json.h"
+#include "core/result.h"
+#include "core/table.h"
+
+namespace pcglab {
+namespace {
+
+Table sample() {
+  Table t;
+  t.columns = {"team", "score", "note"};
+  t.add_row({"a|b", 0.5, "x,\"y\""});
+  t.add_row({"c", 1, nullptr});
+  return t;
+}
+
+TEST(Table, Markdown) {
+  EXPECT_EQ(format_table(sample(), OutputFormat::kMd),
+            "| team | score | note |\n|---|---|---|\n| a\\|b | 0.5 | x,\"y\" |\n| c | 1 |  |\n");
+}
+
+TEST(Table, Csv) {
+  EXPECT_EQ(format_table(sample(), OutputFormat::kCsv), "team,score,note\na|b,0.5,\"x,\"\"y\"\"\"\nc,1,\n");
+}
+
+TEST(Table, JsonAndJsonlKeepColumnOrder) {
+  EXPECT_EQ(format_table(sample(), OutputFormat::kJsonl),
+            "{\"team\":\"a|b\",\"score\":0.5,\"note\":\"x,\\\"y\\\"\"}\n{\"team\":\"c\",\"score\":1,\"note\":null}\n");
+  const Json parsed = Json::parse(format_table(sample(), OutputFormat::kJson));
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(parsed[0]["team"], "a|b");
+}
+
+TEST(Table, RejectsRowOfWrongWidth) {
+  Table t;
+  t.columns = {"a"};
+  EXPECT_THROW(t.add_row({1, 2}), CheckError);
+}
+
+TEST(Table, UnknownFormatIsASetupError) {
+  EXPECT_THROW(parse_output_format("xml"), SetupError);
+  EXPECT_EQ(parse_output_format("jsonl"), OutputFormat::kJsonl);
+}
+
+TEST(Json, ParseErrorGivesSourceLineAndColumn) {
+  try {
+    parse_json("{\n  \"a\": 1,\n  oops\n}", "config.json");
+    FAIL();
+  } catch (const SetupError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("config.json:3:", 0), 0u) << e.what();
+  }
+}
+
+TEST(Json, FieldErrorsNameTheField) {
+  const Json j = {{"n", "ten"}};
+  EXPECT_THROW(json_field<int>(j, "n", "run.json"), SetupError);
+  try {
+    json_field<int>(j, "missing", "run.json");
+  } catch (const SetupError& e) {
+    EXPECT_STREQ(e.what(), "run.json: missing field \"missing\"");
+  }
+  EXPECT_EQ(json_field_or<int>(j, "absent", 7, "run.json"), 7);
+}
+
+TEST(Json, InvalidUtf8IsReplacedNotFatal) {
+  const Json j = std::string("ok\xff");
+  EXPECT_EQ(dump_json(j), "\"ok\xEF\xBF\xBD\"");
+}
+
+TEST(Result, ValueOrErrorNamingTheItem) {
+  Result<int> good = 3;
+  Result<int> bad = Result<int>::failure("team_A_3.txt", "Code not found.");
+  EXPECT_TRUE(good.ok());
+  EXPECT_EQ(good.value(), 3);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().describe(), "team_A_3.txt: Code not found.");
+  EXPECT_THROW((void)bad.value(), CheckError);
+}
+
+TEST(Check, ThrowsWithContext) {
+  try {
+    PCGLAB_CHECK(1 + 1 == 3) << "arithmetic " << 42;
+    FAIL();
+  } catch (const CheckError& e) {
+    EXPECT_NE(std::string(e.what()).find("1 + 1 == 3"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("arithmetic 42"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace pcglab
