@@ -1,8 +1,9 @@
 # Compiler, linker and cache settings shared by every target.
 find_program(PCGLAB_CCACHE ccache)
 if(PCGLAB_CCACHE)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${PCGLAB_CCACHE})
-  set(CMAKE_C_COMPILER_LAUNCHER ${PCGLAB_CCACHE})
+  # base_dir makes hits work across build folders of the same depth (build/release, build/debug).
+  set(CMAKE_CXX_COMPILER_LAUNCHER env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} ${PCGLAB_CCACHE})
+  set(CMAKE_C_COMPILER_LAUNCHER env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} ${PCGLAB_CCACHE})
 endif()
 
 find_program(PCGLAB_LLD ld.lld)

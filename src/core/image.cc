@@ -1,0 +1,140 @@
+#include "core/image.h"
+
+#include <png.h>
+
+#include <csetjmp>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+#include "core/files.h"
+
+namespace pcglab {
+namespace {
+
+void write_to_string(png_structp png, png_bytep data, png_size_t length) {
+  auto* out = static_cast<std::string*>(png_get_io_ptr(png));
+  out->append(reinterpret_cast<const char*>(data), length);
+}
+void flush_nothing(png_structp) {}
+
+struct ReadState {
+  const std::string* bytes;
+  size_t offset;
+};
+
+void read_from_string(png_structp png, png_bytep data, png_size_t length) {
+  auto* state = static_cast<ReadState*>(png_get_io_ptr(png));
+  if (state->offset + length > state->bytes->size()) png_error(png, "truncated PNG data");
+  std::memcpy(data, state->bytes->data() + state->offset, length);
+  state->offset += length;
+}
+
+void error_to_string(png_structp png, png_const_charp message) {
+  auto* err = static_cast<std::string*>(png_get_error_ptr(png));
+  *err = message;
+  png_longjmp(png, 1);
+}
+void ignore_warning(png_structp, png_const_charp) {}
+
+int color_type_for(int channels) {
+  switch (channels) {
+    case 1: return PNG_COLOR_TYPE_GRAY;
+    case 3: return PNG_COLOR_TYPE_RGB;
+    case 4: return PNG_COLOR_TYPE_RGBA;
+    default: return -1;
+  }
+}
+}  // namespace
+
+std::string encode_png(const Image& image) {
+  const int color = color_type_for(image.channels);
+  PCGLAB_CHECK(color >= 0 && image.width > 0 && image.height > 0 &&
+               image.pixels.size() == static_cast<size_t>(image.width) * image.height * image.channels)
+      << "bad image " << image.width << "x" << image.height << "x" << image.channels;
+  std::string out;
+  std::string error;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, error_to_string, ignore_warning);
+  png_infop info = png_create_info_struct(png);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    throw CheckError("PNG encoding failed: " + error);
+  }
+  png_set_write_fn(png, &out, write_to_string, flush_nothing);
+  png_set_compression_level(png, 6);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8, color,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  const size_t stride = static_cast<size_t>(image.width) * image.channels;
+  for (int y = 0; y < image.height; ++y) {
+    png_write_row(png, const_cast<png_bytep>(image.pixels.data() + y * stride));
+  }
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  return out;
+}
+
+Image decode_png(const std::string& bytes, const std::string& source) {
+  if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) != 0) {
+    throw SetupError(fmt::format("{}: not a PNG file", source));
+  }
+  std::string error;
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &error, error_to_string, ignore_warning);
+  png_infop info = png_create_info_struct(png);
+  ReadState state{&bytes, 0};
+  Image image;
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    throw SetupError(fmt::format("{}: invalid PNG: {}", source, error));
+  }
+  png_set_read_fn(png, &state, read_from_string);
+  png_set_user_limits(png, 16384, 16384);
+  png_read_info(png, info);
+  png_set_expand(png);  // palette -> RGB, low-bit grey -> 8 bit, tRNS -> alpha
+  png_set_strip_16(png);
+  png_read_update_info(png, info);
+  image.width = static_cast<int>(png_get_image_width(png, info));
+  image.height = static_cast<int>(png_get_image_height(png, info));
+  image.channels = png_get_channels(png, info);
+  if (image.channels == 2) png_error(png, "grey+alpha images are not supported");
+  image.pixels.resize(static_cast<size_t>(image.width) * image.height * image.channels);
+  std::vector<png_bytep> rows(static_cast<size_t>(image.height));
+  for (int y = 0; y < image.height; ++y) rows[y] = image.pixels.data() + static_cast<size_t>(y) * image.width * image.channels;
+  png_read_image(png, rows.data());
+  png_read_end(png, nullptr);
+  png_destroy_read_struct(&png, &info, nullptr);
+  return image;
+}
+
+void write_png(const std::filesystem::path& path, const Image& image) { write_file_atomic(path, encode_png(image)); }
+
+Image read_png(const std::filesystem::path& path) { return decode_png(read_file(path), path.string()); }
+
+Image convert_channels(const Image& image, int channels) {
+  PCGLAB_CHECK(channels == 1 || channels == 3 || channels == 4) << "channels " << channels;
+  if (image.channels == channels) return image;
+  Image out(image.width, image.height, channels);
+  const size_t n = static_cast<size_t>(image.width) * image.height;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* s = &image.pixels[i * image.channels];
+    uint8_t rgb[3];
+    if (image.channels == 1) {
+      rgb[0] = rgb[1] = rgb[2] = s[0];
+    } else if (image.channels == 3) {
+      rgb[0] = s[0], rgb[1] = s[1], rgb[2] = s[2];
+    } else {  // composite over white
+      for (int c = 0; c < 3; ++c) rgb[c] = static_cast<uint8_t>((s[c] * s[3] + 255 * (255 - s[3]) + 127) / 255);
+    }
+    uint8_t* d = &out.pixels[i * channels];
+    if (channels == 1) {
+      d[0] = static_cast<uint8_t>((299 * rgb[0] + 587 * rgb[1] + 114 * rgb[2] + 500) / 1000);
+    } else {
+      d[0] = rgb[0], d[1] = rgb[1], d[2] = rgb[2];
+      if (channels == 4) d[3] = image.channels == 4 ? s[3] : 255;
+    }
+  }
+  return out;
+}
+
+}  // namespace pcglab
