@@ -1,0 +1,126 @@
+#include "report/html.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+
+namespace pcglab::report {
+
+std::string escape_html(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) | (static_cast<uint8_t>(bytes[i + 1]) << 8) |
+                       static_cast<uint8_t>(bytes[i + 2]);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  const size_t rest = bytes.size() - i;
+  if (rest > 0) {
+    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
+    if (rest == 2) v |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::string embedded_png(std::string_view png_bytes, std::string_view alt, int width_px) {
+  const std::string width = width_px > 0 ? fmt::format(" width=\"{}\"", width_px) : "";
+  return fmt::format("<img src=\"data:image/png;base64,{}\" alt=\"{}\"{}>", base64(png_bytes), escape_html(alt),
+                     width);
+}
+
+std::string format_number(double value, int decimals) {
+  if (std::isnan(value)) return "–";
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vector<double>& values,
+                          const BarChartOptions& options) {
+  PCGLAB_CHECK(labels.size() == values.size()) << labels.size() << " labels, " << values.size() << " values";
+  double max_value = options.max_value;
+  if (max_value <= 0) {
+    for (double v : values) max_value = std::max(max_value, std::isfinite(v) ? v : 0.0);
+    if (max_value <= 0) max_value = 1;
+  }
+  const int left = 48;
+  const int right = 12;
+  const int top = options.title.empty() ? 12 : 32;
+  const int bottom = 28;
+  const int plot_w = options.width - left - right;
+  const int plot_h = options.height - top - bottom;
+  const double slot = labels.empty() ? 0 : static_cast<double>(plot_w) / static_cast<double>(labels.size());
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"{}\">",
+      options.width, options.height, options.width, options.height, escape_html(options.title));
+  if (!options.title.empty()) {
+    svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"chart-title\">{}</text>", left, escape_html(options.title));
+  }
+  for (int tick = 0; tick <= 4; ++tick) {
+    const double v = max_value * tick / 4.0;
+    const double y = top + plot_h - plot_h * tick / 4.0;
+    svg += fmt::format(
+        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>",
+        left, y, left + plot_w, y, left - 6, y + 4, format_number(v, 2));
+  }
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const double v = std::isfinite(values[i]) ? std::clamp(values[i], 0.0, max_value) : 0.0;
+    const double h = plot_h * v / max_value;
+    const double x = left + slot * static_cast<double>(i) + slot * 0.15;
+    svg += fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"bar\"><title>{}: {} {}</title></rect>"
+        "<text x=\"{:.1f}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>",
+        x, top + plot_h - h, slot * 0.7, h, escape_html(labels[i]), escape_html(options.value_label),
+        format_number(values[i], 4), x + slot * 0.35, top + plot_h + 18, escape_html(labels[i]));
+  }
+  svg += "</svg>";
+  return svg;
+}
+
+std::string html_page(std::string_view title, std::string_view body) {
+  static constexpr std::string_view kStyle = R"css(
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#1d2330;background:#fafbfc}
+h1{font-size:1.6em;margin-bottom:4px}h2{margin-top:28px;border-bottom:1px solid #dde;padding-bottom:4px}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d0d4dc;padding:3px 8px;text-align:right}
+th{background:#eef1f6}td.text,th.text{text-align:left}
+.grid{stroke:#e3e6ec}.bar{fill:#3f6fd8}.axis{font-size:11px;fill:#555}.chart-title{font-size:14px;font-weight:600}
+.trials{display:flex;flex-wrap:wrap;gap:8px}.trial{border:1px solid #d0d4dc;background:#fff;padding:4px;width:150px;font-size:12px}
+.trial img{width:150px;height:150px;display:block}.failed{background:#fff1f0;border-color:#e8a9a3}
+.summary{display:flex;gap:24px;flex-wrap:wrap}.metric{background:#fff;border:1px solid #d0d4dc;padding:8px 14px}
+.metric b{display:block;font-size:1.4em}pre{background:#f1f3f7;padding:8px;white-space:pre-wrap;max-height:320px;overflow:auto}
+)css";
+  return fmt::format(
+      "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"
+      "</head>\n<body>\n{}\n</body>\n</html>\n",
+      escape_html(title), kStyle, body);
+}
+
+}  // namespace pcglab::report

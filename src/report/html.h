@@ -1,0 +1,38 @@
+// Building blocks of pcglab's self-contained HTML reports: escaping, embedded images, SVG charts.
+// A report is one .html file that opens anywhere without a server or network.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pcglab::report {
+
+// Text escaped for HTML element content and attribute values.
+std::string escape_html(std::string_view text);
+
+// RFC 4648 base64 (with padding).
+std::string base64(std::string_view bytes);
+
+// An <img> whose source is the PNG bytes themselves (data URI), with alt text.
+std::string embedded_png(std::string_view png_bytes, std::string_view alt, int width_px = 0);
+
+struct BarChartOptions {
+  std::string title;
+  std::string value_label = "score";
+  int width = 900;
+  int height = 260;
+  double max_value = 0;  // 0: the largest value (or 1 if all are 0)
+};
+
+// A vertical bar chart as inline SVG: one bar per label, value printed on hover (title element).
+std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vector<double>& values,
+                          const BarChartOptions& options);
+
+// A complete page: <!doctype html>, UTF-8, the given title, the built-in style sheet, and `body`.
+std::string html_page(std::string_view title, std::string_view body);
+
+// A number for humans: fixed decimals, "–" for NaN.
+std::string format_number(double value, int decimals = 3);
+
+}  // namespace pcglab::report

@@ -1,0 +1,46 @@
+#include "report/html.h"
+
+#include <gtest/gtest.h>
+
+#include "core/check.h"
+
+namespace pcglab::report {
+namespace {
+
+TEST(Html, EscapesMarkup) {
+  EXPECT_EQ(escape_html("<b a=\"x\">&'</b>"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;&lt;/b&gt;");
+}
+
+TEST(Html, Base64MatchesRfc4648Vectors) {
+  EXPECT_EQ(base64(""), "");
+  EXPECT_EQ(base64("f"), "Zg==");
+  EXPECT_EQ(base64("fo"), "Zm8=");
+  EXPECT_EQ(base64("foo"), "Zm9v");
+  EXPECT_EQ(base64("foob"), "Zm9vYg==");
+  EXPECT_EQ(base64("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(base64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(base64(std::string("\xff\x00\x80", 3)), "/wCA");
+}
+
+TEST(Html, BarChartHasOneBarPerLabelAndScalesToMax) {
+  const std::string svg = svg_bar_chart({"A", "B", "C"}, {0.5, 1.0, 0.0}, {.title = "scores", .height = 232});
+  size_t bars = 0;
+  for (size_t pos = svg.find("class=\"bar\""); pos != std::string::npos; pos = svg.find("class=\"bar\"", pos + 1)) ++bars;
+  EXPECT_EQ(bars, 3u);
+  // plot height = 232 - 32 - 28 = 172: B fills it, A half of it.
+  EXPECT_NE(svg.find("height=\"172.0\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("height=\"86.0\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<title>B: score 1.0000</title>"), std::string::npos);
+  EXPECT_THROW(svg_bar_chart({"A"}, {}, {}), CheckError);
+}
+
+TEST(Html, PageIsCompleteAndEscapesTitle) {
+  const std::string page = html_page("a<b", "<p>x</p>");
+  EXPECT_EQ(page.rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(page.find("<title>a&lt;b</title>"), std::string::npos);
+  EXPECT_NE(page.find("<p>x</p>"), std::string::npos);
+  EXPECT_NE(page.find("</html>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pcglab::report
