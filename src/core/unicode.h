@@ -1,0 +1,20 @@
+// UTF-8 <-> UTF-16 conversion with the WHATWG decoder's error handling (each maximal invalid
+// subsequence becomes U+FFFD), which is what Node.js does when it reads a file as 'utf8'.
+// Reproducing JavaScript string semantics (code units, surrogates) needs UTF-16.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace pcglab {
+
+std::u16string utf8_to_utf16(std::string_view utf8);
+std::string utf16_to_utf8(std::u16string_view utf16);  // lone surrogates become U+FFFD
+
+// True if `text` is valid UTF-8.
+bool is_valid_utf8(std::string_view text);
+
+// JavaScript's String.prototype.trim() whitespace: WhiteSpace and LineTerminator code units.
+bool is_js_whitespace(char16_t c);
+
+}  // namespace pcglab
