@@ -4,6 +4,9 @@
 set -euo pipefail
 dir=${1:?usage: install.sh DIR}
 mkdir -p "$dir"
+# Tests run in parallel: one installer at a time.
+exec 9>"$dir/.install.lock"
+flock 9
 if [ -f "$dir/node_modules/chatgpt4pcg/package.json" ] && [ -f "$dir/node_modules/words-count/package.json" ] &&
    grep -q '"version": "1.4.1"' "$dir/node_modules/chatgpt4pcg/package.json" &&
    grep -q '"version": "2.0.2"' "$dir/node_modules/words-count/package.json"; then
