@@ -1,0 +1,257 @@
+#include "birds/stability.h"
+
+#include <box2d/box2d.h>
+
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "birds/block_catalog.h"
+#include "core/check.h"
+
+namespace pcglab::birds {
+namespace {
+
+constexpr double kDegToRad = M_PI / 180.0;
+constexpr float kGroundFriction = 0.4f;  // no material on the ground: Box2D's (and Unity's) default
+
+// One simulated object with what the damage model and the measurement need.
+struct Tracked {
+  b2Body* body = nullptr;
+  std::string kind;
+  int index = 0;
+  double life = 0;
+  bool has_life = false;
+  double start_x = 0, start_y = 0;
+  double last_x = 0, last_y = 0, last_angle = 0;
+  bool dead = false;        // life reached 0: collider off
+  double removal_time = -1; // when the body is removed
+  bool removed = false;
+  bool counted = true;      // false when removed before start positions were recorded
+};
+
+// OnCollisionEnter2D: each object in a new contact loses |relative velocity| of life.
+class DamageListener : public b2ContactListener {
+ public:
+  void BeginContact(b2Contact* contact) override {
+    b2Body* a = contact->GetFixtureA()->GetBody();
+    b2Body* b = contact->GetFixtureB()->GetBody();
+    const double speed = (a->GetLinearVelocity() - b->GetLinearVelocity()).Length();
+    hurt(a, speed);
+    hurt(b, speed);
+  }
+
+ private:
+  static void hurt(b2Body* body, double speed) {
+    auto* t = reinterpret_cast<Tracked*>(body->GetUserData().pointer);
+    if (t != nullptr && t->has_life && !t->dead) t->life -= speed;
+  }
+};
+
+b2Body* make_body(b2World& world, double x, double y, double rotation_deg, bool dynamic) {
+  b2BodyDef def;
+  def.type = dynamic ? b2_dynamicBody : b2_staticBody;
+  def.position.Set(static_cast<float>(x), static_cast<float>(y));
+  def.angle = static_cast<float>(rotation_deg * kDegToRad);
+  def.linearDamping = 1.0f;    // Rigidbody2D linear drag
+  def.angularDamping = 0.05f;  // angular drag
+  def.gravityScale = 0.5f;
+  def.bullet = false;          // discrete collision detection
+  return world.CreateBody(&def);
+}
+
+void add_box(b2Body* body, double w, double h, double friction) {
+  b2PolygonShape box;
+  box.SetAsBox(static_cast<float>(w / 2), static_cast<float>(h / 2));
+  b2FixtureDef fd;
+  fd.shape = &box;
+  fd.density = 1.0f;  // auto mass: mass = area
+  fd.friction = static_cast<float>(friction);
+  fd.restitution = 0.0f;
+  body->CreateFixture(&fd);
+}
+
+void add_circle(b2Body* body, double radius, double friction) {
+  b2CircleShape circle;
+  circle.m_radius = static_cast<float>(radius);
+  b2FixtureDef fd;
+  fd.shape = &circle;
+  fd.density = 1.0f;
+  fd.friction = static_cast<float>(friction);
+  body->CreateFixture(&fd);
+}
+
+void add_triangle(b2Body* body, double w, double h, double friction) {
+  b2Vec2 v[3] = {{static_cast<float>(-w / 2), static_cast<float>(-h / 2)},
+                 {static_cast<float>(w / 2), static_cast<float>(-h / 2)},
+                 {static_cast<float>(-w / 2), static_cast<float>(h / 2)}};
+  b2PolygonShape tri;
+  tri.Set(v, 3);
+  b2FixtureDef fd;
+  fd.shape = &tri;
+  fd.density = 1.0f;
+  fd.friction = static_cast<float>(friction);
+  body->CreateFixture(&fd);
+}
+
+// Landscape.prefab: three ground colliders 17.49 wide whose tops are at y = -3.5.
+void add_ground(b2World& world) {
+  constexpr double kCentreY = -4.3 - 1.4034476;
+  constexpr double kHeight = 4.4068956;
+  for (double x : {-13.125, 4.365, 21.855}) {
+    b2Body* g = make_body(world, x, kCentreY, 0, false);
+    add_box(g, 17.49, kHeight, kGroundFriction);
+  }
+}
+
+void disable_collisions(b2Body* body) {
+  for (b2Fixture* f = body->GetFixtureList(); f != nullptr; f = f->GetNext()) {
+    b2Filter filter = f->GetFilterData();
+    filter.maskBits = 0;
+    f->SetFilterData(filter);
+  }
+}
+
+}  // namespace
+
+StabilityResult evaluate_stability(const Level& level, const StabilityConfig& config) {
+  b2World world(b2Vec2(0.0f, -9.81f));
+  world.SetContinuousPhysics(false);  // Rigidbody2D collision detection: discrete
+  world.SetAllowSleeping(true);
+  DamageListener listener;
+  if (config.damage) world.SetContactListener(&listener);
+  add_ground(world);
+
+  std::vector<std::unique_ptr<Tracked>> tracked;
+  auto track = [&](b2Body* body, const std::string& kind, int index, double life) {
+    auto t = std::make_unique<Tracked>();
+    t->body = body;
+    t->kind = kind;
+    t->index = index;
+    t->life = life;
+    t->has_life = life > 0;
+    body->GetUserData().pointer = reinterpret_cast<uintptr_t>(t.get());
+    tracked.push_back(std::move(t));
+  };
+  for (size_t i = 0; i < level.blocks.size(); ++i) {
+    const Block& b = level.blocks[i];
+    const BlockSpec* spec = find_block_spec(b.type);
+    if (spec == nullptr) throw SetupError(fmt::format("unknown block type \"{}\"", b.type));
+    b2Body* body = make_body(world, b.x, b.y, b.rotation, true);
+    const double f = material_friction(b.material);
+    if (spec->shape == ColliderShape::kBox) add_box(body, spec->width, spec->height, f);
+    if (spec->shape == ColliderShape::kCircle) add_circle(body, spec->width / 2, f);
+    if (spec->shape == ColliderShape::kTriangle) add_triangle(body, spec->width, spec->height, f);
+    track(body, "block", static_cast<int>(i), block_life(b.material));
+  }
+  for (size_t i = 0; i < level.pigs.size(); ++i) {
+    const Pig& p = level.pigs[i];
+    b2Body* body = make_body(world, p.x, p.y, p.rotation, true);
+    add_circle(body, pig_radius(p.type), 0.4);
+    track(body, "pig", static_cast<int>(i), kPigLife);
+  }
+  for (size_t i = 0; i < level.tnts.size(); ++i) {
+    const Tnt& t = level.tnts[i];
+    b2Body* body = make_body(world, t.x, t.y, t.rotation, true);
+    add_box(body, kTntSize, kTntSize, 0.4);
+    track(body, "tnt", static_cast<int>(i), 0);
+  }
+  for (const Platform& p : level.platforms) {
+    b2Body* body = make_body(world, p.x, p.y, p.rotation, false);
+    add_box(body, kPlatformSize * p.scale_x, kPlatformSize * p.scale_y, 0.4);
+  }
+
+  StabilityResult result;
+  const int settle_steps = static_cast<int>(std::lround(config.settle_time / config.step));
+  double time = 0;
+  auto step_world = [&]() -> bool {  // one fixed step; false when nothing can move any more
+    world.Step(static_cast<float>(config.step), config.velocity_iterations, config.position_iterations);
+    time += config.step;
+    bool pending = false;
+    for (auto& t : tracked) {
+      if (t->removed) continue;
+      const b2Vec2 pos = t->body->GetPosition();
+      t->last_x = pos.x;
+      t->last_y = pos.y;
+      t->last_angle = t->body->GetAngle();
+      if (t->has_life && !t->dead && t->life <= 0) {
+        t->dead = true;
+        t->removal_time = time + config.destroy_delay;
+        disable_collisions(t->body);
+      }
+      const bool outside = std::abs(pos.x) > config.world_half_width;
+      if ((t->dead && time + 1e-9 >= t->removal_time) || outside) {
+        world.DestroyBody(t->body);
+        t->body = nullptr;
+        t->removed = true;
+        t->dead = true;
+        continue;
+      }
+      if (t->dead) pending = true;
+    }
+    if (pending) return true;
+    for (b2Body* b = world.GetBodyList(); b != nullptr; b = b->GetNext()) {
+      if (b->GetType() == b2_dynamicBody && b->IsAwake() && b->IsEnabled()) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < settle_steps; ++i) step_world();
+  for (auto& t : tracked) {
+    if (t->removed) {  // destroyed while settling: the evaluator never sees it
+      t->counted = false;
+      continue;
+    }
+    const b2Vec2 pos = t->body->GetPosition();
+    t->start_x = t->last_x = pos.x;
+    t->start_y = t->last_y = pos.y;
+    t->last_angle = t->body->GetAngle();
+  }
+
+  const int max_steps = static_cast<int>(std::ceil(config.duration / config.step - 1e-9));
+  for (int step = 0; step < max_steps; ++step) {
+    ++result.steps;
+    if (!step_world() && config.early_stop) {
+      result.stopped_early = step + 1 < max_steps;
+      break;
+    }
+  }
+
+  result.final_level = level;
+  result.final_level.blocks.clear();
+  result.final_level.pigs.clear();
+  result.final_level.tnts.clear();
+  int counted = 0;
+  for (auto& t : tracked) {
+    if (!t->counted) continue;
+    ++counted;
+    ObjectOutcome o{t->kind, t->index, t->start_x, t->start_y, t->last_x, t->last_y, t->last_angle / kDegToRad,
+                    t->dead, false};
+    o.moved = std::hypot(o.end_x - o.start_x, o.end_y - o.start_y) >= config.movement_threshold;
+    result.moving_objects += o.moved ? 1 : 0;
+    result.objects.push_back(o);
+    if (t->dead) continue;
+    if (t->kind == "block") {
+      Block b = level.blocks[t->index];
+      b.x = o.end_x, b.y = o.end_y, b.rotation = o.end_rotation;
+      result.final_level.blocks.push_back(b);
+    } else if (t->kind == "pig") {
+      Pig p = level.pigs[t->index];
+      p.x = o.end_x, p.y = o.end_y, p.rotation = o.end_rotation;
+      result.final_level.pigs.push_back(p);
+    } else {
+      Tnt n = level.tnts[t->index];
+      n.x = o.end_x, n.y = o.end_y, n.rotation = o.end_rotation;
+      result.final_level.tnts.push_back(n);
+    }
+  }
+  result.starting_objects = counted;
+  // The evaluator divides in single precision; an empty level (never produced by the converter)
+  // would divide by zero there: pcglab scores it 0.
+  result.score = result.starting_objects == 0
+                     ? 0.0f
+                     : 1.0f - static_cast<float>(result.moving_objects) / static_cast<float>(result.starting_objects);
+  return result;
+}
+
+}  // namespace pcglab::birds
