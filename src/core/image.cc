@@ -48,7 +48,7 @@ int color_type_for(int channels) {
 }
 }  // namespace
 
-std::string encode_png(const Image& image) {
+std::string encode_png(const Image& image, int compression_level) {
   const int color = color_type_for(image.channels);
   PCGLAB_CHECK(color >= 0 && image.width > 0 && image.height > 0 &&
                image.pixels.size() == static_cast<size_t>(image.width) * image.height * image.channels)
@@ -62,7 +62,7 @@ std::string encode_png(const Image& image) {
     throw CheckError("PNG encoding failed: " + error);
   }
   png_set_write_fn(png, &out, write_to_string, flush_nothing);
-  png_set_compression_level(png, 6);
+  png_set_compression_level(png, compression_level);
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8, color,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
@@ -107,7 +107,9 @@ Image decode_png(const std::string& bytes, const std::string& source) {
   return image;
 }
 
-void write_png(const std::filesystem::path& path, const Image& image) { write_file_atomic(path, encode_png(image)); }
+void write_png(const std::filesystem::path& path, const Image& image, int compression_level) {
+  write_file_atomic(path, encode_png(image, compression_level));
+}
 
 Image read_png(const std::filesystem::path& path) { return decode_png(read_file(path), path.string()); }
 

@@ -1,0 +1,142 @@
+// `pcglab birds simulate | render`: the Science Birds evaluator, headless on Box2D.
+#include <atomic>
+#include <filesystem>
+#include <map>
+
+#include "birds/capture.h"
+#include "birds/competition_layout.h"
+#include "birds/level_xml.h"
+#include "birds/simulate_pipeline.h"
+#include "command.h"
+#include "core/log.h"
+#include "core/progress.h"
+
+namespace pcglab::cli {
+namespace {
+namespace fs = std::filesystem;
+using namespace pcglab::birds;
+
+struct SimulateCommandOptions {
+  std::vector<std::string> inputs;
+  std::string out;
+  int trials = 3;
+  bool no_early_stop = false;
+  bool raw = false;
+  double settle_time = 0;
+};
+
+SimulateOptions to_options(const SimulateCommandOptions& o) {
+  SimulateOptions s;
+  s.stability.trials = o.trials;
+  s.stability.early_stop = !o.no_early_stop;
+  s.stability.settle_time = o.settle_time;
+  s.write_raw_images = o.raw;
+  return s;
+}
+
+Table result_table(const std::vector<LevelSimulation>& results) {
+  Table t;
+  t.columns = {"level", "status", "score", "startingObjects", "movingObjects", "steps", "error"};
+  for (const auto& r : results) {
+    t.add_row({r.tag, r.ok ? "ok" : "error", r.ok ? Json(static_cast<double>(r.result.score)) : Json(),
+               r.ok ? Json(r.result.starting_objects) : Json(), r.ok ? Json(r.result.moving_objects) : Json(),
+               r.ok ? Json(r.result.steps) : Json(), r.error});
+  }
+  return t;
+}
+
+int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global) {
+  const SimulateOptions options = to_options(opt);
+  ThreadPool pool(global.threads);
+  const bool single_folder = opt.inputs.size() == 1 && fs::is_directory(opt.inputs[0]);
+  std::vector<LevelSimulation> results;
+  if (single_folder) {
+    size_t total = 0;
+    for (const fs::path& team : find_team_folders(opt.inputs[0], "levels")) total += list_stage_files(team, "levels", ".xml").size();
+    ProgressBar bar("simulate", total);
+    results = simulate_competition(opt.inputs[0], options, pool, [&](const LevelSimulation& r) { bar.advance(r.ok); });
+    bar.finish();
+  } else {
+    for (const auto& in : opt.inputs) {
+      if (fs::is_directory(in)) throw SetupError(fmt::format("{}: give one competition folder, or level files", in));
+    }
+    ProgressBar bar("simulate", opt.inputs.size());
+    results.resize(opt.inputs.size());
+    pool.parallel_for(opt.inputs.size(), [&](size_t i) {
+      results[i] = simulate_level_file(opt.inputs[i], opt.out, options);
+      bar.advance(results[i].ok);
+    });
+    bar.finish();
+  }
+  bool all_ok = true;
+  for (const auto& r : results) {
+    if (!r.ok) {
+      all_ok = false;
+      log_warn("{}", r.error);
+    }
+  }
+  if (single_folder && global.format == "md") {
+    // A competition folder: per-team, per-character summary (the details are in stability/*.json).
+    std::map<std::pair<std::string, std::string>, std::pair<int, double>> sums;
+    for (const auto& r : results) {
+      auto& s = sums[{r.team, r.character}];
+      if (r.ok) s.first++, s.second += r.result.score;
+    }
+    Table t;
+    t.columns = {"team", "character", "levels", "mean_stability"};
+    for (const auto& [k, v] : sums) t.add_row({k.first, k.second, v.first, v.first ? v.second / v.first : 0.0});
+    print_table(t, global);
+  } else {
+    print_table(result_table(results), global);
+  }
+  return all_ok ? kExitOk : kExitItemsFailed;
+}
+
+Action setup_simulate(CLI::App& cmd, const GlobalOptions& global) {
+  auto opt = std::make_shared<SimulateCommandOptions>();
+  cmd.add_option("inputs", opt->inputs, "A competition folder (<team>/levels/<C>/*.xml) or level files")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd.add_option("-o,--out", opt->out, "Folder for the images of single level files (none: no images)");
+  cmd.add_option("--trials", opt->trials, "Official best-of trials (the simulation is deterministic: one run decides)")
+      ->check(CLI::Range(1, 100));
+  cmd.add_flag("--no-early-stop", opt->no_early_stop, "Simulate the full 10 s even when every body sleeps");
+  cmd.add_flag("--raw", opt->raw, "Also write the colour view as <name>_raw.png");
+  cmd.add_option("--settle-time", opt->settle_time, "Game seconds simulated before start positions are recorded")
+      ->check(CLI::Range(0.0, 10.0));
+  cmd.footer(
+      "A competition folder gets <team>/stability/<C>.json (official format), <team>/images/<C>/<name>.png\n"
+      "(the classifier's image) and <team>/logs/simulate.json.");
+  return [opt, &global] { return run_simulate(*opt, global); };
+}
+
+struct RenderOptions {
+  std::string level;
+  std::string out;
+  bool colour = false;
+  bool as_placed = false;
+};
+
+int run_render(const RenderOptions& opt) {
+  Level level = read_level_file(opt.level);
+  if (!opt.as_placed) level = evaluate_stability(level).final_level;
+  write_png(opt.out, opt.colour ? render_colour_image(level) : render_ocr_image(level));
+  return kExitOk;
+}
+
+Action setup_render(CLI::App& cmd, const GlobalOptions&) {
+  auto opt = std::make_shared<RenderOptions>();
+  cmd.add_option("level", opt->level, "Level XML file")->required()->check(CLI::ExistingFile);
+  cmd.add_option("-o,--out", opt->out, "Output PNG")->required();
+  cmd.add_flag("--colour", opt->colour, "The colour view instead of the classifier's black-on-white image");
+  cmd.add_flag("--as-placed", opt->as_placed, "Render the blocks where the level places them (no simulation)");
+  return [opt] { return run_render(*opt); };
+}
+
+}  // namespace
+
+PCGLAB_REGISTER_COMMAND("birds", "simulate", "Stability and images of levels, as the Science Birds evaluator",
+                        setup_simulate);
+PCGLAB_REGISTER_COMMAND("birds", "render", "Render one level to PNG (after simulating it)", setup_render);
+
+}  // namespace pcglab::cli

@@ -1,0 +1,98 @@
+#include "birds/simulate_pipeline.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "birds/competition_layout.h"
+#include "birds/level_xml.h"
+#include "core/files.h"
+#include "core/json.h"
+
+namespace pcglab::birds {
+namespace fs = std::filesystem;
+
+LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_dir, const SimulateOptions& options) {
+  LevelSimulation out;
+  out.stem = path.stem().string();
+  out.tag = path.string();
+  try {
+    const Level level = read_level_file(path);
+    out.result = evaluate_stability(level, options.stability);
+    if (!image_dir.empty() && options.write_images) {
+      write_png(image_dir / (out.stem + ".png"), render_ocr_image(out.result.final_level), options.png_compression);
+      if (options.write_raw_images) {
+        write_png(image_dir / (out.stem + "_raw.png"), render_colour_image(out.result.final_level),
+                  options.png_compression);
+      }
+    }
+    out.ok = true;
+  } catch (const SetupError& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+std::string stability_json(const std::vector<const LevelSimulation*>& levels) {
+  OrderedJson raws = OrderedJson::array();
+  float rate = 0;
+  for (const LevelSimulation* l : levels) {
+    raws.push_back({{"tag", l->tag},
+                    {"score", static_cast<double>(l->result.score)},
+                    {"startingObjects", l->result.starting_objects},
+                    {"movingObjects", l->result.moving_objects}});
+    rate += l->result.score;
+  }
+  OrderedJson j;
+  j["dataCount"] = levels.size();
+  j["rate"] = levels.empty() ? 0.0 : static_cast<double>(rate / static_cast<float>(levels.size()));
+  j["raws"] = raws;
+  return dump_json(j, 4) + "\n";
+}
+
+std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const SimulateOptions& options, ThreadPool& pool,
+                                                  const std::function<void(const LevelSimulation&)>& on_done) {
+  struct Work {
+    fs::path team_dir;
+    TrialFile file;
+  };
+  std::vector<Work> work;
+  for (const fs::path& team : find_team_folders(dir, "levels")) {
+    for (TrialFile& f : list_stage_files(team, "levels", ".xml")) work.push_back({team, std::move(f)});
+  }
+  std::vector<LevelSimulation> results(work.size());
+  pool.parallel_for(work.size(), [&](size_t i) {
+    const Work& w = work[i];
+    LevelSimulation r = simulate_level_file(w.file.path, w.team_dir / "images" / w.file.character, options);
+    r.team = w.file.team;
+    r.character = w.file.character;
+    r.tag = fs::relative(w.file.path, dir).generic_string();
+    results[i] = std::move(r);
+    if (on_done) on_done(results[i]);
+  });
+  // Per team and character: the stability JSON; per team: the log of every level.
+  std::map<std::pair<std::string, std::string>, std::vector<const LevelSimulation*>> by_character;
+  std::map<std::string, OrderedJson> logs;
+  std::map<std::string, fs::path> team_dirs;
+  for (size_t i = 0; i < work.size(); ++i) {
+    const LevelSimulation& r = results[i];
+    team_dirs[r.team] = work[i].team_dir;
+    auto& list = by_character[{r.team, r.character}];
+    if (r.ok) list.push_back(&r);
+    OrderedJson entry = {{"character", r.character}, {"level", r.stem}, {"status", r.ok ? "ok" : "error"}};
+    if (r.ok) {
+      entry["score"] = static_cast<double>(r.result.score);
+      entry["steps"] = r.result.steps;
+    } else {
+      entry["error"] = r.error;
+    }
+    logs[r.team].push_back(entry);
+  }
+  for (const auto& [key, list] : by_character) {
+    write_file_atomic(team_dirs[key.first] / "stability" / (key.second + ".json"), stability_json(list));
+  }
+  for (const auto& [team, entries] : logs) write_json_file(team_dirs[team] / "logs" / "simulate.json", entries);
+  return results;
+}
+
+}  // namespace pcglab::birds

@@ -1,0 +1,117 @@
+// The evaluator's image capture: framing, golden images, empty levels, determinism.
+#include "birds/capture.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdlib>
+
+#include "birds/level_xml.h"
+#include "birds/stability.h"
+#include "core/files.h"
+#include "core/thread_pool.h"
+#include "testing/testing.h"
+
+namespace pcglab::birds {
+namespace {
+
+Level reference_level(const std::string& name) {
+  return read_level_file(testing::shared_dir() / "data/science-birds-levels" / name);
+}
+
+struct Ink {
+  int min_x = 1 << 30, max_x = -1, min_y = 1 << 30, max_y = -1;
+};
+
+// The bounding box of pixels darker than mid-grey.
+Ink ink_of(const Image& img) {
+  Ink ink;
+  for (int y = 0; y < img.height; ++y) {
+    for (int x = 0; x < img.width; ++x) {
+      if (img.at(x, y)[0] < 128) {
+        ink.min_x = std::min(ink.min_x, x), ink.max_x = std::max(ink.max_x, x);
+        ink.min_y = std::min(ink.min_y, y), ink.max_y = std::max(ink.max_y, y);
+      }
+    }
+  }
+  return ink;
+}
+
+TEST(Capture, FramesTheBlocksInto824PixelsAtOffset100) {
+  for (const char* name : {"V1_L_1.xml", "result_22.xml", "result_23.xml", "V1_L_5.xml"}) {
+    const Image img = render_ocr_image(reference_level(name));
+    ASSERT_EQ(img.width, 1024);
+    ASSERT_EQ(img.height, 1024);
+    ASSERT_EQ(img.channels, 1);
+    const Ink ink = ink_of(img);
+    // The longer side of the collider box spans the whole view: ink touches both 100 px margins
+    // on that side (sprites are slightly larger than colliders and are clipped at the view).
+    const int w = ink.max_x - ink.min_x + 1;
+    const int h = ink.max_y - ink.min_y + 1;
+    if (h >= w) {
+      EXPECT_EQ(ink.min_y, 100) << name;
+      EXPECT_EQ(ink.max_y, 923) << name;
+    } else {
+      EXPECT_EQ(ink.min_x, 100) << name;
+      EXPECT_EQ(ink.max_x, 923) << name;
+    }
+    // Nothing is drawn in the margin.
+    EXPECT_GE(ink.min_x, 100) << name;
+    EXPECT_LE(ink.max_x, 923) << name;
+    // The shorter side is centred.
+    if (h >= w) {
+      EXPECT_NEAR((ink.min_x + ink.max_x) / 2.0, 511.5, 2.0) << name;
+    }
+  }
+}
+
+TEST(Capture, PureBlackBlocksOnWhiteWithSmoothedEdges) {
+  const Image img = render_ocr_image(reference_level("result_22.xml"));
+  std::array<int, 256> histogram{};
+  for (uint8_t p : img.pixels) histogram[p]++;
+  EXPECT_GT(histogram[0], 100000);    // solid black interiors
+  EXPECT_GT(histogram[255], 500000);  // white background
+  int grey = 0;
+  for (int v = 1; v < 255; ++v) grey += histogram[v];
+  EXPECT_GT(grey, 100);  // anti-aliased edges
+  EXPECT_LT(grey, 20000);
+}
+
+TEST(Capture, EmptyLevelGivesAWhiteImage) {
+  Level empty;
+  const Image img = render_ocr_image(empty);
+  for (uint8_t p : img.pixels) ASSERT_EQ(p, 255);
+  EXPECT_TRUE(frame_of(empty).empty);
+}
+
+TEST(Capture, GoldenImagesAfterSimulation) {
+  // Regenerate with PCGLAB_UPDATE_GOLDEN=1 (and review the pictures) when rendering changes on purpose.
+  const bool update = std::getenv("PCGLAB_UPDATE_GOLDEN") != nullptr;
+  for (const char* name : {"V1_L_1", "result_23"}) {
+    const Level level = evaluate_stability(reference_level(std::string(name) + ".xml")).final_level;
+    for (const bool colour : {false, true}) {
+      const Image img = colour ? render_colour_image(level) : render_ocr_image(level);
+      const auto path = testing::source_dir() / "tests/data/golden" / (std::string(name) + (colour ? "_raw.png" : ".png"));
+      if (update) write_png(path, img, 9);
+      ASSERT_TRUE(std::filesystem::exists(path)) << path << " missing: run with PCGLAB_UPDATE_GOLDEN=1";
+      EXPECT_TRUE(read_png(path) == img) << "rendering of " << name << " changed; see " << path;
+    }
+  }
+}
+
+TEST(Capture, SameBytesOnAnyThreadAndRun) {
+  std::vector<Level> levels;
+  for (const char* name : {"V1_L_1.xml", "V1_L_5.xml", "result_22.xml", "result_23.xml"}) levels.push_back(reference_level(name));
+  auto run = [&](int threads) {
+    ThreadPool pool(threads);
+    return pool.map(levels.size() * 2, 0, [&](size_t i, uint64_t) {
+      return encode_png(render_ocr_image(evaluate_stability(levels[i % levels.size()]).final_level), 1);
+    });
+  };
+  const auto a = run(1);
+  EXPECT_EQ(a, run(2));
+  EXPECT_EQ(a, run(2));
+}
+
+}  // namespace
+}  // namespace pcglab::birds
