@@ -1,0 +1,88 @@
+// Simulate + render levels per second: typical letter levels (10-30 blocks) and 100-block stress
+// levels (target: at least 200 typical levels/s on the 2-core machine, both cores).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "birds/capture.h"
+#include "birds/converter.h"
+#include "birds/stability.h"
+#include "core/image.h"
+#include "core/rng.h"
+#include "core/thread_pool.h"
+
+namespace {
+using namespace pcglab::birds;
+
+// Seeded drop programs over a letter-sized area (7 columns), converted by the official rules.
+std::vector<Level> make_levels(size_t n, int min_blocks, int max_blocks, uint64_t seed) {
+  pcglab::Rng rng(seed);
+  static const char* const kTypes[] = {"b11", "b13", "b31"};
+  std::vector<Level> out;
+  while (out.size() < n) {
+    const int blocks = min_blocks + static_cast<int>(rng.below(static_cast<uint64_t>(max_blocks - min_blocks + 1)));
+    const int width = 7;
+    std::string program;
+    for (int i = 0; i < blocks; ++i) {
+      program += "drop_block('" + std::string(kTypes[rng.below(3)]) + "', " + std::to_string(2 + rng.below(width)) + ")\n";
+    }
+    auto level = convert_program(program);
+    if (level.ok() && static_cast<int>(level.value().blocks.size()) == blocks) out.push_back(level.value().level);
+  }
+  return out;
+}
+
+void run(benchmark::State& state, const std::vector<Level>& levels, bool render) {
+  pcglab::ThreadPool pool(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    pool.parallel_for(levels.size(), [&](size_t i) {
+      const StabilityResult r = evaluate_stability(levels[i]);
+      if (render) benchmark::DoNotOptimize(pcglab::encode_png(render_ocr_image(r.final_level), 1));
+      benchmark::DoNotOptimize(r.score);
+    });
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(levels.size()));
+}
+
+void BM_TypicalSimulateAndRender(benchmark::State& state) {
+  static const auto levels = make_levels(200, 10, 30, 1);
+  run(state, levels, true);
+}
+BENCHMARK(BM_TypicalSimulateAndRender)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_TypicalSimulateOnly(benchmark::State& state) {
+  static const auto levels = make_levels(200, 10, 30, 1);
+  run(state, levels, false);
+}
+BENCHMARK(BM_TypicalSimulateOnly)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A 100-block brick wall: 15 staggered rows of six b31s and ten b11s on top, all in contact.
+std::vector<Level> make_stress_levels(size_t n) {
+  std::string program;
+  for (int row = 0; row < 15; ++row) {
+    for (int k = 0; k < 6; ++k) program += "drop_block('b31', " + std::to_string(1 + (row % 2) + 3 * k) + ")\n";
+  }
+  for (int k = 0; k < 10; ++k) program += "drop_block('b11', " + std::to_string(k) + ")\n";
+  const auto level = convert_program(program);
+  if (!level.ok() || level.value().blocks.size() != 100) std::abort();
+  return std::vector<Level>(n, level.value().level);
+}
+
+void BM_Stress100SimulateAndRender(benchmark::State& state) {
+  static const auto levels = make_stress_levels(20);
+  run(state, levels, true);
+}
+BENCHMARK(BM_Stress100SimulateAndRender)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_RenderAndEncodeOnly(benchmark::State& state) {
+  static const auto levels = make_levels(50, 10, 30, 3);
+  for (auto _ : state) {
+    for (const Level& l : levels) benchmark::DoNotOptimize(pcglab::encode_png(render_ocr_image(l), 1));
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(levels.size()));
+}
+BENCHMARK(BM_RenderAndEncodeOnly)->Unit(benchmark::kMillisecond);
+
+}  // namespace
