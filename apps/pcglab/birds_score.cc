@@ -1,0 +1,74 @@
+// `pcglab birds score`: scores and ranks exactly as the official scoring-and-ranking-script.
+#include <filesystem>
+
+#include "birds/scoring.h"
+#include "birds/words_count.h"
+#include "command.h"
+#include "core/files.h"
+
+namespace pcglab::cli {
+namespace {
+namespace fs = std::filesystem;
+using namespace pcglab::birds;
+
+struct ScoreOptions {
+  std::string input;
+  std::string out;
+  std::string policy = "2024";
+  int trials = 10;
+  std::vector<std::string> baselines;
+  std::vector<std::string> disqualified;
+  std::string prompts;
+  bool no_weights = false;
+};
+
+int run_score(const ScoreOptions& opt, const GlobalOptions& global) {
+  ScoringConfig config;
+  config.policy = parse_scoring_policy(opt.policy);
+  config.trials = opt.trials;
+  config.baselines = opt.baselines;
+  config.disqualified = opt.disqualified;
+  config.disable_weights = opt.no_weights;
+  const bool from_csv = fs::is_regular_file(opt.input);
+  const auto entries = from_csv ? read_trial_scores_csv(opt.input) : read_official_results(opt.input, config.policy, {});
+  if (!opt.prompts.empty()) {
+    for (const auto& e : entries) {
+      const fs::path p = fs::path(opt.prompts) / (e.name + ".txt");
+      if (fs::exists(p)) config.prompt_lengths[e.name] = words_count_utf8(read_file(p));
+    }
+  }
+  const ScoringResult result = score_competition(entries, config);
+  const fs::path out = !opt.out.empty() ? fs::path(opt.out) : (from_csv ? fs::path(opt.input).parent_path() : fs::path(opt.input)) / "result";
+  write_scoring_outputs(result, out);
+  Table t;
+  t.columns = {"rank", "team", "normalized_prompt_score", "prompt_score"};
+  for (const EntryScore& e : result.entries) t.add_row({e.rank, e.name, e.normalized, e.prompt_score});
+  print_table(t, global);
+  return kExitOk;
+}
+
+Action setup_score(CLI::App& cmd, const GlobalOptions& global) {
+  auto opt = std::make_shared<ScoreOptions>();
+  cmd.add_option("input", opt->input,
+                 "Competition folder (<team>/stability|similarity|diversity/<C>.json; 2025: <team>/<model>/...) "
+                 "or a trial_scores.csv")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd.add_option("-o,--out", opt->out, "Output folder (default: <input>/result)");
+  cmd.add_option("--policy", opt->policy, "Scoring policy of a competition year")->check(CLI::IsMember({"2023", "2024", "2025"}));
+  cmd.add_option("--trials", opt->trials, "Trials per character (the division uses this, not the trials present)")
+      ->check(CLI::Range(1, 1000));
+  cmd.add_option("--baselines", opt->baselines, "Entries scored but not ranked (rank -1)")->delimiter(',');
+  cmd.add_option("--disqualified", opt->disqualified, "Entries not scored (rank -2, scores -1)")->delimiter(',');
+  cmd.add_option("--prompts", opt->prompts, "Folder of <team>.txt prompts: ties go to the shorter prompt (in words)");
+  cmd.add_flag("--no-weights", opt->no_weights, "All weights 1 (the official DISABLE_WEIGHTS switch)");
+  cmd.footer("Writes constants.json, trial_scores.csv, character_scores.csv, prompt_scores_ranks.csv, result.json.");
+  return [opt, &global] { return run_score(*opt, global); };
+}
+
+}  // namespace
+
+PCGLAB_REGISTER_COMMAND("birds", "score", "Scores and ranks as the official scoring script (2023/2024/2025)",
+                        setup_score);
+
+}  // namespace pcglab::cli

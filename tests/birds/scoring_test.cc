@@ -1,0 +1,167 @@
+// The official scoring: the 2024 results reproduced from the published trial scores, and small
+// hand-computed cases (missing trials, ties, the 2023 and 2025 policies).
+#include "birds/scoring.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/check.h"
+#include "core/json.h"
+#include "testing/testing.h"
+
+namespace pcglab::birds {
+namespace {
+
+void expect_relative(double ours, double theirs, const std::string& what) {
+  const double scale = std::max(std::abs(theirs), 1e-300);
+  EXPECT_LE(std::abs(ours - theirs) / scale, 1e-9) << what << ": " << ours << " vs " << theirs;
+}
+
+TEST(Scoring, Reproduces2024ResultAndConstantsFromTrialScores) {
+  const auto dir = testing::shared_dir() / "data/chatgpt4pcg-2024";
+  const auto entries = read_trial_scores_csv(dir / "trial_scores.csv");
+  ASSERT_EQ(entries.size(), 10u);
+  ScoringConfig config;  // 2024 policy, 10 trials, A..Z
+  config.baselines = {"baseline_zero_shot", "baseline_zero_shot_multi_turn"};
+  const ScoringResult r = score_competition(entries, config);
+
+  const Json constants = read_json_file(dir / "constants.json");
+  expect_relative(r.competition_score, std::stod(constants["competitionScore"].get<std::string>()), "competitionScore");
+  const auto& weights = r.weights.at("");
+  ASSERT_EQ(weights.size(), 26u);
+  for (size_t j = 0; j < 26; ++j) {
+    const Json& w = constants["weights"][j];
+    ASSERT_EQ(weights[j].character, w["character"]);
+    expect_relative(weights[j].weight, std::stod(w["weight"].get<std::string>()), "weight " + weights[j].character);
+    expect_relative(weights[j].stability, std::stod(w["weightStability"].get<std::string>()), "w_sta");
+    expect_relative(weights[j].similarity, std::stod(w["weightSimilarity"].get<std::string>()), "w_sim");
+    expect_relative(weights[j].diversity, std::stod(w["weightDiversity"].get<std::string>()), "w_div");
+  }
+
+  // result.json uses display names for the baselines; zergy was disqualified before scoring.
+  const std::map<std::string, std::string> display = {
+      {"Strong Baseline (Zero-Shot Multi-turn)", "baseline_zero_shot_multi_turn"},
+      {"Weak Baseline (Zero-Shot)", "baseline_zero_shot"}};
+  const Json published = read_json_file(dir / "result.json");
+  size_t checked = 0;
+  for (const Json& p : published) {
+    std::string name = p["teamName"];
+    if (display.count(name) != 0) name = display.at(name);
+    if (p["rank"] == -2) continue;
+    const auto it = std::find_if(r.entries.begin(), r.entries.end(), [&](const EntryScore& e) { return e.name == name; });
+    ASSERT_NE(it, r.entries.end()) << name;
+    expect_relative(it->prompt_score, p["promptScore"].get<double>(), name + " promptScore");
+    expect_relative(it->normalized, p["normalizedPromptScore"].get<double>(), name + " normalized");
+    EXPECT_EQ(it->rank, p["rank"].get<int>()) << name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 10u);
+  EXPECT_EQ(r.entries.front().name, "TheAlmostEngineer");
+}
+
+EntryResults entry(const std::string& name, std::map<int, double> sta, std::map<int, double> sim, double div) {
+  EntryResults e{name, {}};
+  e.models[""]["A"] = CharacterResults{std::move(sta), std::move(sim), div};
+  return e;
+}
+
+TEST(Scoring, HandComputedWithMissingTrialsAndTrialCountDivision) {
+  // One character, T = 2, two entries. x has trials 1 and 2; y only trial 1 (trial 2 missing = 0).
+  ScoringConfig config;
+  config.trials = 2;
+  config.characters = {"A"};
+  const std::vector<EntryResults> entries = {entry("x", {{1, 1.0}, {2, 0.5}}, {{1, 0.8}, {2, 0.4}}, 0.5),
+                                             entry("y", {{1, 1.0}}, {{1, 0.6}}, 0.1)};
+  const ScoringResult r = score_competition(entries, config);
+  // w_sta = 1 - (1.5 + 1.0) / (2·2) = 0.375; w_sim = 1 - (1.2 + 0.6) / 4 = 0.55; w_div = 1 - 0.6/2 = 0.7
+  const CharacterWeight& w = r.weights.at("")[0];
+  EXPECT_DOUBLE_EQ(w.stability, 0.375);
+  EXPECT_DOUBLE_EQ(w.similarity, 0.55);
+  EXPECT_DOUBLE_EQ(w.diversity, 0.7);
+  const double weight = 0.375 * 0.55 * 0.7;
+  // x: div · (w·1·0.8 + w·0.5·0.4) / 2 ; y: 0.1 · (w·1·0.6 + 0) / 2 ; prompt = char / 1.
+  const double px = 0.5 * weight * (0.8 + 0.2) / 2;
+  const double py = 0.1 * weight * 0.6 / 2;
+  EXPECT_DOUBLE_EQ(r.entries[0].prompt_score, px);
+  EXPECT_DOUBLE_EQ(r.entries[1].prompt_score, py);
+  EXPECT_DOUBLE_EQ(r.entries[0].normalized, 100 * px / (px + py));
+  EXPECT_DOUBLE_EQ(r.competition_score, px + py);
+}
+
+TEST(Scoring, WeightFloorIsOneOverTwentySix) {
+  ScoringConfig config;
+  config.trials = 1;
+  config.characters = {"A"};
+  const ScoringResult r = score_competition({entry("x", {{1, 1.0}}, {{1, 1.0}}, 1.0)}, config);
+  EXPECT_DOUBLE_EQ(r.weights.at("")[0].weight, std::pow(1.0 / 26, 3));
+}
+
+TEST(Scoring, TiesAreBrokenByTheShorterPrompt) {
+  ScoringConfig config;
+  config.trials = 1;
+  config.characters = {"A"};
+  config.prompt_lengths = {{"long", 300}, {"short", 120}};
+  const std::vector<EntryResults> entries = {entry("long", {{1, 0.5}}, {{1, 0.5}}, 0.5),
+                                             entry("short", {{1, 0.5}}, {{1, 0.5}}, 0.5),
+                                             entry("zero", {}, {}, 0.0)};
+  const ScoringResult r = score_competition(entries, config);
+  EXPECT_EQ(r.entries[0].name, "short");
+  EXPECT_EQ(r.entries[0].rank, 1);
+  EXPECT_EQ(r.entries[1].name, "long");
+  EXPECT_EQ(r.entries[1].rank, 2);
+  EXPECT_EQ(r.entries[2].normalized, 0.0);
+}
+
+TEST(Scoring, Policy2023HasNoDiversityTermAndAllZeroGivesZero) {
+  ScoringConfig config;
+  config.policy = ScoringPolicy::k2023;
+  config.trials = 2;
+  config.characters = {"A"};
+  const ScoringResult r = score_competition({entry("x", {{1, 1.0}, {2, 1.0}}, {{1, 0.5}, {2, 0.5}}, 0.0)}, config);
+  // w_sta = max(1 - 2/2, 1/26), w_sim = 1 - 1/2; char = Σ trial / T (no diversity factor).
+  const double w = (1.0 / 26) * 0.5;
+  EXPECT_DOUBLE_EQ(r.entries[0].prompt_score, w * 0.5);
+  EXPECT_DOUBLE_EQ(r.entries[0].normalized, 100.0);
+  const ScoringResult zero = score_competition({entry("z", {}, {}, 0.0)}, config);
+  EXPECT_EQ(zero.entries[0].normalized, 0.0);  // divisor 1 when the sum is 0
+}
+
+TEST(Scoring, Policy2025SumsOverModels) {
+  ScoringConfig config;
+  config.policy = ScoringPolicy::k2025;
+  config.trials = 1;
+  config.characters = {"A"};
+  EntryResults e{"x", {}};
+  e.models["m1"]["A"] = CharacterResults{{{1, 1.0}}, {{1, 0.5}}, 0.5};
+  e.models["m2"]["A"] = CharacterResults{{{1, 0.5}}, {{1, 0.5}}, 0.5};
+  const ScoringResult r = score_competition({e}, config);
+  ASSERT_EQ(r.weights.size(), 2u);
+  const double w1 = (1.0 / 26) * 0.5 * 0.5;  // w_sta floored, w_sim 0.5, w_div 0.5
+  const double w2 = 0.5 * 0.5 * 0.5;
+  EXPECT_DOUBLE_EQ(r.entries[0].prompt_score, 0.5 * w1 * 0.5 + 0.5 * w2 * 0.25);
+  config.policy = ScoringPolicy::k2024;
+  EXPECT_THROW(score_competition({e}, config), SetupError);
+}
+
+TEST(Scoring, DisqualifiedEntriesScoreMinusOneAndRankLast) {
+  ScoringConfig config;
+  config.trials = 1;
+  config.characters = {"A"};
+  config.disqualified = {"cheat"};
+  config.baselines = {"base"};
+  const ScoringResult r = score_competition(
+      {entry("cheat", {{1, 1}}, {{1, 1}}, 1), entry("base", {{1, 1}}, {{1, 0.2}}, 0.5), entry("t", {{1, 1}}, {{1, 0.1}}, 0.5)},
+      config);
+  EXPECT_EQ(r.entries[0].name, "base");
+  EXPECT_EQ(r.entries[0].rank, -1);
+  EXPECT_EQ(r.entries[1].rank, 1);
+  EXPECT_EQ(r.entries[2].name, "cheat");
+  EXPECT_EQ(r.entries[2].rank, -2);
+  EXPECT_EQ(r.entries[2].prompt_score, -1);
+}
+
+}  // namespace
+}  // namespace pcglab::birds
