@@ -83,8 +83,15 @@ CliRun run_pcglab(const std::vector<std::string>& args, const std::map<std::stri
 
 fs::path source_dir() { return PCGLAB_SOURCE_DIR; }
 fs::path shared_dir() {
-  if (const char* s = std::getenv("PCGLAB_SHARED_DIR")) return s;
-  return source_dir().parent_path() / "shared";
+  const fs::path dir = std::getenv("PCGLAB_SHARED_DIR") != nullptr ? fs::path(std::getenv("PCGLAB_SHARED_DIR"))
+                                                                   : source_dir().parent_path() / "shared";
+  std::error_code ec;
+  if (!fs::is_directory(dir / "data", ec)) {
+    throw std::runtime_error("the reference data folder " + dir.string() +
+                             " is missing: tests expect the steering repo's shared/ beside the repository, "
+                             "or PCGLAB_SHARED_DIR pointing at it");
+  }
+  return dir;
 }
 
 }  // namespace pcglab::testing
