@@ -109,10 +109,12 @@ void paint(Image& img, const Transform& t, const Shape& sh, const std::array<uin
       const auto [a1, b1] = row_span(sh, y + 1.0);
       const auto [am, bm] = row_span(sh, y + 0.5);
       if (bm < am && b0 < a0 && b1 < a1) continue;  // the row misses the shape
-      inner_lo = static_cast<int>(std::ceil(std::max(a0, a1) + 1.0));
-      inner_hi = static_cast<int>(std::floor(std::min(b0, b1) - 1.0)) - 1;
-      const double lo = std::min({a0, a1, am});
-      const double hi = std::max({b0, b1, bm});
+      // Spans may be unbounded (±1e18) or empty: clamp to the box before converting to int.
+      const auto px = [&](double v) { return std::clamp(v, x0 - 4.0, x1 + 4.0); };
+      inner_lo = static_cast<int>(std::ceil(px(std::max(a0, a1) + 1.0)));
+      inner_hi = static_cast<int>(std::floor(px(std::min(b0, b1) - 1.0))) - 1;
+      const double lo = px(std::min({a0, a1, am}));
+      const double hi = px(std::max({b0, b1, bm}));
       scan_lo = std::max(x0, static_cast<int>(std::floor(lo)) - 1);
       scan_hi = std::min(x1, static_cast<int>(std::ceil(hi)) + 1);
       if (b0 < a0 || b1 < a1) inner_lo = scan_hi + 1, inner_hi = scan_lo - 1;
