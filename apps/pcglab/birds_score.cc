@@ -1,10 +1,12 @@
 // `pcglab birds score`: scores and ranks exactly as the official scoring-and-ranking-script.
 #include <filesystem>
 
+#include "birds/diversity.h"
 #include "birds/scoring.h"
 #include "birds/words_count.h"
 #include "command.h"
 #include "core/files.h"
+#include "core/thread_pool.h"
 
 namespace pcglab::cli {
 namespace {
@@ -66,8 +68,34 @@ Action setup_score(CLI::App& cmd, const GlobalOptions& global) {
   return [opt, &global] { return run_score(*opt, global); };
 }
 
+struct DiversityOptions {
+  std::string input;
+  int trials = 10;
+  std::string vectors = "softmax";
+};
+
+Action setup_diversity(CLI::App& cmd, const GlobalOptions& global) {
+  auto opt = std::make_shared<DiversityOptions>();
+  cmd.add_option("input", opt->input, "Competition folder with <team>/similarity/<C>.json")->required()->check(CLI::ExistingDirectory);
+  cmd.add_option("--trials", opt->trials, "Configured trials n: the sum is divided by n(n+1)/2 - n")->check(CLI::Range(2, 1000));
+  cmd.add_option("--vectors", opt->vectors, "softmax (2024) or cls (2025, the ViT's CLS embedding)")
+      ->check(CLI::IsMember({"softmax", "cls"}));
+  return [opt, &global] {
+    ThreadPool pool(global.threads);
+    const int n = compute_competition_diversity(
+        opt->input, opt->trials, opt->vectors == "cls" ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax, pool);
+    Table t;
+    t.columns = {"characters_written"};
+    t.add_row({n});
+    print_table(t, global);
+    return kExitOk;
+  };
+}
+
 }  // namespace
 
+PCGLAB_REGISTER_COMMAND("birds", "diversity", "Diversity per character as the official 2024/2025 script",
+                        setup_diversity);
 PCGLAB_REGISTER_COMMAND("birds", "score", "Scores and ranks as the official scoring script (2023/2024/2025)",
                         setup_score);
 
