@@ -95,37 +95,34 @@ class Reader {
     for (const pugi::xml_node o : objects.children()) {
       if (o.type() != pugi::node_element) continue;
       const std::string_view name = o.name();
+      const auto read_pose = [&](auto& object) {  // every object has a centre and a rotation
+        object.x = number(o, "x");
+        object.y = number(o, "y");
+        object.rotation = number(o, "rotation", 0);
+      };
       if (name == "Block") {
         Block b;
         b.type = text(o, "type");
         if (!is_block_type(b.type)) fail(o, fmt::format("unknown block type \"{}\"", b.type));
         const std::string material = text(o, "material");
         if (!parse_material(material, b.material)) fail(o, fmt::format("unknown material \"{}\" (wood, stone or ice)", material));
-        b.x = number(o, "x");
-        b.y = number(o, "y");
-        b.rotation = number(o, "rotation", 0);
+        read_pose(b);
         level.blocks.push_back(b);
       } else if (name == "Pig") {
         Pig p;
         p.type = text(o, "type");
         if (!is_pig_type(p.type)) fail(o, fmt::format("unknown pig type \"{}\"", p.type));
-        p.x = number(o, "x");
-        p.y = number(o, "y");
-        p.rotation = number(o, "rotation", 0);
+        read_pose(p);
         level.pigs.push_back(p);
       } else if (name == "TNT") {
         Tnt t;
         t.type = o.attribute("type") ? o.attribute("type").value() : "TNT";
-        t.x = number(o, "x");
-        t.y = number(o, "y");
-        t.rotation = number(o, "rotation", 0);
+        read_pose(t);
         level.tnts.push_back(t);
       } else if (name == "Platform") {
         Platform p;
         p.type = o.attribute("type") ? o.attribute("type").value() : "Platform";
-        p.x = number(o, "x");
-        p.y = number(o, "y");
-        p.rotation = number(o, "rotation", 0);
+        read_pose(p);
         p.scale_x = number(o, "scaleX", 1);
         p.scale_y = number(o, "scaleY", 1);
         level.platforms.push_back(p);
