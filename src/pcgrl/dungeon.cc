@@ -1,0 +1,133 @@
+#include "pcgrl/dungeon.h"
+
+#include <algorithm>
+
+#include "core/check.h"
+#include "core/rng.h"
+
+namespace pcglab::pcgrl {
+namespace {
+
+// tile_probs by tile id; PLAYER and DOOR 0. jax.random.choice normalises by the cumulative sum.
+constexpr double kTileWeights[kTileTypes] = {0, 0.58, 0.5, 0, 0.01, 0.01, 0.01, 0.02, 0};
+
+uint8_t draw_tile(Rng& rng) {
+  double total = 0;
+  for (double w : kTileWeights) total += w;
+  const double u = rng.uniform() * total;
+  double acc = 0;
+  for (int t = 0; t < kTileTypes; ++t) {
+    acc += kTileWeights[t];
+    if (u < acc && kTileWeights[t] > 0) return static_cast<uint8_t>(t);
+  }
+  return kEmpty;
+}
+
+void place_corner(Map& map, Map& static_mask, int row, int col, Tile tile) {
+  for (int dr = -1; dr <= 1; ++dr) {
+    for (int dc = -1; dc <= 1; ++dc) {
+      const int cell = (row + dr) * kMapSize + (col + dc);
+      map[cell] = kEmpty;
+      static_mask[cell] = 1;
+    }
+  }
+  map[row * kMapSize + col] = tile;
+}
+
+}  // namespace
+
+void generate_initial_map(Rng& rng, Map& map, Map& static_mask) {
+  for (auto& c : map) c = draw_tile(rng);
+  static_mask.fill(0);
+  static constexpr int kCorners[4][2] = {{1, 1}, {1, kMapSize - 2}, {kMapSize - 2, kMapSize - 2}, {kMapSize - 2, 1}};
+  const int player = static_cast<int>(rng.below(4));
+  const int door = (player + 2) % 4;
+  place_corner(map, static_mask, kCorners[player][0], kCorners[player][1], kPlayer);
+  place_corner(map, static_mask, kCorners[door][0], kCorners[door][1], kDoor);
+}
+
+DungeonEnv::DungeonEnv(const EnvConfig& config) : config_(config) { PCGLAB_CHECK(config.max_board_scans > 0); }
+
+void DungeonEnv::build_scan_order() {
+  scan_.clear();
+  for (int cell = 0; cell < kCells; ++cell) {
+    if (config_.skip_static_cells && static_[cell] != 0) continue;
+    scan_.push_back(static_cast<uint16_t>(cell));
+  }
+}
+
+void DungeonEnv::reset(uint64_t seed) {
+  rng_ = Rng(seed);
+  generate_initial_map(rng_, map_, static_);
+  build_scan_order();
+  step_idx_ = 0;
+  pos_ = scan_[0];
+  first_obs_ = true;
+}
+
+int DungeonEnv::next_edit_cell() const { return scan_[static_cast<size_t>(step_idx_) % scan_.size()]; }
+
+bool DungeonEnv::step(int action) {
+  PCGLAB_CHECK(action >= 0 && action < kActions) << "action " << action;
+  const int cell = next_edit_cell();
+  if (static_[cell] == 0) map_[cell] = kBuilds[action];  // edits on static cells are discarded
+  pos_ = config_.fix_observation_offset ? scan_[static_cast<size_t>(step_idx_ + 1) % scan_.size()] : cell;
+  first_obs_ = false;
+  const bool done = step_idx_ >= max_steps() - 1;
+  ++step_idx_;
+  if (done) {
+    last_map_ = map_;
+    ++episodes_;
+    reset(rng_());  // the next episode's seed comes from this environment's own stream
+  }
+  return done;
+}
+
+void DungeonEnv::observe(uint8_t* out) const {
+  const bool hide_static = first_obs_ && !config_.show_static_in_first_obs;
+  const int prow = pos_ / kMapSize;
+  const int pcol = pos_ % kMapSize;
+  for (int r = 0; r < kObsSize; ++r) {
+    const int row = prow + r - kObsPad;
+    for (int c = 0; c < kObsSize; ++c) {
+      const int col = pcol + c - kObsPad;
+      uint8_t v;
+      if (row < 0 || row >= kMapSize || col < 0 || col >= kMapSize) {
+        v = kBorder | 16;  // padding: BORDER, static mask padded with 1
+      } else {
+        const int cell = row * kMapSize + col;
+        v = static_cast<uint8_t>(map_[cell] | ((static_[cell] != 0 && !hide_static) ? 16 : 0));
+      }
+      out[r * kObsSize + c] = v;
+    }
+  }
+}
+
+void expand_observation(const uint8_t* compact, float* out) {
+  std::fill(out, out + kObsSize * kObsSize * kObsChannels, 0.0f);
+  for (int i = 0; i < kObsSize * kObsSize; ++i) {
+    out[i * kObsChannels + (compact[i] & 15)] = 1.0f;
+    out[i * kObsChannels + kTileTypes] = (compact[i] & 16) != 0 ? 1.0f : 0.0f;
+  }
+}
+
+BatchedDungeon::BatchedDungeon(int n_envs, uint64_t seed, const EnvConfig& config)
+    : envs_(static_cast<size_t>(n_envs), DungeonEnv(config)), obs_(static_cast<size_t>(n_envs) * kCompactObsBytes) {
+  for (int i = 0; i < n_envs; ++i) envs_[i].reset(seed + static_cast<uint64_t>(i));
+  observe_all();
+}
+
+void BatchedDungeon::step(const int* actions, uint8_t* dones, int first, int last) {
+  if (last < 0) last = size();
+  for (int i = first; i < last; ++i) {
+    dones[i] = envs_[i].step(actions[i]) ? 1 : 0;
+    envs_[i].observe(&obs_[static_cast<size_t>(i) * kCompactObsBytes]);
+  }
+}
+
+void BatchedDungeon::observe_all(int first, int last) {
+  if (last < 0) last = size();
+  for (int i = first; i < last; ++i) envs_[i].observe(&obs_[static_cast<size_t>(i) * kCompactObsBytes]);
+}
+
+}  // namespace pcglab::pcgrl

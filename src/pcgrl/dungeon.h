@@ -1,0 +1,103 @@
+// PCGRLLM's dungeon3 environment (bic4907/pcgrl-llm, envs/probs/dungeon3.py with the narrow
+// representation), in C++: 16×16 maps, the recorded initial distribution, player and door in
+// opposite inset corners with static 3×3 areas, a row-major scan of 3 passes (768 steps), 6 build
+// actions and the 31×31×10 egocentric observation. See docs/pcgrl.md for the recorded quirks and
+// the switches that fix them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/rng.h"
+
+namespace pcglab::pcgrl {
+
+enum Tile : uint8_t { kBorder = 0, kEmpty = 1, kWall = 2, kPlayer = 3, kBat = 4, kScorpion = 5, kSpider = 6, kKey = 7, kDoor = 8 };
+
+inline constexpr int kMapSize = 16;
+inline constexpr int kCells = kMapSize * kMapSize;
+inline constexpr int kTileTypes = 9;        // one-hot channels, BORDER included
+inline constexpr int kObsSize = 31;         // 2 * 16 - 1
+inline constexpr int kObsChannels = 10;     // 9 tiles + the static mask
+inline constexpr int kObsPad = 15;
+inline constexpr int kActions = 6;
+inline constexpr Tile kBuilds[kActions] = {kEmpty, kWall, kBat, kScorpion, kSpider, kKey};
+
+using Map = std::array<uint8_t, kCells>;  // row-major: cell (row, col) at row * 16 + col
+
+struct EnvConfig {
+  int max_board_scans = 3;
+  // The recorded quirks, reproduced by default (false); true fixes each.
+  bool fix_observation_offset = false;  // the observation after step k shows the cell just edited
+  bool skip_static_cells = false;       // the scan visits the 18 static cells, whose edits are discarded
+  bool show_static_in_first_obs = false;  // the first observation after reset has no static cells
+};
+
+// One environment. Deterministic given its seed.
+class DungeonEnv {
+ public:
+  explicit DungeonEnv(const EnvConfig& config = {});
+
+  void reset(uint64_t seed);
+  // Applies action (0..5) at the current scan cell; returns true when the episode ended (the
+  // environment has then already reset itself, as PCGRL's auto-reset does).
+  bool step(int action);
+
+  // The compact observation: 31×31 bytes, each the tile id (0..8) plus 16 when the static-mask
+  // channel is 1. expand_observation() turns it into the 31×31×10 float tensor.
+  void observe(uint8_t* out) const;
+
+  const Map& map() const { return map_; }
+  const Map& static_mask() const { return static_; }
+  int step_index() const { return step_idx_; }
+  int max_steps() const { return kCells * config_.max_board_scans; }
+  int position() const { return pos_; }       // cell of the observation's centre
+  int next_edit_cell() const;                 // cell the next step edits
+  uint64_t episodes() const { return episodes_; }
+  const Map& last_episode_map() const { return last_map_; }  // the map just before the last auto-reset
+
+ private:
+  void build_scan_order();
+
+  EnvConfig config_;
+  Map map_{};
+  Map static_{};
+  std::vector<uint16_t> scan_;  // cells in scan order
+  int step_idx_ = 0;
+  int pos_ = 0;
+  bool first_obs_ = true;
+  uint64_t episodes_ = 0;
+  Rng rng_{0};
+  Map last_map_{};
+};
+
+// Draws dungeon3's initial map: tiles i.i.d. with weights EMPTY .58, WALL .5, KEY .02, each enemy
+// .01 (normalised by their sum 1.13), then player and door in opposite inset corners with their 3×3
+// areas emptied and marked static.
+void generate_initial_map(Rng& rng, Map& map, Map& static_mask);
+
+// The 31×31×10 float one-hot observation (channel-last, as the official code) from the compact form.
+void expand_observation(const uint8_t* compact, float* out);
+
+// N environments stepped together; seeds are seed + env_id; the observations of all environments
+// live in one contiguous buffer (compact form, 961 bytes each).
+class BatchedDungeon {
+ public:
+  BatchedDungeon(int n_envs, uint64_t seed, const EnvConfig& config = {});
+  int size() const { return static_cast<int>(envs_.size()); }
+  // Steps environments [first, last) with actions[i], writes their done flags and observations.
+  // Environments are independent, so any split over threads gives the same result.
+  void step(const int* actions, uint8_t* dones, int first = 0, int last = -1);
+  void observe_all(int first = 0, int last = -1);
+  const uint8_t* observations() const { return obs_.data(); }
+  DungeonEnv& env(int i) { return envs_[i]; }
+
+ private:
+  std::vector<DungeonEnv> envs_;
+  std::vector<uint8_t> obs_;
+};
+
+inline constexpr int kCompactObsBytes = kObsSize * kObsSize;
+
+}  // namespace pcglab::pcgrl

@@ -1,0 +1,109 @@
+// PCGRLLM's path-based accuracy on the paper's example and hand-made levels.
+#include "pcgrl/accuracy.h"
+
+#include <gtest/gtest.h>
+
+#include "core/check.h"
+
+namespace pcglab::pcgrl {
+namespace {
+
+// Characters: # wall, . empty, @ player, b bat, s scorpion, p spider, k key, D door.
+Map level(const std::vector<std::string>& rows) {
+  std::string text;
+  for (const auto& r : rows) text += r + "\n";
+  return parse_levels(text, "test").at(0);
+}
+
+const std::vector<std::string> kCorridor = {
+    "################", "#@..k.........D#", "################", "################",
+    "################", "################", "################", "################",
+    "################", "################", "################", "################",
+    "################", "################", "################", "################"};
+
+TEST(Accuracy, PaperExampleTwoOfThree) {
+  // Ground truth bat only; the solution meets a bat and a scorpion: [1,1,0] vs [1,0,0] -> 2/3.
+  auto rows = kCorridor;
+  rows[2][3] = 'b';
+  rows[2][10] = 's';
+  const LevelEvaluation ev = evaluate_level(level(rows), parse_scenario("bat"));
+  EXPECT_EQ(ev.solutions, 1);
+  EXPECT_EQ(ev.encountered, (std::array<int, 3>{1, 1, 0}));
+  EXPECT_NEAR(ev.accuracy, 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(evaluate_level(level(rows), parse_scenario("bat,scorpion")).accuracy, 1.0, 1e-12);
+}
+
+TEST(Accuracy, NoPathGivesZero) {
+  auto rows = kCorridor;
+  rows[1][7] = '#';  // the key is reachable, the door is not
+  const LevelEvaluation ev = evaluate_level(level(rows), parse_scenario("bat"));
+  EXPECT_EQ(ev.solutions, 0);
+  EXPECT_FALSE(ev.playable);
+  EXPECT_EQ(ev.accuracy, 0.0);
+}
+
+TEST(Accuracy, SecondKeyOnThePlayerToKeyLegInvalidatesThatKey) {
+  auto rows = kCorridor;
+  rows[1][2] = 'k';  // a key between the player and the other key
+  const LevelEvaluation ev = evaluate_level(level(rows), parse_scenario("bat"));
+  // Key at col 2 is valid (nothing between); key at col 4 has key 2 on its only path.
+  EXPECT_EQ(ev.solutions, 1);
+  // A key on the key->door leg is not checked: the first key's door leg passes key 4 and counts.
+}
+
+TEST(Accuracy, EnemyWindowIsFiveByFive) {
+  auto near = kCorridor;
+  near[3][8] = 'p';  // two rows below the corridor row 1 (distance 2): inside the 5×5 window
+  near[2][8] = '.';
+  EXPECT_EQ(evaluate_level(level(near), parse_scenario("spider")).encountered[2], 1);
+  auto far = kCorridor;
+  far[4][8] = 'p';  // distance 3: outside
+  EXPECT_EQ(evaluate_level(level(far), parse_scenario("spider")).encountered[2], 0);
+  EXPECT_NEAR(evaluate_level(level(far), parse_scenario("spider")).accuracy, 2.0 / 3.0, 1e-12);
+}
+
+TEST(Accuracy, EveryTileButWallAndBorderIsPassable) {
+  auto rows = kCorridor;
+  rows[1][6] = 'b';
+  rows[1][7] = 's';
+  rows[1][8] = 'p';
+  const LevelEvaluation ev = evaluate_level(level(rows), parse_scenario("bat,scorpion,spider"));
+  EXPECT_EQ(ev.solutions, 1);
+  EXPECT_NEAR(ev.accuracy, 1.0, 1e-12);
+}
+
+TEST(Accuracy, PathTieBreakUpLeftRightDown) {
+  Map open{};
+  open.fill(kEmpty);
+  std::array<bool, kTileTypes> all{};
+  all.fill(true);
+  // From (0,0) to (2,2): rebuilt from the target, preferring up then left.
+  const Path p = shortest_path(open, 0, 2 * 16 + 2, all);
+  ASSERT_EQ(p.size(), 5u);
+  EXPECT_EQ(p, (Path{0, 1, 2, 18, 34}));
+}
+
+TEST(Accuracy, MeanOverLevelsAndScenarioErrors) {
+  auto with_bat = kCorridor;
+  with_bat[2][3] = 'b';
+  EXPECT_NEAR(mean_accuracy({level(with_bat), level(kCorridor)}, parse_scenario("bat")), (1.0 + 2.0 / 3.0) / 2, 1e-12);
+  EXPECT_THROW(parse_scenario("bat,dragon"), SetupError);
+}
+
+TEST(LevelText, DigitsNumpyAndErrors) {
+  std::string numpy = "Level Id 0:\n";
+  for (int r = 0; r < 16; ++r) numpy += std::string(r == 0 ? "[[" : " [") + "1 2 1 2 1 2 1 2 1 2 1 2 1 2 1 2" + (r == 15 ? "]]" : "]") + "\n";
+  const auto levels = parse_levels(numpy + "\nLevel Id 1:\n" + numpy.substr(numpy.find('\n') + 1), "levels.txt");
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_EQ(levels[0][1], kWall);
+  EXPECT_EQ(parse_levels(format_level(levels[1]), "again")[0], levels[1]);
+  try {
+    parse_levels("1 2 3\n", "bad.txt");
+    FAIL();
+  } catch (const SetupError& e) {
+    EXPECT_STREQ(e.what(), "bad.txt:1: row has 3 tiles, expected 16");
+  }
+}
+
+}  // namespace
+}  // namespace pcglab::pcgrl
