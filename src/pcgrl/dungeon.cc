@@ -1,6 +1,7 @@
 #include "pcgrl/dungeon.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/check.h"
 #include "core/rng.h"
@@ -56,10 +57,19 @@ void DungeonEnv::build_scan_order() {
   }
 }
 
+void DungeonEnv::rebuild_padded() {
+  padded_.fill(kBorder | 16);
+  for (int cell = 0; cell < kCells; ++cell) {
+    padded_[(cell / kMapSize + kObsPad) * kPadded + cell % kMapSize + kObsPad] =
+        static_cast<uint8_t>(map_[cell] | (static_[cell] != 0 ? 16 : 0));
+  }
+}
+
 void DungeonEnv::reset(uint64_t seed) {
   rng_ = Rng(seed);
   generate_initial_map(rng_, map_, static_);
   build_scan_order();
+  rebuild_padded();
   step_idx_ = 0;
   pos_ = scan_[0];
   first_obs_ = true;
@@ -70,7 +80,10 @@ int DungeonEnv::next_edit_cell() const { return scan_[static_cast<size_t>(step_i
 bool DungeonEnv::step(int action) {
   PCGLAB_CHECK(action >= 0 && action < kActions) << "action " << action;
   const int cell = next_edit_cell();
-  if (static_[cell] == 0) map_[cell] = kBuilds[action];  // edits on static cells are discarded
+  if (static_[cell] == 0) {  // edits on static cells are discarded
+    map_[cell] = kBuilds[action];
+    padded_[(cell / kMapSize + kObsPad) * kPadded + cell % kMapSize + kObsPad] = kBuilds[action];
+  }
   pos_ = config_.fix_observation_offset ? scan_[static_cast<size_t>(step_idx_ + 1) % scan_.size()] : cell;
   first_obs_ = false;
   const bool done = step_idx_ >= max_steps() - 1;
@@ -84,21 +97,21 @@ bool DungeonEnv::step(int action) {
 }
 
 void DungeonEnv::observe(uint8_t* out) const {
-  const bool hide_static = first_obs_ && !config_.show_static_in_first_obs;
+  // The window centred on pos_ is rows prow..prow+30, cols pcol..pcol+30 of the padded map.
   const int prow = pos_ / kMapSize;
   const int pcol = pos_ % kMapSize;
   for (int r = 0; r < kObsSize; ++r) {
-    const int row = prow + r - kObsPad;
-    for (int c = 0; c < kObsSize; ++c) {
-      const int col = pcol + c - kObsPad;
-      uint8_t v;
-      if (row < 0 || row >= kMapSize || col < 0 || col >= kMapSize) {
-        v = kBorder | 16;  // padding: BORDER, static mask padded with 1
-      } else {
-        const int cell = row * kMapSize + col;
-        v = static_cast<uint8_t>(map_[cell] | ((static_[cell] != 0 && !hide_static) ? 16 : 0));
+    std::memcpy(out + r * kObsSize, &padded_[(prow + r) * kPadded + pcol], kObsSize);
+  }
+  if (first_obs_ && !config_.show_static_in_first_obs) {
+    // Quirk: the first observation after reset does not show the static cells inside the map.
+    for (int r = 0; r < kObsSize; ++r) {
+      const int row = prow + r - kObsPad;
+      if (row < 0 || row >= kMapSize) continue;
+      for (int c = 0; c < kObsSize; ++c) {
+        const int col = pcol + c - kObsPad;
+        if (col >= 0 && col < kMapSize) out[r * kObsSize + c] &= 15;
       }
-      out[r * kObsSize + c] = v;
     }
   }
 }

@@ -59,6 +59,9 @@ class DungeonEnv {
 
  private:
   void build_scan_order();
+  void rebuild_padded();
+
+  static constexpr int kPadded = kMapSize + 2 * kObsPad;  // 46: the map with 15 cells of BORDER around
 
   EnvConfig config_;
   Map map_{};
@@ -70,6 +73,9 @@ class DungeonEnv {
   uint64_t episodes_ = 0;
   Rng rng_{0};
   Map last_map_{};
+  // The observation source: tile | 16·static for every padded cell, kept in step with map_, so an
+  // observation is 31 row copies.
+  std::array<uint8_t, kPadded * kPadded> padded_{};
 };
 
 // Draws dungeon3's initial map: tiles i.i.d. with weights EMPTY .58, WALL .5, KEY .02, each enemy
