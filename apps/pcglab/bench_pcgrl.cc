@@ -16,11 +16,15 @@ struct PcgrlEnvBenchOptions {
   int steps = 768;
   uint64_t seed = 0;
   bool float_obs = false;
+  bool reward = false;
 };
 
 int run_pcgrl_env_bench(const PcgrlEnvBenchOptions& opt, const GlobalOptions& global) {
   if (opt.envs < 1 || opt.steps < 1) throw SetupError("--envs and --steps must be at least 1");
-  BatchedDungeon batch(opt.envs, opt.seed);
+  EnvConfig config;
+  config.builtin_reward = opt.reward;
+  BatchedDungeon batch(opt.envs, opt.seed, config);
+  std::vector<float> rewards(static_cast<size_t>(opt.envs));
   ThreadPool pool(global.threads);
   const int chunks = pool.size() * 4;
   std::vector<int> actions(static_cast<size_t>(opt.envs));
@@ -33,7 +37,7 @@ int run_pcgrl_env_bench(const PcgrlEnvBenchOptions& opt, const GlobalOptions& gl
     pool.parallel_for(static_cast<size_t>(chunks), [&](size_t c) {
       const int first = static_cast<int>(c * opt.envs / chunks);
       const int last = static_cast<int>((c + 1) * opt.envs / chunks);
-      batch.step(actions.data(), dones.data(), first, last);
+      batch.step(actions.data(), dones.data(), rewards.data(), first, last);
       if (opt.float_obs) {
         for (int i = first; i < last; ++i) {
           expand_observation(batch.observations() + static_cast<size_t>(i) * kCompactObsBytes,
@@ -44,8 +48,9 @@ int run_pcgrl_env_bench(const PcgrlEnvBenchOptions& opt, const GlobalOptions& gl
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Table table;
-  table.columns = {"envs", "steps", "threads", "observation", "env_steps_per_s", "seconds"};
+  table.columns = {"envs", "steps", "threads", "observation", "reward", "env_steps_per_s", "seconds"};
   table.add_row({opt.envs, opt.steps, pool.size(), opt.float_obs ? "float 31x31x10" : "compact 31x31 bytes",
+                 opt.reward ? "builtin" : "none",
                  static_cast<double>(opt.envs) * opt.steps / seconds, seconds});
   print_table(table, global);
   return kExitOk;
@@ -57,6 +62,7 @@ Action setup_pcgrl_env_bench(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--steps", opt->steps, "Steps per environment");
   cmd.add_option("--seed", opt->seed, "Seed (environment i uses seed + i)");
   cmd.add_flag("--float", opt->float_obs, "Also expand every observation to the 31x31x10 float tensor");
+  cmd.add_flag("--reward", opt->reward, "Also compute pcgrl-jax's built-in dungeon reward every step");
   return [opt, &global] { return run_pcgrl_env_bench(*opt, global); };
 }
 

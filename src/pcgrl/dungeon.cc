@@ -70,6 +70,7 @@ void DungeonEnv::reset(uint64_t seed) {
   generate_initial_map(rng_, map_, static_);
   build_scan_order();
   rebuild_padded();
+  if (config_.builtin_reward) stats_ = dungeon_stats(map_);
   step_idx_ = 0;
   pos_ = scan_[0];
   first_obs_ = true;
@@ -80,9 +81,15 @@ int DungeonEnv::next_edit_cell() const { return scan_[static_cast<size_t>(step_i
 bool DungeonEnv::step(int action) {
   PCGLAB_CHECK(action >= 0 && action < kActions) << "action " << action;
   const int cell = next_edit_cell();
-  if (static_[cell] == 0) {  // edits on static cells are discarded
+  last_reward_ = 0;
+  if (static_[cell] == 0 && map_[cell] != kBuilds[action]) {  // edits on static cells are discarded
     map_[cell] = kBuilds[action];
     padded_[(cell / kMapSize + kObsPad) * kPadded + cell % kMapSize + kObsPad] = kBuilds[action];
+    if (config_.builtin_reward) {
+      const DungeonStats now = dungeon_stats(map_);
+      last_reward_ = static_cast<float>(dungeon_reward(stats_, now));
+      stats_ = now;
+    }
   }
   pos_ = config_.fix_observation_offset ? scan_[static_cast<size_t>(step_idx_ + 1) % scan_.size()] : cell;
   first_obs_ = false;
@@ -130,10 +137,11 @@ BatchedDungeon::BatchedDungeon(int n_envs, uint64_t seed, const EnvConfig& confi
   observe_all();
 }
 
-void BatchedDungeon::step(const int* actions, uint8_t* dones, int first, int last) {
+void BatchedDungeon::step(const int* actions, uint8_t* dones, float* rewards, int first, int last) {
   if (last < 0) last = size();
   for (int i = first; i < last; ++i) {
     dones[i] = envs_[i].step(actions[i]) ? 1 : 0;
+    if (rewards != nullptr) rewards[i] = envs_[i].last_reward();
     envs_[i].observe(&obs_[static_cast<size_t>(i) * kCompactObsBytes]);
   }
 }

@@ -10,24 +10,16 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "pcgrl/reward.h"
+#include "pcgrl/tiles.h"
 
 namespace pcglab::pcgrl {
 
-enum Tile : uint8_t { kBorder = 0, kEmpty = 1, kWall = 2, kPlayer = 3, kBat = 4, kScorpion = 5, kSpider = 6, kKey = 7, kDoor = 8 };
-
-inline constexpr int kMapSize = 16;
-inline constexpr int kCells = kMapSize * kMapSize;
-inline constexpr int kTileTypes = 9;        // one-hot channels, BORDER included
-inline constexpr int kObsSize = 31;         // 2 * 16 - 1
-inline constexpr int kObsChannels = 10;     // 9 tiles + the static mask
-inline constexpr int kObsPad = 15;
-inline constexpr int kActions = 6;
-inline constexpr Tile kBuilds[kActions] = {kEmpty, kWall, kBat, kScorpion, kSpider, kKey};
-
-using Map = std::array<uint8_t, kCells>;  // row-major: cell (row, col) at row * 16 + col
-
 struct EnvConfig {
   int max_board_scans = 3;
+  // The reward each step returns: 0 (dungeon3's own reward is always 0; LLM rewards come later) or
+  // pcgrl-jax's built-in dungeon reward, computed when the map changed.
+  bool builtin_reward = true;
   // The recorded quirks, reproduced by default (false); true fixes each.
   bool fix_observation_offset = false;  // the observation after step k shows the cell just edited
   bool skip_static_cells = false;       // the scan visits the 18 static cells, whose edits are discarded
@@ -43,6 +35,7 @@ class DungeonEnv {
   // Applies action (0..5) at the current scan cell; returns true when the episode ended (the
   // environment has then already reset itself, as PCGRL's auto-reset does).
   bool step(int action);
+  float last_reward() const { return last_reward_; }
 
   // The compact observation: 31×31 bytes, each the tile id (0..8) plus 16 when the static-mask
   // channel is 1. expand_observation() turns it into the 31×31×10 float tensor.
@@ -71,6 +64,8 @@ class DungeonEnv {
   int pos_ = 0;
   bool first_obs_ = true;
   uint64_t episodes_ = 0;
+  float last_reward_ = 0;
+  DungeonStats stats_{};
   Rng rng_{0};
   Map last_map_{};
   // The observation source: tile | 16·static for every padded cell, kept in step with map_, so an
@@ -94,7 +89,7 @@ class BatchedDungeon {
   int size() const { return static_cast<int>(envs_.size()); }
   // Steps environments [first, last) with actions[i], writes their done flags and observations.
   // Environments are independent, so any split over threads gives the same result.
-  void step(const int* actions, uint8_t* dones, int first = 0, int last = -1);
+  void step(const int* actions, uint8_t* dones, float* rewards = nullptr, int first = 0, int last = -1);
   void observe_all(int first = 0, int last = -1);
   const uint8_t* observations() const { return obs_.data(); }
   DungeonEnv& env(int i) { return envs_[i]; }

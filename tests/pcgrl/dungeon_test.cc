@@ -128,6 +128,30 @@ TEST(Dungeon, ObservationIsCentredWithBorderPaddingAndStaticChannel) {
   }
 }
 
+TEST(Dungeon, BuiltinRewardSumsToTheChangeInStatsLoss) {
+  // The per-step rewards telescope: their sum over an episode is the reward between the initial
+  // and the final map's stats.
+  DungeonEnv env;
+  env.reset(21);
+  const DungeonStats start = dungeon_stats(env.map());
+  Rng rng(2);
+  double sum = 0;
+  for (int k = 0; k < 767; ++k) {
+    env.step(static_cast<int>(rng.below(kActions)));
+    sum += env.last_reward();
+  }
+  EXPECT_NEAR(sum, dungeon_reward(start, dungeon_stats(env.map())), 1e-3);
+  // No edit, no reward.
+  DungeonEnv still;
+  still.reset(4);
+  const int cell = still.next_edit_cell();
+  const int same = static_cast<int>(std::find(std::begin(kBuilds), std::end(kBuilds), still.map()[cell]) - std::begin(kBuilds));
+  if (same < kActions) {
+    still.step(same);
+    EXPECT_EQ(still.last_reward(), 0.0f);
+  }
+}
+
 TEST(Dungeon, QuirkSwitchesFixEachQuirk) {
   EnvConfig config;
   config.fix_observation_offset = true;
@@ -153,15 +177,21 @@ TEST(Dungeon, BatchedStepsAreDeterministicAndThreadIndependent) {
     ThreadPool pool(threads);
     std::vector<int> actions(64);
     std::vector<uint8_t> dones(64);
+    std::vector<float> rewards(64);
+    std::vector<double> reward_sums(64);
     Rng rng(9);
     for (int t = 0; t < 900; ++t) {
       for (int& a : actions) a = static_cast<int>(rng.below(kActions));
       const int chunk = 16;
       pool.parallel_for(4, [&](size_t i) {
-        batch.step(actions.data(), dones.data(), static_cast<int>(i) * chunk, static_cast<int>(i + 1) * chunk);
+        batch.step(actions.data(), dones.data(), rewards.data(), static_cast<int>(i) * chunk,
+                   static_cast<int>(i + 1) * chunk);
+        for (int k = static_cast<int>(i) * chunk; k < static_cast<int>(i + 1) * chunk; ++k) reward_sums[k] += rewards[k];
       });
     }
-    return std::vector<uint8_t>(batch.observations(), batch.observations() + 64 * kCompactObsBytes);
+    std::vector<double> out(batch.observations(), batch.observations() + 64 * kCompactObsBytes);
+    out.insert(out.end(), reward_sums.begin(), reward_sums.end());
+    return out;
   };
   const auto one = run(1);
   EXPECT_EQ(one, run(2));
