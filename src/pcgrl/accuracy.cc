@@ -39,40 +39,26 @@ Path shortest_path(const Map& map, int source, int target, const std::array<bool
   dist.fill(-1);
   dist[source] = 0;
   std::deque<int> queue{source};
-  static constexpr int kDr[4] = {-1, 0, 0, 1};  // up, left, right, down
-  static constexpr int kDc[4] = {0, -1, 1, 0};
   while (!queue.empty() && dist[target] < 0) {
     const int cell = queue.front();
     queue.pop_front();
-    const int r = cell / kMapSize;
-    const int c = cell % kMapSize;
-    for (int k = 0; k < 4; ++k) {
-      const int nr = r + kDr[k];
-      const int nc = c + kDc[k];
-      if (nr < 0 || nr >= kMapSize || nc < 0 || nc >= kMapSize) continue;
-      const int next = nr * kMapSize + nc;
-      if (dist[next] >= 0 || !passable[map[next]]) continue;
+    for_each_neighbour(cell, [&](int next) {
+      if (dist[next] >= 0 || !passable[map[next]]) return;
       dist[next] = dist[cell] + 1;
       queue.push_back(next);
-    }
+    });
   }
   if (dist[target] < 0) return {};
+  // Rebuilt from the target: the first neighbour (up, left, right, down) one step closer.
   Path path{target};
-  int cell = target;
-  while (cell != source) {
-    const int r = cell / kMapSize;
-    const int c = cell % kMapSize;
-    int next = -1;
-    for (int k = 0; k < 4 && next < 0; ++k) {
-      const int nr = r + kDr[k];
-      const int nc = c + kDc[k];
-      if (nr < 0 || nr >= kMapSize || nc < 0 || nc >= kMapSize) continue;
-      const int n = nr * kMapSize + nc;
-      if (dist[n] >= 0 && dist[n] == dist[cell] - 1) next = n;
-    }
-    PCGLAB_CHECK(next >= 0) << "broken BFS path";
-    path.push_back(next);
-    cell = next;
+  for (int cell = target; cell != source;) {
+    int closer = -1;
+    for_each_neighbour(cell, [&](int next) {
+      if (closer < 0 && dist[next] >= 0 && dist[next] == dist[cell] - 1) closer = next;
+    });
+    PCGLAB_CHECK(closer >= 0) << "broken BFS path";
+    path.push_back(closer);
+    cell = closer;
   }
   std::reverse(path.begin(), path.end());
   return path;

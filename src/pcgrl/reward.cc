@@ -27,16 +27,11 @@ int bfs_steps(const Map& map, int source, uint8_t target_tile, const Passable& p
     const int cell = queue.front();
     queue.pop_front();
     if (cell != source && map[cell] == target_tile) return dist[cell];
-    const int r = cell / kMapSize;
-    const int c = cell % kMapSize;
-    const int next[4][2] = {{r - 1, c}, {r, c - 1}, {r, c + 1}, {r + 1, c}};
-    for (const auto& n : next) {
-      if (n[0] < 0 || n[0] >= kMapSize || n[1] < 0 || n[1] >= kMapSize) continue;
-      const int cell2 = n[0] * kMapSize + n[1];
-      if (dist[cell2] >= 0 || !passable[map[cell2]]) continue;
-      dist[cell2] = dist[cell] + 1;
-      queue.push_back(cell2);
-    }
+    for_each_neighbour(cell, [&](int next) {
+      if (dist[next] >= 0 || !passable[map[next]]) return;
+      dist[next] = dist[cell] + 1;
+      queue.push_back(next);
+    });
   }
   return 0;
 }
@@ -52,16 +47,11 @@ int count_regions(const Map& map, const Passable& passable) {
     while (!queue.empty()) {
       const int cell = queue.front();
       queue.pop_front();
-      const int r = cell / kMapSize;
-      const int c = cell % kMapSize;
-      const int next[4][2] = {{r - 1, c}, {r, c - 1}, {r, c + 1}, {r + 1, c}};
-      for (const auto& n : next) {
-        if (n[0] < 0 || n[0] >= kMapSize || n[1] < 0 || n[1] >= kMapSize) continue;
-        const int cell2 = n[0] * kMapSize + n[1];
-        if (seen[cell2] || !passable[map[cell2]]) continue;
-        seen[cell2] = true;
-        queue.push_back(cell2);
-      }
+      for_each_neighbour(cell, [&](int next) {
+        if (seen[next] || !passable[map[next]]) return;
+        seen[next] = true;
+        queue.push_back(next);
+      });
     }
   }
   return regions;

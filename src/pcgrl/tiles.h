@@ -19,4 +19,16 @@ inline constexpr Tile kBuilds[kActions] = {kEmpty, kWall, kBat, kScorpion, kSpid
 
 using Map = std::array<uint8_t, kCells>;  // row-major: cell (row, col) at row * 16 + col
 
+// Calls fn(neighbour) for the 4-neighbours of `cell` inside the map, in the official order: up,
+// left, right, down.
+template <class F>
+void for_each_neighbour(int cell, F&& fn) {
+  const int r = cell / kMapSize;
+  const int c = cell % kMapSize;
+  if (r > 0) fn(cell - kMapSize);
+  if (c > 0) fn(cell - 1);
+  if (c + 1 < kMapSize) fn(cell + 1);
+  if (r + 1 < kMapSize) fn(cell + kMapSize);
+}
+
 }  // namespace pcglab::pcgrl

@@ -3,17 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include "pcgrl/test_levels.h"
+
 #include "core/check.h"
 
 namespace pcglab::pcgrl {
 namespace {
 
-// Characters: # wall, . empty, @ player, b bat, s scorpion, p spider, k key, D door.
-Map level(const std::vector<std::string>& rows) {
-  std::string text;
-  for (const auto& r : rows) text += r + "\n";
-  return parse_levels(text, "test").at(0);
-}
+using testing::level;
 
 const std::vector<std::string> kCorridor = {
     "################", "#@..k.........D#", "################", "################",

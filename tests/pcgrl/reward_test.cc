@@ -2,16 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "pcgrl/test_levels.h"
+
 #include "pcgrl/accuracy.h"
 
 namespace pcglab::pcgrl {
 namespace {
 
-Map level(const std::vector<std::string>& rows) {
-  std::string text;
-  for (const auto& r : rows) text += r + "\n";
-  return parse_levels(text, "test").at(0);
-}
+using testing::level;
 
 std::vector<std::string> playable_rows() {
   std::vector<std::string> rows(16, "################");
