@@ -1,0 +1,174 @@
+#include "llm/chat_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/json.h"
+#include "core/rng.h"
+
+namespace pcglab::llm {
+namespace {
+
+void init_curl_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+size_t append_body(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+size_t read_header(char* data, size_t size, size_t n, void* out) {
+  std::string line(data, size * n);
+  auto* retry_after = static_cast<std::optional<double>*>(out);
+  const std::string key = "retry-after:";
+  if (line.size() > key.size()) {
+    std::string lower = line.substr(0, key.size());
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == key) {
+      const double v = std::atof(line.c_str() + key.size());
+      if (v >= 0) *retry_after = v;
+    }
+  }
+  return size * n;
+}
+
+struct HttpResult {
+  CURLcode curl = CURLE_OK;
+  long status = 0;
+  std::string body;
+  std::optional<double> retry_after;
+  double seconds = 0;
+};
+
+bool retryable_status(long status) { return status == 408 || status == 409 || status == 429 || status >= 500; }
+
+bool retryable_curl(CURLcode code) {
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT: case CURLE_COULDNT_CONNECT: case CURLE_RECV_ERROR: case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING: case CURLE_PARTIAL_FILE: case CURLE_COULDNT_RESOLVE_HOST:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The server's own message from an OpenAI-style error body, else the start of the body.
+std::string server_message(const std::string& body) {
+  try {
+    const Json j = Json::parse(body);
+    if (j.contains("error")) {
+      const Json& e = j["error"];
+      if (e.is_object() && e.contains("message") && e["message"].is_string()) return e["message"].get<std::string>();
+      if (e.is_string()) return e.get<std::string>();
+    }
+  } catch (const std::exception&) {
+  }
+  return body.substr(0, 200);
+}
+
+}  // namespace
+
+ClientConfig client_config_from_env(ClientConfig defaults) {
+  if (const char* url = std::getenv("OPENAI_BASE_URL"); url != nullptr && *url != '\0') defaults.base_url = url;
+  if (const char* key = std::getenv("OPENAI_API_KEY"); key != nullptr) defaults.api_key = key;
+  return defaults;
+}
+
+std::string request_json(const ChatRequest& r) {
+  OrderedJson j;
+  j["model"] = r.model;
+  j["messages"] = OrderedJson::array();
+  for (const auto& m : r.messages) j["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  if (r.temperature) j["temperature"] = *r.temperature;
+  if (r.top_p) j["top_p"] = *r.top_p;
+  if (r.seed) j["seed"] = *r.seed;
+  if (r.max_tokens) j["max_tokens"] = *r.max_tokens;
+  return dump_json(j);
+}
+
+ChatClient::ChatClient(ClientConfig config) : config_(std::move(config)), jitter_state_(config_.jitter_seed) {
+  init_curl_once();
+  sleep_ = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+}
+
+Result<ChatResponse> ChatClient::complete(const ChatRequest& request) {
+  std::string url = config_.base_url;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  url += "/chat/completions";
+  const std::string body = request_json(request);
+  std::string last_error;
+  for (int attempt = 1; attempt <= config_.max_retries + 1; ++attempt) {
+    HttpResult http;
+    CURL* curl = curl_easy_init();
+    if (curl == nullptr) return Result<ChatResponse>::failure(request.model, "cannot initialise libcurl");
+    curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+    const std::string auth = "Authorization: Bearer " + config_.api_key;
+    if (!config_.api_key.empty()) headers = curl_slist_append(headers, auth.c_str());
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_s * 1000));
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &http.body);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, read_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &http.retry_after);
+    const auto start = std::chrono::steady_clock::now();
+    http.curl = curl_easy_perform(curl);
+    http.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http.status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+
+    bool retry = false;
+    if (http.curl != CURLE_OK) {
+      last_error = fmt::format("request failed: {}", curl_easy_strerror(http.curl));
+      retry = retryable_curl(http.curl);
+    } else if (http.status >= 200 && http.status < 300) {
+      try {
+        const Json j = Json::parse(http.body);
+        const Json& choice = j.at("choices").at(0);
+        ChatResponse r;
+        const Json& content = choice.at("message").at("content");
+        r.content = content.is_string() ? content.get<std::string>() : "";
+        r.finish_reason = choice.value("finish_reason", Json("")).is_string() ? choice.value("finish_reason", "") : "";
+        if (j.contains("usage") && j["usage"].is_object()) {
+          r.usage.prompt_tokens = j["usage"].value("prompt_tokens", 0);
+          r.usage.completion_tokens = j["usage"].value("completion_tokens", 0);
+          r.usage.total_tokens = j["usage"].value("total_tokens", 0);
+        }
+        r.attempts = attempt;
+        r.latency_s = http.seconds;
+        return r;
+      } catch (const std::exception&) {
+        last_error = fmt::format("HTTP {} with a body that is not a chat completion: {}", http.status,
+                                 http.body.substr(0, 120));
+        retry = true;  // a truncated or garbled body: the server may answer properly next time
+      }
+    } else {
+      last_error = fmt::format("HTTP {}: {}", http.status, server_message(http.body));
+      retry = retryable_status(http.status);
+    }
+    if (!retry || attempt > config_.max_retries) break;
+    double wait = std::min(config_.backoff_max_s, config_.backoff_base_s * std::pow(2.0, attempt - 1));
+    wait *= 0.5 + 0.5 * (static_cast<double>(splitmix64(jitter_state_) >> 11) * 0x1.0p-53);
+    if (http.retry_after) wait = std::min(std::max(wait, *http.retry_after), config_.backoff_max_s);
+    if (on_retry_) on_retry_(attempt, wait, last_error);
+    sleep_(wait);
+  }
+  return Result<ChatResponse>::failure(request.model, last_error);
+}
+
+}  // namespace pcglab::llm

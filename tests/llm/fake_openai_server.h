@@ -1,0 +1,87 @@
+// A fake OpenAI-compatible server on 127.0.0.1 for tests: scripted replies and faults, counted.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace pcglab::llm::testing {
+
+struct FakeReply {
+  int status = 200;
+  std::string body;             // empty with status 200: a completion echoing "content"
+  std::string content = "ok";
+  std::string retry_after;      // Retry-After header when not empty
+  int delay_ms = 0;             // before answering (to trigger client timeouts)
+};
+
+inline FakeReply reply(int status, std::string body = "", std::string content = "ok", std::string retry_after = "",
+                       int delay_ms = 0) {
+  return FakeReply{status, std::move(body), std::move(content), std::move(retry_after), delay_ms};
+}
+
+class FakeOpenAiServer {
+ public:
+  FakeOpenAiServer() {
+    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+      FakeReply reply;
+      {
+        std::lock_guard lock(mutex_);
+        requests_.push_back(req.body);
+        authorization_.push_back(req.get_header_value("Authorization"));
+        if (!script_.empty()) {
+          reply = script_.front();
+          script_.pop_front();
+        }
+      }
+      if (reply.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
+      res.status = reply.status;
+      if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
+      std::string body = reply.body;
+      if (body.empty() && reply.status == 200) {
+        body = R"({"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":")" +
+               reply.content +
+               R"("},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}})";
+      }
+      res.set_content(body, "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeOpenAiServer() {
+    server_.stop();
+    thread_.join();
+  }
+
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  void script(std::vector<FakeReply> replies) {
+    std::lock_guard lock(mutex_);
+    for (auto& r : replies) script_.push_back(std::move(r));
+  }
+  std::vector<std::string> requests() {
+    std::lock_guard lock(mutex_);
+    return requests_;
+  }
+  std::vector<std::string> authorization_headers() {
+    std::lock_guard lock(mutex_);
+    return authorization_;
+  }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::deque<FakeReply> script_;
+  std::vector<std::string> requests_;
+  std::vector<std::string> authorization_;
+};
+
+}  // namespace pcglab::llm::testing
