@@ -1,0 +1,39 @@
+// A response cache on SQLite (WAL): key = SHA-256 of the normalised request (model, messages,
+// sampling settings; never the API key or the server URL) plus the trial index; value = the
+// response and its metadata. Reruns cost nothing and give the same files. Thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "llm/chat_client.h"
+
+struct sqlite3;
+
+namespace pcglab::llm {
+
+// Hex SHA-256 of request_json(request) + "\ntrial=" + trial.
+std::string cache_key(const ChatRequest& request, int trial);
+
+class ResponseCache {
+ public:
+  // Opens or creates the cache file. Throws SetupError naming the file when it cannot.
+  explicit ResponseCache(const std::filesystem::path& path);
+  ~ResponseCache();
+  ResponseCache(const ResponseCache&) = delete;
+  ResponseCache& operator=(const ResponseCache&) = delete;
+
+  std::optional<ChatResponse> get(const std::string& key);
+  void put(const std::string& key, const ChatRequest& request, const ChatResponse& response);
+  int64_t size();
+
+ private:
+  void exec(const char* sql);
+  std::filesystem::path path_;
+  sqlite3* db_ = nullptr;
+  std::mutex mutex_;
+};
+
+}  // namespace pcglab::llm

@@ -1,0 +1,71 @@
+#include "llm/response_cache.h"
+
+#include <gtest/gtest.h>
+
+#include "core/check.h"
+#include "core/files.h"
+#include "core/thread_pool.h"
+#include "testing/testing.h"
+
+namespace pcglab::llm {
+namespace {
+
+ChatRequest request(const std::string& text) {
+  // Aggregate initialisation (assigning a literal to r.model trips GCC 12's -Wrestrict false positive).
+  return ChatRequest{std::string("m"), {{"user", text}}, 1.0, std::nullopt, 42, std::nullopt};
+}
+
+TEST(ResponseCache, KeyDependsOnRequestAndTrialOnly) {
+  EXPECT_EQ(cache_key(request("A"), 1), cache_key(request("A"), 1));
+  EXPECT_NE(cache_key(request("A"), 1), cache_key(request("A"), 2));
+  EXPECT_NE(cache_key(request("A"), 1), cache_key(request("B"), 1));
+  EXPECT_EQ(cache_key(request("A"), 1).size(), 64u);
+}
+
+TEST(ResponseCache, StoresAndServesResponsesAcrossReopening) {
+  pcglab::testing::TempDir dir;
+  const std::string key = cache_key(request("A"), 3);
+  {
+    ResponseCache cache(dir / "cache.sqlite");
+    EXPECT_FALSE(cache.get(key));
+    ChatResponse r;
+    r.content = "```drop_block('b11', 1)```";
+    r.finish_reason = "stop";
+    r.usage = {10, 5, 15};
+    cache.put(key, request("A"), r);
+  }
+  ResponseCache again(dir / "cache.sqlite");
+  const auto hit = again.get(key);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->content, "```drop_block('b11', 1)```");
+  EXPECT_EQ(hit->usage.total_tokens, 15);
+  EXPECT_EQ(hit->attempts, 0);
+  EXPECT_EQ(again.size(), 1);
+}
+
+TEST(ResponseCache, ConcurrentWritersLoseNothing) {
+  pcglab::testing::TempDir dir;
+  ResponseCache cache(dir / "c.sqlite");
+  ThreadPool pool(4);
+  pool.parallel_for(200, [&](size_t i) {
+    ChatResponse r;
+    r.content = std::to_string(i);
+    cache.put(cache_key(request("x"), static_cast<int>(i)), request("x"), r);
+  });
+  EXPECT_EQ(cache.size(), 200);
+  EXPECT_EQ(cache.get(cache_key(request("x"), 123))->content, "123");
+}
+
+TEST(ResponseCache, UnopenableFileIsASetupErrorNamingIt) {
+  pcglab::testing::TempDir dir;
+  write_file_atomic(dir / "file", "x");
+  try {
+    ResponseCache cache(dir / "file" / "cache.sqlite");
+    FAIL();
+  } catch (const SetupError& e) {
+    EXPECT_NE(std::string(e.what()).find("cache.sqlite"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pcglab::llm
