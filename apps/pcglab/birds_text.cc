@@ -148,10 +148,8 @@ int run_convert(const ConvertCommandOptions& opt, const GlobalOptions& global) {
   size_t total = 0;
   for (const fs::path& team : find_team_folders(opt.input, "raw")) total += list_stage_files(team, "raw", ".txt").size();
   ProgressBar bar("convert", total);
-  std::atomic<size_t> seen{0};
   const auto results = convert_competition(opt.input, {opt.function, version}, pool, [&](const TrialConversion& t) {
     bar.advance(t.status == "ok");
-    ++seen;
   });
   bar.finish();
   // Summary per team, then every failure.
