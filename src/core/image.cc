@@ -2,6 +2,8 @@
 
 #include <png.h>
 
+#include <algorithm>
+#include <cmath>
 #include <csetjmp>
 #include <cstring>
 
@@ -139,6 +141,59 @@ Image convert_channels(const Image& image, int channels) {
     } else {
       d[0] = rgb[0], d[1] = rgb[1], d[2] = rgb[2];
       if (channels == 4) d[3] = image.channels == 4 ? s[3] : 255;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// For each output cell along one axis: the source cells it covers and the length of each overlap.
+struct BoxTap {
+  int source;
+  double weight;
+};
+std::vector<std::vector<BoxTap>> box_taps(int source_size, int target_size) {
+  const double scale = static_cast<double>(source_size) / target_size;
+  std::vector<std::vector<BoxTap>> taps(static_cast<size_t>(target_size));
+  for (int o = 0; o < target_size; ++o) {
+    const double begin = o * scale;
+    const double end = (o + 1) * scale;
+    for (int s = static_cast<int>(begin); s < source_size && s < end; ++s) {
+      const double overlap = std::min<double>(end, s + 1) - std::max<double>(begin, s);
+      if (overlap > 1e-12) taps[static_cast<size_t>(o)].push_back({s, overlap / scale});
+    }
+  }
+  return taps;
+}
+
+}  // namespace
+
+Image downscale_box(const Image& image, int width, int height) {
+  PCGLAB_CHECK(width > 0 && height > 0 && width <= image.width && height <= image.height)
+      << "downscale " << image.width << "x" << image.height << " to " << width << "x" << height;
+  const int c = image.channels;
+  const auto tx = box_taps(image.width, width);
+  const auto ty = box_taps(image.height, height);
+  // Rows first (source height x target width), then columns.
+  std::vector<double> rows(static_cast<size_t>(image.height) * width * c, 0.0);
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      double* d = &rows[(static_cast<size_t>(y) * width + x) * c];
+      for (const BoxTap& t : tx[static_cast<size_t>(x)]) {
+        const uint8_t* s = image.at(t.source, y);
+        for (int k = 0; k < c; ++k) d[k] += t.weight * s[k];
+      }
+    }
+  }
+  Image out(width, height, c);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      for (int k = 0; k < c; ++k) {
+        double v = 0;
+        for (const BoxTap& t : ty[static_cast<size_t>(y)]) v += t.weight * rows[(static_cast<size_t>(t.source) * width + x) * c + k];
+        out.at(x, y)[k] = static_cast<uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+      }
     }
   }
   return out;

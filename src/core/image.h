@@ -39,4 +39,9 @@ Image read_png(const std::filesystem::path& path);
 // Converts between channel counts (grey <-> RGB <-> RGBA; alpha composited over white when dropped).
 Image convert_channels(const Image& image, int channels);
 
+// Shrinks `image` to width x height with a box filter: each output pixel is the area-weighted mean
+// of the source pixels its footprint covers (exact for any ratio, e.g. 1024 -> 150). For thumbnails;
+// the target must not be larger than the source.
+Image downscale_box(const Image& image, int width, int height);
+
 }  // namespace pcglab

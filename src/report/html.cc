@@ -116,6 +116,10 @@ th{background:#eef1f6}td.text,th.text{text-align:left}
 .trial img{width:150px;height:150px;display:block}.failed{background:#fff1f0;border-color:#e8a9a3}
 .summary{display:flex;gap:24px;flex-wrap:wrap}.metric{background:#fff;border:1px solid #d0d4dc;padding:8px 14px}
 .metric b{display:block;font-size:1.4em}pre{background:#f1f3f7;padding:8px;white-space:pre-wrap;max-height:320px;overflow:auto}
+.na{color:#8a8f99;font-style:italic}.ok{color:#1f7a3a}.meta{color:#555}.stage{margin-right:12px}
+.noimg{width:150px;height:150px;display:flex;align-items:center;justify-content:center;background:#f3f4f6;color:#8a8f99}
+.why{color:#b42318;font-weight:600}nav.letters a{margin-right:8px;font-weight:600;text-decoration:none}
+details.prompt{margin:8px 0}details.prompt summary{cursor:pointer;font-weight:600}
 )css";
   return fmt::format(
       "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"

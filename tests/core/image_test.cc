@@ -54,5 +54,30 @@ TEST(Image, ConvertChannels) {
   EXPECT_EQ(convert_channels(rgb, 1).pixels[0], 76);
 }
 
+TEST(Image, DownscaleBoxAveragesFootprints) {
+  // 4x2 -> 2x1: each output pixel is the mean of a 2x2 block.
+  Image a(4, 2, 1);
+  a.pixels = {0, 100, 200, 255, 50, 50, 0, 1};
+  EXPECT_EQ(downscale_box(a, 2, 1).pixels, (std::vector<uint8_t>{50, 114}));  // 200/4, 456/4 = 114
+  // 3 -> 2: footprints of 1.5 source pixels, the middle one split in half.
+  Image b(3, 1, 1);
+  b.pixels = {0, 90, 180};
+  EXPECT_EQ(downscale_box(b, 2, 1).pixels, (std::vector<uint8_t>{30, 150}));  // (0+45)/1.5, (45+180)/1.5
+  // A uniform image stays uniform at any ratio, per channel; a black dot keeps its ink in total.
+  Image white(1024, 1024, 3, 255);
+  const Image t = downscale_box(white, 150, 150);
+  EXPECT_EQ(t.width, 150);
+  EXPECT_EQ(t.channels, 3);
+  for (uint8_t v : t.pixels) ASSERT_EQ(v, 255);
+  Image dot(10, 10, 1, 255);
+  for (int y = 4; y < 6; ++y) {
+    for (int x = 4; x < 6; ++x) dot.at(x, y)[0] = 0;
+  }
+  const Image d = downscale_box(dot, 5, 5);
+  EXPECT_EQ(d.at(2, 2)[0], 0);
+  EXPECT_EQ(d.at(0, 0)[0], 255);
+  EXPECT_THROW(downscale_box(dot, 11, 5), CheckError);
+}
+
 }  // namespace
 }  // namespace pcglab

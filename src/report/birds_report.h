@@ -1,0 +1,21 @@
+// The HTML report of a Science Birds run (`pcglab birds report`): one self-contained page with,
+// per team, the run's model and prompt, overall scores, a chart of the per-letter scores, the
+// failed trials and why, and per letter a section (id "letter-A") with the level images and their
+// stability, similarity and score, and the letter's diversity and score. Missing stages are shown
+// as "not evaluated". Every text from the run's files is escaped.
+#pragma once
+
+#include <string>
+
+#include "report/birds_run.h"
+
+namespace pcglab::report {
+
+// The id of a letter's section: "letter-A" when the report has one team, else "<team>-letter-A"
+// (the team name reduced to [A-Za-z0-9_-]).
+std::string birds_letter_id(const BirdsRun& run, const BirdsTeam& team, const std::string& letter);
+
+// The complete page (deterministic: no dates, the same run gives the same bytes).
+std::string birds_report_html(const BirdsRun& run);
+
+}  // namespace pcglab::report
