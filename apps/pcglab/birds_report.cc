@@ -15,7 +15,7 @@ struct ReportOptions {
   std::string out;
   std::string team;
   std::string scores;
-  int thumbnail = 150;
+  int thumbnail = 112;
 };
 
 int run_report(const ReportOptions& opt, const GlobalOptions& global) {
@@ -47,7 +47,7 @@ Action setup_report(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("-o,--out", opt->out, "HTML file to write (default: <team>/report.html, or <input>/report.html for several teams)");
   cmd.add_option("--team", opt->team, "Only this team of a folder of team folders");
   cmd.add_option("--scores", opt->scores, "Result folder of `birds score` (default: <input>/result, then <team>/../result)");
-  cmd.add_option("--thumbnail", opt->thumbnail, "Size of the embedded level images in pixels (0: no images)")
+  cmd.add_option("--thumbnail", opt->thumbnail, "Resolution of the embedded level images in pixels, shown at 112 CSS px (224 for sharp HiDPI; 0: no images)")
       ->check(CLI::Range(0, 1024));
   cmd.footer(
       "Reads every stage's files (run.json, raw/, logs/convert.json, logs/simulate.json, stability/, images/,\n"

@@ -86,7 +86,7 @@ struct BirdsRun {
 struct BirdsRunOptions {
   std::string team;              // only this team (empty: every team under the folder)
   std::filesystem::path scores;  // result folder of birds score (empty: <dir>/result, then <team>/../result)
-  int thumbnail_px = 150;        // 0: no images
+  int thumbnail_px = 112;        // longest side in pixels (shown at 112 CSS px); 0: no images
   int threads = 0;               // image decoding; 0: one per core
 };
 
