@@ -106,14 +106,23 @@ std::string failure_table(const BirdsRun& run, const BirdsTeam& team, int level)
   return out + "</table>\n";
 }
 
-std::string trial_card(const BirdsTrial& t) {
+bool stage_present(const BirdsTeam& team, const std::string& name) {
+  for (const BirdsStage& s : team.stages) {
+    if (s.name == name) return s.present;
+  }
+  return false;
+}
+
+// A trial's image and values. Lines of a stage the whole team lacks are left out (the stage list
+// and the letter's line say "not evaluated" once).
+std::string trial_card(const BirdsTeam& team, const BirdsTrial& t) {
   const std::string name = t.trial >= 0 ? fmt::format("trial {}", t.trial) : escape_html(t.stem);
   std::string out = fmt::format("<div class=\"trial{}\" title=\"{}\">", t.failure.empty() ? "" : " failed", escape_html(t.stem));
   out += t.thumbnail_png.empty() ? "<div class=\"noimg\">no image</div>" : embedded_png(t.thumbnail_png, t.stem);
   out += fmt::format("<b>{}</b>", name);
   if (!t.failure.empty()) return out + fmt::format("<div class=\"why\">{}</div></div>", escape_html(t.failure));
-  out += fmt::format("<div>stability {}</div>", value_or_na(t.stability));
-  out += fmt::format("<div>similarity {}</div>", value_or_na(t.similarity));
+  if (stage_present(team, "simulate")) out += fmt::format("<div>stability {}</div>", value_or_na(t.stability));
+  if (stage_present(team, "similarity")) out += fmt::format("<div>similarity {}</div>", value_or_na(t.similarity));
   if (!t.predicted.empty()) {
     out += fmt::format("<div>looks like {} ({})</div>", escape_html(t.predicted), format_number(t.predicted_probability, 2));
   }
@@ -130,7 +139,7 @@ std::string letter_section(const BirdsRun& run, const BirdsTeam& team, const Bir
                      value_or_na(l.score, 5), value_or_na(l.diversity), value_or_na(l.mean_stability),
                      value_or_na(l.mean_similarity), l.trials.size(), evaluated);
   out += "</p>\n<div class=\"trials\">";
-  for (const BirdsTrial& t : l.trials) out += trial_card(t);
+  for (const BirdsTrial& t : l.trials) out += trial_card(team, t);
   if (l.trials.empty()) out += "<p class=\"na\">no trials</p>";
   return out + "</div>\n</section>\n";
 }
