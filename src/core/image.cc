@@ -175,23 +175,23 @@ Image downscale_box(const Image& image, int width, int height) {
   const int c = image.channels;
   const auto tx = box_taps(image.width, width);
   const auto ty = box_taps(image.height, height);
-  // Rows first (source height x target width), then columns.
-  std::vector<double> rows(static_cast<size_t>(image.height) * width * c, 0.0);
-  for (int y = 0; y < image.height; ++y) {
-    for (int x = 0; x < width; ++x) {
-      double* d = &rows[(static_cast<size_t>(y) * width + x) * c];
-      for (const BoxTap& t : tx[static_cast<size_t>(x)]) {
-        const uint8_t* s = image.at(t.source, y);
-        for (int k = 0; k < c; ++k) d[k] += t.weight * s[k];
-      }
+  // Columns first, over whole contiguous rows (target height x source width), then rows.
+  const size_t row_len = static_cast<size_t>(image.width) * c;
+  std::vector<double> cols(static_cast<size_t>(height) * row_len, 0.0);
+  for (int y = 0; y < height; ++y) {
+    double* d = &cols[static_cast<size_t>(y) * row_len];
+    for (const BoxTap& t : ty[static_cast<size_t>(y)]) {
+      const uint8_t* s = image.at(0, t.source);
+      for (size_t i = 0; i < row_len; ++i) d[i] += t.weight * s[i];
     }
   }
   Image out(width, height, c);
   for (int y = 0; y < height; ++y) {
+    const double* row = &cols[static_cast<size_t>(y) * row_len];
     for (int x = 0; x < width; ++x) {
       for (int k = 0; k < c; ++k) {
         double v = 0;
-        for (const BoxTap& t : ty[static_cast<size_t>(y)]) v += t.weight * rows[(static_cast<size_t>(t.source) * width + x) * c + k];
+        for (const BoxTap& t : tx[static_cast<size_t>(x)]) v += t.weight * row[static_cast<size_t>(t.source) * c + k];
         out.at(x, y)[k] = static_cast<uint8_t>(std::clamp(std::lround(v), 0L, 255L));
       }
     }
