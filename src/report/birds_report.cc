@@ -21,6 +21,15 @@ std::string slug(const std::string& text) {
   return out.empty() ? "_" : out;
 }
 
+// The first line of `text`, cut to at most `max_bytes` on a UTF-8 character boundary, with "…" if cut.
+std::string first_line(const std::string& text, size_t max_bytes) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() <= max_bytes) return line.size() < text.size() ? line + " …" : line;
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  return line.substr(0, cut) + " …";
+}
+
 std::string value_or_na(const std::optional<double>& v, int decimals = 3) {
   return v ? format_number(*v, decimals) : kNotEvaluated;
 }
@@ -34,7 +43,7 @@ std::string header(const BirdsTeam& team, int level) {
   std::string out = fmt::format("<h{0}>Science Birds run: {1}</h{0}>\n<p class=\"meta\">folder <code>{2}</code>", level,
                                 escape_html(team.name), escape_html(team.dir.string()));
   if (team.has_run_info) {
-    out += fmt::format(" · model <b>{}</b>", team.model.empty() ? kNotEvaluated : escape_html(team.model));
+    out += fmt::format(" · model <b>{}</b>", team.model.empty() ? "<span class=\"na\">not recorded</span>" : escape_html(team.model));
     if (team.expected_trials > 0) out += fmt::format(" · {} trials per letter", team.expected_trials);
     for (const auto& [key, value] : team.run_details) out += fmt::format(" · {} {}", escape_html(key), escape_html(value));
   } else {
@@ -42,8 +51,8 @@ std::string header(const BirdsTeam& team, int level) {
   }
   out += "</p>\n";
   if (!team.prompt.empty()) {
-    out += fmt::format("<details class=\"prompt\"><summary>Prompt ({} characters)</summary><pre>{}</pre></details>\n",
-                       team.prompt.size(), escape_html(team.prompt));
+    out += fmt::format("<details class=\"prompt\"><summary>Prompt ({} bytes): <span class=\"na\">{}</span></summary><pre>{}</pre></details>\n",
+                       team.prompt.size(), escape_html(first_line(team.prompt, 100)), escape_html(team.prompt));
   }
   return out;
 }

@@ -165,6 +165,15 @@ TEST(BirdsReport, RawOnlyRunShowsEveryStageAsNotEvaluated) {
   EXPECT_NE(html.find("<h2>Failed trials (0)</h2>"), std::string::npos);
   EXPECT_NE(html.find("similarity: not evaluated"), std::string::npos);
   EXPECT_NE(html.find("<div class=\"noimg\">no image</div>"), std::string::npos);
+  // A long prompt's summary line is cut on a character boundary; the whole prompt is in <pre>.
+  std::string accents;
+  for (int i = 0; i < 80; ++i) accents += "\u00e9";
+  write_json_file(dir / "run.json", OrderedJson{{"prompt", accents + "\nsecond line"}});
+  const std::string page = birds_report_html(read_birds_run(dir, {}));
+  EXPECT_NE(page.find("<summary>Prompt (172 bytes): <span class=\"na\">" + accents.substr(0, 100) + " …</span>"),
+            std::string::npos);
+  EXPECT_NE(page.find("<pre>" + accents + "\nsecond line</pre>"), std::string::npos);
+  EXPECT_NE(page.find("model <b><span class=\"na\">not recorded</span></b>"), std::string::npos);
 }
 
 TEST(BirdsReport, ScoresFromTheResultFolderOfBirdsScore) {
