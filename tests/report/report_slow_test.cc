@@ -12,6 +12,7 @@
 
 #include "core/files.h"
 #include "core/image.h"
+#include "core/json.h"
 #include "core/rng.h"
 #include "testing/testing.h"
 
@@ -54,6 +55,28 @@ std::string response(char letter, int trial, Rng& rng) {
   return fmt::format("Here is the letter {}:\n```python\n{}```\n", letter, code);
 }
 
+// What `birds classify` writes (the official similarity layout), from a stand-in classifier: for
+// every level of the stability file, a softmax vector peaked on a seeded letter.
+void write_similarity(const fs::path& team, char letter, Rng& rng) {
+  const Json stability = read_json_file(team / "stability" / (std::string(1, letter) + ".json"));
+  OrderedJson trials = OrderedJson::array(), similarities = OrderedJson::array();
+  for (const Json& raw : stability["raws"]) {
+    const std::string id = fs::path(raw["tag"].get<std::string>()).stem().string();
+    const char peak = rng.below(2) == 0 ? letter : static_cast<char>('A' + rng.below(26));
+    OrderedJson raws = OrderedJson::array();
+    double own = 0;
+    for (char c = 'A'; c <= 'Z'; ++c) {
+      const double p = c == peak ? 0.75 : 0.01;
+      if (c == letter) own = p;
+      raws.push_back({{"id", id}, {"label", std::string(1, c)}, {"softmax_prob", p}});
+    }
+    trials.push_back({{"id", id}, {"label", std::string(1, letter)}, {"similarity", own}});
+    similarities.push_back({{"id", id}, {"raws", raws}});
+  }
+  write_json_file(team / "similarity" / (std::string(1, letter) + ".json"),
+                  OrderedJson{{"count", trials.size()}, {"similarityRate", 0.0}, {"trials", trials}, {"similarities", similarities}});
+}
+
 TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
   const fs::path chromium = find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "chromium not found on PATH (Debian: apt-get install chromium); the screenshot test needs it";
@@ -70,6 +93,9 @@ TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
   ASSERT_EQ(convert.exit_code, 1) << convert.err;  // the two failures
   const auto simulate = run_pcglab({"birds", "simulate", dir.path().string()});
   ASSERT_EQ(simulate.exit_code, 0) << simulate.err;
+  for (char c = 'A'; c <= 'Z'; ++c) write_similarity(team, c, rng);
+  const auto diversity = run_pcglab({"birds", "diversity", dir.path().string()});
+  ASSERT_EQ(diversity.exit_code, 0) << diversity.err;
   const auto score = run_pcglab({"birds", "score", dir.path().string()});
   ASSERT_EQ(score.exit_code, 0) << score.err;
   const fs::path html_path = dir / "report.html";
@@ -83,6 +109,11 @@ TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
   EXPECT_NE(html.find("<h2>Failed trials (2)</h2>"), std::string::npos);
   EXPECT_NE(html.find("BlockType does not exist."), std::string::npos);
   EXPECT_NE(html.find("character score per letter"), std::string::npos);  // scores were read
+  for (const char* stage : {"convert", "simulate", "images", "similarity", "diversity", "scores"}) {
+    EXPECT_NE(html.find(fmt::format("<span class=\"stage ok\">{} ✓</span>", stage)), std::string::npos) << stage;
+  }
+  EXPECT_EQ(html.find("not evaluated"), std::string::npos);  // every stage ran
+  EXPECT_EQ(count_of(html, "looks like "), 258u);
   EXPECT_EQ(html.find("<b>drop_block</b>"), std::string::npos);           // the prompt is escaped
   EXPECT_LT(html.size(), 2u * 1024 * 1024) << "thumbnails should keep 258 images small";
 
