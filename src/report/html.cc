@@ -83,13 +83,15 @@ std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vec
   if (!options.title.empty()) {
     svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"chart-title\">{}</text>", left, escape_html(options.title));
   }
+  // Enough decimals that the ticks differ (scores can be ~0.001).
+  const int tick_decimals = max_value >= 1 ? 2 : std::clamp(2 - static_cast<int>(std::floor(std::log10(max_value))), 2, 8);
   for (int tick = 0; tick <= 4; ++tick) {
     const double v = max_value * tick / 4.0;
     const double y = top + plot_h - plot_h * tick / 4.0;
     svg += fmt::format(
         "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>"
         "<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>",
-        left, y, left + plot_w, y, left - 6, y + 4, format_number(v, 2));
+        left, y, left + plot_w, y, left - 6, y + 4, format_number(v, tick_decimals));
   }
   for (size_t i = 0; i < labels.size(); ++i) {
     const double v = std::isfinite(values[i]) ? std::clamp(values[i], 0.0, max_value) : 0.0;

@@ -32,6 +32,10 @@ TEST(Html, BarChartHasOneBarPerLabelAndScalesToMax) {
   EXPECT_NE(svg.find("height=\"86.0\""), std::string::npos) << svg;
   EXPECT_NE(svg.find("<title>B: score 1.0000</title>"), std::string::npos);
   EXPECT_THROW(svg_bar_chart({"A"}, {}, {}), CheckError);
+  // Small values get enough decimals for distinct ticks: max 0.002 -> 0.00050, 0.00100, ...
+  const std::string small = svg_bar_chart({"A"}, {0.002}, {});
+  EXPECT_NE(small.find(">0.00050</text>"), std::string::npos) << small;
+  EXPECT_NE(small.find(">0.00200</text>"), std::string::npos) << small;
 }
 
 TEST(Html, PageIsCompleteAndEscapesTitle) {
