@@ -13,8 +13,11 @@ packages=(
   bubblewrap libseccomp-dev libcpp-httplib-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
-  # Test oracles and report tests.
-  chromium
+  # Test oracles (Pillow: the official ViT preprocessing) and report tests.
+  chromium python3-pil
+  # libtorch and numpy link libblas.so.3: OpenBLAS (OpenMP, like libtorch) instead of the slow
+  # reference BLAS (ViT-B/16 and dense layers are ~6x faster).
+  libopenblas0-openmp
   # Typefaces for the built-in letter classifier's training data.
   fonts-dejavu-core fonts-dejavu-extra fonts-liberation2 fonts-freefont-ttf fonts-urw-base35
   fonts-crosextra-carlito fonts-crosextra-caladea fonts-open-sans fonts-roboto-unhinted

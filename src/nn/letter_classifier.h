@@ -1,0 +1,44 @@
+// Letter classifiers behind one interface: level images in, a probability per label out (and,
+// for the ViT, the 768-value CLS embedding the 2025 diversity uses). Batched; libtorch uses the
+// threads set by set_torch_threads (the CLI's --threads), and results do not depend on them.
+//
+// Registry (OpenSpiel-style): a spec names a classifier —
+//   "builtin"                  the CNN shipped in models/letters-cnn.safetensors (default)
+//   a .safetensors file        a built-in-format CNN (e.g. one trained by `nn train-letters`)
+//   a folder                   a Hugging Face ViTForImageClassification checkpoint
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/image.h"
+
+namespace pcglab::nn {
+
+struct LetterScores {
+  std::vector<float> probabilities;  // one per label, in label order (softmax)
+  std::vector<float> embedding;      // CLS embedding when asked for and available
+};
+
+class LetterClassifier {
+ public:
+  virtual ~LetterClassifier() = default;
+  virtual std::string name() const = 0;                       // "builtin", "vit:<folder>", ...
+  virtual const std::vector<std::string>& labels() const = 0;  // in output order
+  virtual int embedding_size() const { return 0; }
+  // Scores of `images`; `embeddings` asks for CLS embeddings (ignored when embedding_size() == 0).
+  virtual std::vector<LetterScores> classify(const std::vector<Image>& images, bool embeddings = false) const = 0;
+  // Index of `label` in labels(), or -1.
+  int label_index(const std::string& label) const;
+};
+
+// Opens the classifier named by `spec` (see above). Throws SetupError naming the spec and the fix.
+std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec = "builtin");
+
+// Where the shipped built-in weights are: $PCGLAB_MODELS_DIR, then models/ beside or above the
+// executable, then the source tree's models/.
+std::filesystem::path builtin_letter_model();
+
+}  // namespace pcglab::nn

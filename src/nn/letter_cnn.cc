@@ -1,0 +1,181 @@
+#include "nn/letter_cnn.h"
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+#include "core/rng.h"
+#include "nn/safetensors.h"
+#include "nn/torch/tensor_view.h"
+#include "nn/torch_runtime.h"
+
+namespace pcglab::nn {
+namespace {
+
+void* create(uint64_t seed) { return torch_entry<void*(uint64_t)>("pcglab_letter_cnn_create")(seed); }
+const char* error_of(void* h) { return torch_entry<const char*(void*)>("pcglab_letter_cnn_error")(h); }
+
+void collect(void* context, const PcglabTensorView* view) {
+  auto& out = *static_cast<std::map<std::string, Tensor>*>(context);
+  Tensor t;
+  t.shape.assign(view->shape, view->shape + view->ndim);
+  t.values.assign(view->data, view->data + t.numel());
+  out.emplace(view->name, std::move(t));
+}
+
+constexpr const char* kArchitecture = "pcglab-letter-cnn-v1";
+
+}  // namespace
+
+LetterCnn LetterCnn::random(uint64_t seed) {
+  LetterCnn m;
+  m.handle_ = create(seed);
+  return m;
+}
+
+LetterCnn LetterCnn::load(const std::filesystem::path& path) {
+  const SafetensorsFile file = read_safetensors(path);
+  auto arch = file.metadata.find("architecture");
+  if (arch == file.metadata.end() || arch->second != kArchitecture)
+    throw SetupError(fmt::format("{}: not a pcglab built-in letter classifier (metadata architecture is not '{}')",
+                                 path.string(), kArchitecture));
+  std::vector<PcglabTensorView> views;
+  for (const auto& [name, t] : file.tensors)
+    views.push_back({name.c_str(), static_cast<int>(t.shape.size()), t.shape.data(), t.values.data()});
+  LetterCnn m = random(0);
+  if (torch_entry<int(void*, const PcglabTensorView*, int)>("pcglab_letter_cnn_load")(
+          m.handle_, views.data(), static_cast<int>(views.size())) != 0)
+    throw SetupError(fmt::format("{}: {}", path.string(), error_of(m.handle_)));
+  return m;
+}
+
+LetterCnn::LetterCnn(LetterCnn&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+LetterCnn& LetterCnn::operator=(LetterCnn&& other) noexcept {
+  std::swap(handle_, other.handle_);
+  return *this;
+}
+LetterCnn::~LetterCnn() {
+  if (handle_ != nullptr) torch_entry<void(void*)>("pcglab_letter_cnn_destroy")(handle_);
+}
+
+void LetterCnn::save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata) const {
+  std::map<std::string, Tensor> tensors;
+  torch_entry<void(void*, PcglabTensorSink, void*)>("pcglab_letter_cnn_export")(handle_, &collect, &tensors);
+  auto meta = metadata;
+  meta["architecture"] = kArchitecture;
+  meta["input"] = fmt::format("{}x{} grey, ink=1, box-filtered level image", kLetterImageSize, kLetterImageSize);
+  meta["labels"] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  write_safetensors(path, tensors, meta);
+}
+
+std::vector<LetterProbabilities> LetterCnn::predict(const uint8_t* images, size_t n) const {
+  std::vector<LetterProbabilities> out(n);
+  auto* fn = torch_entry<int(void*, const uint8_t*, int64_t, float*)>("pcglab_letter_cnn_predict");
+  constexpr size_t kBatch = 256;
+  for (size_t start = 0; start < n; start += kBatch) {
+    const size_t m = std::min(kBatch, n - start);
+    if (fn(handle_, images + start * kLetterPixels, static_cast<int64_t>(m), out[start].data()) != 0)
+      throw SetupError(fmt::format("letter classifier failed: {}", error_of(handle_)));
+  }
+  return out;
+}
+
+double LetterCnn::train_epoch(const LetterDataset& data, const std::vector<int64_t>& order, int batch, double lr) {
+  PCGLAB_CHECK(order.size() <= data.size()) << "order longer than the data";
+  const double loss = torch_entry<double(void*, const uint8_t*, const int32_t*, const int64_t*, int64_t, int, double)>(
+      "pcglab_letter_cnn_train_epoch")(handle_, data.images.data(), data.labels.data(), order.data(),
+                                       static_cast<int64_t>(order.size()), batch, lr);
+  if (loss < 0) throw SetupError(fmt::format("letter classifier training failed: {}", error_of(handle_)));
+  return loss;
+}
+
+double letter_accuracy(const LetterCnn& model, const LetterDataset& data) {
+  if (data.size() == 0) return 0;
+  const auto probs = model.predict(data);
+  size_t correct = 0;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const auto best = std::max_element(probs[i].begin(), probs[i].end()) - probs[i].begin();
+    correct += best == data.labels[i];
+  }
+  return static_cast<double>(correct) / static_cast<double>(data.size());
+}
+
+namespace {
+
+struct Split {
+  std::vector<LetterFont> train, test;
+};
+
+Split split_fonts(const std::filesystem::path& root) {
+  Split s;
+  for (auto& f : find_letter_fonts(root)) (is_test_family(f.family) ? s.test : s.train).push_back(f);
+  if (s.train.empty() || s.test.empty())
+    throw SetupError(fmt::format("{}: need fonts of several families to hold some out", root.string()));
+  return s;
+}
+
+std::vector<GlyphSet> glyphs(const std::vector<LetterFont>& fonts) {
+  std::vector<GlyphSet> out;
+  for (const auto& f : fonts) out.push_back(render_glyphs(f));
+  return out;
+}
+
+}  // namespace
+
+LetterDataset letter_test_set(const LetterTrainingConfig& config, LetterStyle style, std::vector<LetterFont>* fonts) {
+  const Split split = split_fonts(config.fonts_root);
+  if (fonts != nullptr) *fonts = split.test;
+  const uint64_t stream = style == LetterStyle::kBlocks ? 1 : style == LetterStyle::kGlyph ? 2 : 3;
+  return make_letter_dataset(glyphs(split.test), config.test_per_letter, derive_seed(config.seed ^ 0x7e57, stream), style);
+}
+
+LetterCnn train_letter_cnn(const LetterTrainingConfig& config, LetterTrainingReport& report,
+                           const std::function<void(const LetterTrainingEpoch&)>& on_epoch) {
+  const Split split = split_fonts(config.fonts_root);
+  report.train_fonts = split.train;
+  report.test_fonts = split.test;
+  const auto train_glyphs = glyphs(split.train);
+  const LetterDataset test_blocks = letter_test_set(config, LetterStyle::kBlocks);
+  const LetterDataset test_glyphs = letter_test_set(config, LetterStyle::kGlyph);
+  set_torch_threads(config.threads);
+  LetterCnn model = LetterCnn::random(config.seed);
+  for (int epoch = 0; epoch < config.epochs; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    const LetterDataset data = make_letter_dataset(train_glyphs, config.per_letter, derive_seed(config.seed, 1000 + epoch));
+    std::vector<int64_t> order(data.size());
+    std::iota(order.begin(), order.end(), 0);
+    Rng rng(derive_seed(config.seed, 2000 + epoch));
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+    const double progress = config.epochs > 1 ? static_cast<double>(epoch) / (config.epochs - 1) : 1.0;
+    const double lr = config.lr / 20 + (config.lr - config.lr / 20) * 0.5 * (1 + std::cos(3.14159265358979 * progress));
+    LetterTrainingEpoch e;
+    e.epoch = epoch + 1;
+    e.lr = lr;
+    e.loss = model.train_epoch(data, order, config.batch, lr);
+    e.test_accuracy = (letter_accuracy(model, test_blocks) * test_blocks.size() +
+                       letter_accuracy(model, test_glyphs) * test_glyphs.size()) /
+                      static_cast<double>(test_blocks.size() + test_glyphs.size());
+    e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.epochs.push_back(e);
+    if (on_epoch) on_epoch(e);
+  }
+  report.test_accuracy_blocks = letter_accuracy(model, test_blocks);
+  report.test_accuracy_glyphs = letter_accuracy(model, test_glyphs);
+  report.test_accuracy = report.epochs.empty() ? 0 : report.epochs.back().test_accuracy;
+  std::array<size_t, 26> correct{}, total{};
+  for (const LetterDataset* set : {&test_blocks, &test_glyphs}) {
+    const auto probs = model.predict(*set);
+    for (size_t i = 0; i < set->size(); ++i) {
+      const int label = set->labels[i];
+      ++total[label];
+      correct[label] += std::max_element(probs[i].begin(), probs[i].end()) - probs[i].begin() == label;
+    }
+  }
+  for (int l = 0; l < 26; ++l) report.per_letter[l] = total[l] ? static_cast<double>(correct[l]) / total[l] : 0;
+  return model;
+}
+
+}  // namespace pcglab::nn
