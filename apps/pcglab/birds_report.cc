@@ -26,8 +26,9 @@ int run_report(const ReportOptions& opt, const GlobalOptions& global) {
   options.threads = global.threads;
   const report::BirdsRun run = report::read_birds_run(opt.input, options);
   // One team: the report goes into its folder; several: into the competition folder.
-  const fs::path out = !opt.out.empty() ? fs::path(opt.out)
-                                        : (run.teams.size() == 1 ? run.teams[0].dir : fs::path(opt.input)) / "report.html";
+  const fs::path out = !opt.out.empty()
+                           ? fs::path(opt.out)
+                           : (run.teams.size() == 1 ? run.teams[0].dir : fs::path(opt.input)) / "report.html";
   const std::string html = report::birds_report_html(run);
   write_file_atomic(out, html);
   log_info("report: {} ({} KiB)", out.string(), html.size() / 1024);
@@ -43,22 +44,30 @@ int run_report(const ReportOptions& opt, const GlobalOptions& global) {
 
 Action setup_report(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<ReportOptions>();
-  cmd.add_option("input", opt->input, "Run folder: a team folder (with raw/) or a folder of team folders")->required();
-  cmd.add_option("-o,--out", opt->out, "HTML file to write (default: <team>/report.html, or <input>/report.html for several teams)");
+  cmd.add_option("input", opt->input, "Run folder: a team folder (with raw/) or a folder of team folders")
+      ->required();
+  cmd.add_option(
+      "-o,--out", opt->out,
+      "HTML file to write (default: <team>/report.html, or <input>/report.html for several teams)");
   cmd.add_option("--team", opt->team, "Only this team of a folder of team folders");
-  cmd.add_option("--scores", opt->scores, "Result folder of `birds score` (default: <input>/result, then <team>/../result)");
-  cmd.add_option("--thumbnail", opt->thumbnail, "Resolution of the embedded level images in pixels, shown at 112 CSS px (224 for sharp HiDPI; 0: no images)")
+  cmd.add_option("--scores", opt->scores,
+                 "Result folder of `birds score` (default: <input>/result, then <team>/../result)");
+  cmd.add_option("--thumbnail", opt->thumbnail,
+                 "Resolution of the embedded level images in pixels, shown at 112 CSS px (224 for sharp "
+                 "HiDPI; 0: no images)")
       ->check(CLI::Range(0, 1024));
   cmd.footer(
-      "Reads every stage's files (run.json, raw/, logs/convert.json, logs/simulate.json, stability/, images/,\n"
-      "similarity/, diversity/, result/) and marks missing stages \"not evaluated\". The page is self-contained:\n"
+      "Reads every stage's files (run.json, raw/, logs/convert.json, logs/simulate.json, stability/, "
+      "images/,\n"
+      "similarity/, diversity/, result/) and marks missing stages \"not evaluated\". The page is "
+      "self-contained:\n"
       "images are embedded as PNG thumbnails.");
   return [opt, &global] { return run_report(*opt, global); };
 }
 
 }  // namespace
 
-PCGLAB_REGISTER_COMMAND("birds", "report", "Self-contained HTML report of a run: images, scores, chart, failures",
-                        setup_report);
+PCGLAB_REGISTER_COMMAND("birds", "report",
+                        "Self-contained HTML report of a run: images, scores, chart, failures", setup_report);
 
 }  // namespace pcglab::cli

@@ -15,7 +15,8 @@ constexpr const char* kNotEvaluated = "<span class=\"na\">not evaluated</span>";
 std::string slug(const std::string& text) {
   std::string out;
   for (char c : text) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    const bool keep =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
     out += keep ? c : '_';
   }
   return out.empty() ? "_" : out;
@@ -36,32 +37,40 @@ std::string value_or_na(const std::optional<double>& v, int decimals = 3) {
 
 std::string metric(const std::string& label, const std::string& value_html, const std::string& title = "") {
   return fmt::format("<div class=\"metric\"{}>{}<b>{}</b></div>",
-                     title.empty() ? "" : fmt::format(" title=\"{}\"", escape_html(title)), escape_html(label), value_html);
+                     title.empty() ? "" : fmt::format(" title=\"{}\"", escape_html(title)),
+                     escape_html(label), value_html);
 }
 
 std::string header(const BirdsTeam& team, int level) {
-  std::string out = fmt::format("<h{0}>Science Birds run: {1}</h{0}>\n<p class=\"meta\">folder <code>{2}</code>", level,
-                                escape_html(team.name), escape_html(team.dir.string()));
+  std::string out =
+      fmt::format("<h{0}>Science Birds run: {1}</h{0}>\n<p class=\"meta\">folder <code>{2}</code>", level,
+                  escape_html(team.name), escape_html(team.dir.string()));
   if (team.has_run_info) {
-    out += fmt::format(" · model <b>{}</b>", team.model.empty() ? "<span class=\"na\">not recorded</span>" : escape_html(team.model));
+    out += fmt::format(" · model <b>{}</b>", team.model.empty() ? "<span class=\"na\">not recorded</span>"
+                                                                : escape_html(team.model));
     if (team.expected_trials > 0) out += fmt::format(" · {} trials per letter", team.expected_trials);
-    for (const auto& [key, value] : team.run_details) out += fmt::format(" · {} {}", escape_html(key), escape_html(value));
+    for (const auto& [key, value] : team.run_details)
+      out += fmt::format(" · {} {}", escape_html(key), escape_html(value));
   } else {
     out += " · <span class=\"na\">no run.json: model and prompt not recorded</span>";
   }
   out += "</p>\n";
   if (!team.prompt.empty()) {
-    out += fmt::format("<details class=\"prompt\"><summary>Prompt ({} bytes): <span class=\"na\">{}</span></summary><pre>{}</pre></details>\n",
-                       team.prompt.size(), escape_html(first_line(team.prompt, 100)), escape_html(team.prompt));
+    out += fmt::format(
+        "<details class=\"prompt\"><summary>Prompt ({} bytes): <span "
+        "class=\"na\">{}</span></summary><pre>{}</pre></details>\n",
+        team.prompt.size(), escape_html(first_line(team.prompt, 100)), escape_html(team.prompt));
   }
   return out;
 }
 
 std::string summary(const BirdsTeam& team) {
   std::string out = "<div class=\"summary\">";
-  out += metric("normalized score", value_or_na(team.normalized_score, 2), "100 · prompt score / Σ prompt scores");
+  out += metric("normalized score", value_or_na(team.normalized_score, 2),
+                "100 · prompt score / Σ prompt scores");
   out += metric("prompt score", value_or_na(team.prompt_score, 5), "Σ character scores / 26");
-  out += metric("rank", team.rank ? std::to_string(*team.rank) : kNotEvaluated, "-1: baseline, -2: disqualified");
+  out += metric("rank", team.rank ? std::to_string(*team.rank) : kNotEvaluated,
+                "-1: baseline, -2: disqualified");
   out += metric("mean stability", value_or_na(team.mean_stability), "over the trials evaluated");
   out += metric("mean similarity", value_or_na(team.mean_similarity), "over the trials evaluated");
   out += metric("mean diversity", value_or_na(team.mean_diversity), "over the letters evaluated");
@@ -103,14 +112,17 @@ std::string chart(const BirdsTeam& team) {
 std::string failure_table(const BirdsRun& run, const BirdsTeam& team, int level) {
   std::string out = fmt::format("<h{0}>Failed trials ({1})</h{0}>\n", level, team.failures.size());
   if (team.failures.empty()) return out + "<p>No trial failed.</p>\n";
-  out += "<table class=\"failures\"><tr><th class=\"text\">letter</th><th>trial</th><th class=\"text\">file</th>"
-         "<th class=\"text\">failure</th><th class=\"text\">why</th></tr>\n";
+  out +=
+      "<table class=\"failures\"><tr><th class=\"text\">letter</th><th>trial</th><th class=\"text\">file</th>"
+      "<th class=\"text\">failure</th><th class=\"text\">why</th></tr>\n";
   for (const BirdsFailure& f : team.failures) {
     out += fmt::format(
-        "<tr><td class=\"text\"><a href=\"#{}\">{}</a></td><td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>"
+        "<tr><td class=\"text\"><a href=\"#{}\">{}</a></td><td>{}</td><td class=\"text\">{}</td><td "
+        "class=\"text\">{}</td>"
         "<td class=\"text\">{}</td></tr>\n",
-        birds_letter_id(run, team, f.letter), escape_html(f.letter), f.trial >= 0 ? std::to_string(f.trial) : "?",
-        escape_html(f.stem), escape_html(f.kind), escape_html(f.reason));
+        birds_letter_id(run, team, f.letter), escape_html(f.letter),
+        f.trial >= 0 ? std::to_string(f.trial) : "?", escape_html(f.stem), escape_html(f.kind),
+        escape_html(f.reason));
   }
   return out + "</table>\n";
 }
@@ -126,27 +138,35 @@ bool stage_present(const BirdsTeam& team, const std::string& name) {
 // and the letter's line say "not evaluated" once).
 std::string trial_card(const BirdsTeam& team, const BirdsTrial& t) {
   const std::string name = t.trial >= 0 ? fmt::format("trial {}", t.trial) : escape_html(t.stem);
-  std::string out = fmt::format("<div class=\"trial{}\" title=\"{}\">", t.failure.empty() ? "" : " failed", escape_html(t.stem));
-  out += t.thumbnail_png.empty() ? "<div class=\"noimg\">no image</div>" : embedded_png(t.thumbnail_png, t.stem);
+  std::string out = fmt::format("<div class=\"trial{}\" title=\"{}\">", t.failure.empty() ? "" : " failed",
+                                escape_html(t.stem));
+  out +=
+      t.thumbnail_png.empty() ? "<div class=\"noimg\">no image</div>" : embedded_png(t.thumbnail_png, t.stem);
   out += fmt::format("<b>{}</b>", name);
-  if (!t.failure.empty()) return out + fmt::format("<div class=\"why\">{}</div></div>", escape_html(t.failure));
-  if (stage_present(team, "simulate")) out += fmt::format("<div>stability {}</div>", value_or_na(t.stability));
-  if (stage_present(team, "similarity")) out += fmt::format("<div>similarity {}</div>", value_or_na(t.similarity));
+  if (!t.failure.empty())
+    return out + fmt::format("<div class=\"why\">{}</div></div>", escape_html(t.failure));
+  if (stage_present(team, "simulate"))
+    out += fmt::format("<div>stability {}</div>", value_or_na(t.stability));
+  if (stage_present(team, "similarity"))
+    out += fmt::format("<div>similarity {}</div>", value_or_na(t.similarity));
   if (!t.predicted.empty()) {
-    out += fmt::format("<div>looks like {} ({})</div>", escape_html(t.predicted), format_number(t.predicted_probability, 2));
+    out += fmt::format("<div>looks like {} ({})</div>", escape_html(t.predicted),
+                       format_number(t.predicted_probability, 2));
   }
   if (t.score) out += fmt::format("<div>score {}</div>", format_number(*t.score, 5));
   return out + "</div>";
 }
 
 std::string letter_section(const BirdsRun& run, const BirdsTeam& team, const BirdsLetter& l, int level) {
-  std::string out = fmt::format("<section class=\"letter\" id=\"{0}\">\n<h{1}>{2}</h{1}>\n<p class=\"letter-metrics\">",
-                                birds_letter_id(run, team, l.letter), level, escape_html(l.letter));
+  std::string out =
+      fmt::format("<section class=\"letter\" id=\"{0}\">\n<h{1}>{2}</h{1}>\n<p class=\"letter-metrics\">",
+                  birds_letter_id(run, team, l.letter), level, escape_html(l.letter));
   int evaluated = 0;
   for (const BirdsTrial& t : l.trials) evaluated += t.stability ? 1 : 0;
-  out += fmt::format("character score {} · diversity {} · mean stability {} · mean similarity {} · {} trials, {} evaluated",
-                     value_or_na(l.score, 5), value_or_na(l.diversity), value_or_na(l.mean_stability),
-                     value_or_na(l.mean_similarity), l.trials.size(), evaluated);
+  out += fmt::format(
+      "character score {} · diversity {} · mean stability {} · mean similarity {} · {} trials, {} evaluated",
+      value_or_na(l.score, 5), value_or_na(l.diversity), value_or_na(l.mean_stability),
+      value_or_na(l.mean_similarity), l.trials.size(), evaluated);
   out += "</p>\n<div class=\"trials\">";
   for (const BirdsTrial& t : l.trials) out += trial_card(team, t);
   if (l.trials.empty()) out += "<p class=\"na\">no trials</p>";
@@ -164,17 +184,23 @@ std::string team_body(const BirdsRun& run, const BirdsTeam& team, int level) {
 }
 
 std::string overview(const BirdsRun& run) {
-  std::string out = fmt::format("<h1>Science Birds competition: {}</h1>\n<p class=\"meta\">folder <code>{}</code> · {} teams · scores {}</p>\n",
-                                escape_html(run.dir.filename().string()), escape_html(run.dir.string()), run.teams.size(),
-                                run.scores_dir.empty() ? kNotEvaluated : "<code>" + escape_html(run.scores_dir.string()) + "</code>");
-  out += "<table><tr><th class=\"text\">team</th><th>rank</th><th>normalized</th><th>prompt score</th><th>stability</th>"
-         "<th>similarity</th><th>diversity</th><th>failed trials</th></tr>\n";
+  std::string out = fmt::format(
+      "<h1>Science Birds competition: {}</h1>\n<p class=\"meta\">folder <code>{}</code> · {} teams · scores "
+      "{}</p>\n",
+      escape_html(run.dir.filename().string()), escape_html(run.dir.string()), run.teams.size(),
+      run.scores_dir.empty() ? kNotEvaluated : "<code>" + escape_html(run.scores_dir.string()) + "</code>");
+  out +=
+      "<table><tr><th class=\"text\">team</th><th>rank</th><th>normalized</th><th>prompt "
+      "score</th><th>stability</th>"
+      "<th>similarity</th><th>diversity</th><th>failed trials</th></tr>\n";
   for (const BirdsTeam& t : run.teams) {
-    out += fmt::format("<tr><td class=\"text\"><a href=\"#team-{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-                       "<td>{}</td><td>{} / {}</td></tr>\n",
-                       slug(t.name), escape_html(t.name), t.rank ? std::to_string(*t.rank) : kNotEvaluated,
-                       value_or_na(t.normalized_score, 2), value_or_na(t.prompt_score, 5), value_or_na(t.mean_stability),
-                       value_or_na(t.mean_similarity), value_or_na(t.mean_diversity), t.trials_failed, t.trials_total);
+    out += fmt::format(
+        "<tr><td class=\"text\"><a "
+        "href=\"#team-{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{} / {}</td></tr>\n",
+        slug(t.name), escape_html(t.name), t.rank ? std::to_string(*t.rank) : kNotEvaluated,
+        value_or_na(t.normalized_score, 2), value_or_na(t.prompt_score, 5), value_or_na(t.mean_stability),
+        value_or_na(t.mean_similarity), value_or_na(t.mean_diversity), t.trials_failed, t.trials_total);
   }
   return out + "</table>\n";
 }
@@ -191,7 +217,8 @@ std::string birds_report_html(const BirdsRun& run) {
   }
   std::string body = overview(run);
   for (const BirdsTeam& team : run.teams) {
-    body += fmt::format("<section class=\"team\" id=\"team-{}\">\n{}</section>\n", slug(team.name), team_body(run, team, 2));
+    body += fmt::format("<section class=\"team\" id=\"team-{}\">\n{}</section>\n", slug(team.name),
+                        team_body(run, team, 2));
   }
   return html_page("Science Birds competition: " + run.dir.filename().string(), body);
 }

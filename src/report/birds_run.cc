@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 int trial_number(const std::string& stem) {
   const size_t us = stem.rfind('_');
   const std::string last = us == std::string::npos ? stem : stem.substr(us + 1);
-  if (last.empty() || last.size() > 9 || !std::all_of(last.begin(), last.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (last.empty() || last.size() > 9 ||
+      !std::all_of(last.begin(), last.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return -1;
   }
   return std::stoi(last);
@@ -37,7 +38,9 @@ bool is_file(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
-bool is_temporary(const fs::path& p) { return p.filename().string().find(".pcglab-tmp-") != std::string::npos; }
+bool is_temporary(const fs::path& p) {
+  return p.filename().string().find(".pcglab-tmp-") != std::string::npos;
+}
 
 // Sorted names of the sub-folders (or of the files with `extension`, without it) of `dir`.
 std::vector<std::string> entries_of(const fs::path& dir, const std::string& extension = "") {
@@ -46,7 +49,8 @@ std::vector<std::string> entries_of(const fs::path& dir, const std::string& exte
   if (!is_dir(dir)) return out;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (is_temporary(e.path())) continue;
-    if (extension.empty() ? e.is_directory(ec) : (e.is_regular_file(ec) && e.path().extension() == extension)) {
+    if (extension.empty() ? e.is_directory(ec)
+                          : (e.is_regular_file(ec) && e.path().extension() == extension)) {
       out.push_back(extension.empty() ? e.path().filename().string() : e.path().stem().string());
     }
   }
@@ -54,7 +58,9 @@ std::vector<std::string> entries_of(const fs::path& dir, const std::string& exte
   return out;
 }
 
-std::string text_of(const Json& value) { return value.is_string() ? value.get<std::string>() : dump_json(value, 2); }
+std::string text_of(const Json& value) {
+  return value.is_string() ? value.get<std::string>() : dump_json(value, 2);
+}
 
 // "A-Z", "A,B,C" or "ABC" -> letters.
 std::vector<std::string> expand_letters(const std::string& spec) {
@@ -100,8 +106,8 @@ std::vector<std::map<std::string, std::string>> read_csv(const fs::path& path) {
   std::vector<std::map<std::string, std::string>> out;
   for (size_t r = 1; r < rows.size(); ++r) {
     if (rows[r].size() != rows[0].size()) {
-      throw SetupError(fmt::format("{}: row {} has {} fields, the header {}", path.string(), r + 1, rows[r].size(),
-                                   rows[0].size()));
+      throw SetupError(fmt::format("{}: row {} has {} fields, the header {}", path.string(), r + 1,
+                                   rows[r].size(), rows[0].size()));
     }
     std::map<std::string, std::string> row;
     for (size_t i = 0; i < rows[0].size(); ++i) row[rows[0][i]] = rows[r][i];
@@ -110,13 +116,15 @@ std::vector<std::map<std::string, std::string>> read_csv(const fs::path& path) {
   return out;
 }
 
-const std::string& field_of(const std::map<std::string, std::string>& row, const std::string& key, const fs::path& where) {
+const std::string& field_of(const std::map<std::string, std::string>& row, const std::string& key,
+                            const fs::path& where) {
   const auto it = row.find(key);
   if (it == row.end()) throw SetupError(fmt::format("{}: no column \"{}\"", where.string(), key));
   return it->second;
 }
 
-double number_of(const std::map<std::string, std::string>& row, const std::string& key, const fs::path& where) {
+double number_of(const std::map<std::string, std::string>& row, const std::string& key,
+                 const fs::path& where) {
   const std::string& text = field_of(row, key, where);
   try {
     size_t used = 0;
@@ -169,7 +177,8 @@ class TeamReader {
   std::vector<BirdsFailure>& failures() { return failures_; }
 
  private:
-  void add_failure(const std::string& letter, const std::string& stem, const std::string& kind, const std::string& reason) {
+  void add_failure(const std::string& letter, const std::string& stem, const std::string& kind,
+                   const std::string& reason) {
     BirdsTrial& t = trial(letter, stem);
     if (t.failure.empty()) t.failure = kind;
     failures_.push_back({letter, stem, t.trial, kind, reason});
@@ -196,7 +205,8 @@ class TeamReader {
         if (value.is_string()) {
           for (const std::string& l : expand_letters(value.get<std::string>())) letters_[l];
         } else {
-          for (const std::string& l : json_field<std::vector<std::string>>(j, "letters", path.string())) letters_[l];
+          for (const std::string& l : json_field<std::vector<std::string>>(j, "letters", path.string()))
+            letters_[l];
         }
       } else if (!value.is_structured()) {
         team_.run_details.emplace_back(key, text_of(value));
@@ -207,7 +217,8 @@ class TeamReader {
   void read_raw() {
     for (const std::string& letter : entries_of(dir_ / "raw")) {
       letters_[letter];
-      for (const std::string& stem : entries_of(dir_ / "raw" / letter, ".txt")) trial(letter, stem).has_response = true;
+      for (const std::string& stem : entries_of(dir_ / "raw" / letter, ".txt"))
+        trial(letter, stem).has_response = true;
     }
     if (team_.expected_trials <= 0) return;
     for (auto& [letter, state] : letters_) {
@@ -215,7 +226,8 @@ class TeamReader {
         const std::string stem = fmt::format("{}_{}_{}", team_.name, letter, t);
         if (!trial(letter, stem).has_response) {
           add_failure(letter, stem, "no response",
-                      fmt::format("run.json expects {} trials; raw/{}/{}.txt is missing", team_.expected_trials, letter, stem));
+                      fmt::format("run.json expects {} trials; raw/{}/{}.txt is missing",
+                                  team_.expected_trials, letter, stem));
         }
       }
     }
@@ -237,7 +249,8 @@ class TeamReader {
       if (status == "no-code") {
         add_failure(letter, stem, "no code", reason);
       } else {
-        add_failure(letter, stem, "conversion error", status == "conversion-error" ? reason : status + ": " + reason);
+        add_failure(letter, stem, "conversion error",
+                    status == "conversion-error" ? reason : status + ": " + reason);
       }
     }
   }
@@ -254,7 +267,8 @@ class TeamReader {
       const std::string stem = json_field<std::string>(e, "level", path.string());
       trial(letter, stem);
       if (json_field<std::string>(e, "status", path.string()) != "ok") {
-        add_failure(letter, stem, "simulation error", json_field_or<std::string>(e, "error", "", path.string()));
+        add_failure(letter, stem, "simulation error",
+                    json_field_or<std::string>(e, "error", "", path.string()));
       }
     }
   }
@@ -265,7 +279,8 @@ class TeamReader {
       for (const Json& raw : json_field<Json>(read_json_file(path), "raws", path.string())) {
         const std::string tag = json_field<std::string>(raw, "tag", path.string());
         // Tags may use the evaluator's Windows separators.
-        std::string name = tag.substr(tag.find_last_of("/\\") == std::string::npos ? 0 : tag.find_last_of("/\\") + 1);
+        std::string name =
+            tag.substr(tag.find_last_of("/\\") == std::string::npos ? 0 : tag.find_last_of("/\\") + 1);
         name = fs::path(name).stem().string();
         trial(letter, name).stability = json_field<double>(raw, "score", path.string());
       }
@@ -341,20 +356,23 @@ Scores read_scores(const fs::path& dir) {
   if (is_file(trials)) {
     for (const auto& row : read_csv(trials)) {
       const int trial = static_cast<int>(number_of(row, "trial", trials));
-      s.trials[{field_of(row, "teamName", trials), field_of(row, "character", trials), trial}] = number_of(row, "trial_score", trials);
+      s.trials[{field_of(row, "teamName", trials), field_of(row, "character", trials), trial}] =
+          number_of(row, "trial_score", trials);
     }
   }
   const fs::path chars = dir / "character_scores.csv";
   if (is_file(chars)) {
     for (const auto& row : read_csv(chars)) {
-      s.characters[{field_of(row, "teamName", chars), field_of(row, "character", chars)}] = number_of(row, "characterScore", chars);
+      s.characters[{field_of(row, "teamName", chars), field_of(row, "character", chars)}] =
+          number_of(row, "characterScore", chars);
     }
   }
   const fs::path result = dir / "result.json";
   if (is_file(result)) {
     for (const Json& e : read_json_file(result)) {
       s.entries[json_field<std::string>(e, "teamName", result.string())] = {
-          json_field<double>(e, "promptScore", result.string()), json_field<double>(e, "normalizedPromptScore", result.string()),
+          json_field<double>(e, "promptScore", result.string()),
+          json_field<double>(e, "normalizedPromptScore", result.string()),
           json_field<int>(e, "rank", result.string())};
     }
   }
@@ -362,11 +380,14 @@ Scores read_scores(const fs::path& dir) {
 }
 
 bool has_scores(const fs::path& dir) {
-  return is_file(dir / "result.json") || is_file(dir / "character_scores.csv") || is_file(dir / "trial_scores.csv");
+  return is_file(dir / "result.json") || is_file(dir / "character_scores.csv") ||
+         is_file(dir / "trial_scores.csv");
 }
 
 std::vector<fs::path> find_teams(const fs::path& dir, const std::string& only) {
-  if (!is_dir(dir)) throw SetupError(fmt::format("{}: not a folder (give a run folder: a team folder with raw/, or a folder of them)", dir.string()));
+  if (!is_dir(dir))
+    throw SetupError(fmt::format(
+        "{}: not a folder (give a run folder: a team folder with raw/, or a folder of them)", dir.string()));
   std::vector<fs::path> teams;
   if (is_dir(dir / "raw")) {
     teams.push_back(dir);
@@ -435,9 +456,10 @@ void finish_team(BirdsTeam& team, TeamReader& reader, const Scores& scores, bool
   team.mean_similarity = mean_of(all_sim);
   team.mean_diversity = mean_of(all_div);
   team.failures = std::move(reader.failures());
-  std::stable_sort(team.failures.begin(), team.failures.end(), [](const BirdsFailure& a, const BirdsFailure& b) {
-    return a.letter != b.letter ? a.letter < b.letter : a.trial < b.trial;
-  });
+  std::stable_sort(team.failures.begin(), team.failures.end(),
+                   [](const BirdsFailure& a, const BirdsFailure& b) {
+                     return a.letter != b.letter ? a.letter < b.letter : a.trial < b.trial;
+                   });
 }
 
 }  // namespace
@@ -448,8 +470,9 @@ BirdsRun read_birds_run(const fs::path& dir, const BirdsRunOptions& options) {
   const std::vector<fs::path> team_dirs = find_teams(dir, options.team);
   if (!options.scores.empty()) {
     if (!has_scores(options.scores)) {
-      throw SetupError(fmt::format("{}: no scores (result.json, character_scores.csv or trial_scores.csv) found",
-                                   options.scores.string()));
+      throw SetupError(
+          fmt::format("{}: no scores (result.json, character_scores.csv or trial_scores.csv) found",
+                      options.scores.string()));
     }
     run.scores_dir = options.scores;
   } else {

@@ -47,7 +47,7 @@ struct BirdsLetter {
   std::string letter;
   std::vector<BirdsTrial> trials;  // by trial number
   std::optional<double> diversity;
-  std::optional<double> score;  // character score from birds score
+  std::optional<double> score;            // character score from birds score
   std::optional<double> mean_stability;   // over the trials that have one
   std::optional<double> mean_similarity;  // over the trials that have one
 };
@@ -63,8 +63,8 @@ struct BirdsTeam {
   std::string name;
   std::filesystem::path dir;
   bool has_run_info = false;
-  std::string model;       // from run.json
-  std::string prompt;      // from run.json (text, or the JSON of a structured prompt)
+  std::string model;        // from run.json
+  std::string prompt;       // from run.json (text, or the JSON of a structured prompt)
   int expected_trials = 0;  // from run.json; 0 when unknown
   std::vector<std::pair<std::string, std::string>> run_details;  // other scalar run.json fields
   std::vector<BirdsStage> stages;

@@ -37,36 +37,49 @@ fs::path write_run(const fs::path& root, const std::string& team) {
   for (char c = 'A'; c <= 'Z'; ++c) {
     for (int t = 1; t <= 2; ++t) {
       if (c == 'B' && t == 2) continue;
-      write_file_atomic(dir / "raw" / std::string(1, c) / fmt::format("{}_{}_{}.txt", team, c, t), "```\ndrop_block('b11', 3)\n```");
+      write_file_atomic(dir / "raw" / std::string(1, c) / fmt::format("{}_{}_{}.txt", team, c, t),
+                        "```\ndrop_block('b11', 3)\n```");
     }
   }
   const std::string a1 = team + "_A_1";
   OrderedJson convert = OrderedJson::array();
   convert.push_back({{"character", "A"}, {"trial", a1}, {"status", "ok"}, {"blocks", 1}});
-  convert.push_back({{"character", "A"}, {"trial", team + "_A_2"}, {"status", "no-code"}, {"error", "Code not found."},
+  convert.push_back({{"character", "A"},
+                     {"trial", team + "_A_2"},
+                     {"status", "no-code"},
+                     {"error", "Code not found."},
                      {"detail", "no fences <img src=x onerror=alert(1)>"}});
-  convert.push_back({{"character", "C"}, {"trial", team + "_C_1"}, {"status", "conversion-error"},
+  convert.push_back({{"character", "C"},
+                     {"trial", team + "_C_1"},
+                     {"status", "conversion-error"},
                      {"error", "Height boundary is intruded."}});
   write_json_file(dir / "logs/convert.json", convert);
   OrderedJson simulate = OrderedJson::array();
   simulate.push_back({{"character", "A"}, {"level", a1}, {"status", "ok"}, {"score", 1.0}});
-  simulate.push_back({{"character", "D"}, {"level", team + "_D_1"}, {"status", "error"}, {"error", "D_1.xml:3: unknown block type \"Huge\""}});
+  simulate.push_back({{"character", "D"},
+                      {"level", team + "_D_1"},
+                      {"status", "error"},
+                      {"error", "D_1.xml:3: unknown block type \"Huge\""}});
   write_json_file(dir / "logs/simulate.json", simulate);
   write_json_file(dir / "stability/A.json",
-                  OrderedJson{{"dataCount", 1}, {"rate", 1.0}, {"raws", {{{"tag", team + "/levels/A/" + a1 + ".xml"}, {"score", 1.0}}}}});
+                  OrderedJson{{"dataCount", 1},
+                              {"rate", 1.0},
+                              {"raws", {{{"tag", team + "/levels/A/" + a1 + ".xml"}, {"score", 1.0}}}}});
   Image img(1024, 1024, 1, 255);
   for (int y = 200; y < 800; ++y) {
     for (int x = 450; x < 570; ++x) img.at(x, y)[0] = 0;
   }
   write_png(dir / "images/A" / (a1 + ".png"), img, 1);
   OrderedJson raws = OrderedJson::array();
-  for (char c = 'A'; c <= 'Z'; ++c) raws.push_back({{"id", a1}, {"label", std::string(1, c)}, {"softmax_prob", c == 'H' ? 0.6 : 0.016}});
+  for (char c = 'A'; c <= 'Z'; ++c)
+    raws.push_back({{"id", a1}, {"label", std::string(1, c)}, {"softmax_prob", c == 'H' ? 0.6 : 0.016}});
   write_json_file(dir / "similarity/A.json",
                   OrderedJson{{"count", 1},
                               {"similarityRate", 0.016},
                               {"trials", {{{"id", a1}, {"label", "A"}, {"similarity", 0.016}}}},
                               {"similarities", {{{"id", a1}, {"raws", raws}}}}});
-  write_json_file(dir / "diversity/A.json", OrderedJson{{"count", 1}, {"diversityRate", 0.25}, {"trials", OrderedJson::array()}});
+  write_json_file(dir / "diversity/A.json",
+                  OrderedJson{{"count", 1}, {"diversityRate", 0.25}, {"trials", OrderedJson::array()}});
   return dir;
 }
 
@@ -130,7 +143,8 @@ TEST(BirdsReport, PageEscapesHostileTextAndHasOneSectionPerLetter) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<img src=x"), std::string::npos);
   EXPECT_EQ(html.find("<b>4</b>"), std::string::npos);
-  EXPECT_NE(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;more&quot;"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;more&quot;"),
+            std::string::npos);
   EXPECT_NE(html.find("gpt-&lt;b&gt;4&lt;/b&gt;"), std::string::npos);
   EXPECT_NE(html.find("<details class=\"prompt\">"), std::string::npos);  // collapsible
   EXPECT_EQ(count_of(html, "<section class=\"letter\""), 26u);
@@ -140,7 +154,8 @@ TEST(BirdsReport, PageEscapesHostileTextAndHasOneSectionPerLetter) {
   }
   EXPECT_EQ(count_of(html, "data:image/png;base64,"), 1u);
   EXPECT_NE(html.find("<h2>Failed trials (4)</h2>"), std::string::npos);
-  EXPECT_NE(html.find("<td class=\"text\">simulation error</td><td class=\"text\">D_1.xml:3: unknown block type &quot;Huge&quot;</td>"),
+  EXPECT_NE(html.find("<td class=\"text\">simulation error</td><td class=\"text\">D_1.xml:3: unknown block "
+                      "type &quot;Huge&quot;</td>"),
             std::string::npos);
   EXPECT_NE(html.find("scores: not evaluated"), std::string::npos);
   EXPECT_NE(html.find("mean stability per letter (scores not evaluated)"), std::string::npos);
@@ -170,8 +185,9 @@ TEST(BirdsReport, RawOnlyRunShowsEveryStageAsNotEvaluated) {
   for (int i = 0; i < 80; ++i) accents += "\u00e9";
   write_json_file(dir / "run.json", OrderedJson{{"prompt", accents + "\nsecond line"}});
   const std::string page = birds_report_html(read_birds_run(dir, {}));
-  EXPECT_NE(page.find("<summary>Prompt (172 bytes): <span class=\"na\">" + accents.substr(0, 100) + " …</span>"),
-            std::string::npos);
+  EXPECT_NE(
+      page.find("<summary>Prompt (172 bytes): <span class=\"na\">" + accents.substr(0, 100) + " …</span>"),
+      std::string::npos);
   EXPECT_NE(page.find("<pre>" + accents + "\nsecond line</pre>"), std::string::npos);
   EXPECT_NE(page.find("model <b><span class=\"na\">not recorded</span></b>"), std::string::npos);
 }
@@ -180,13 +196,17 @@ TEST(BirdsReport, ScoresFromTheResultFolderOfBirdsScore) {
   testing::TempDir tmp;
   write_run(tmp.path(), "teamx");
   write_file_atomic(tmp / "other/raw/A/other_A_1.txt", "x");
-  write_json_file(tmp / "result/result.json",
-                  OrderedJson::array({{{"teamName", "teamx"}, {"normalizedPromptScore", 75.5}, {"promptScore", 0.0123}, {"rank", 1}}}));
+  write_json_file(
+      tmp / "result/result.json",
+      OrderedJson::array(
+          {{{"teamName", "teamx"}, {"normalizedPromptScore", 75.5}, {"promptScore", 0.0123}, {"rank", 1}}}));
   write_file_atomic(tmp / "result/character_scores.csv",
                     "\"teamName\",\"character\",\"characterScore\",\"nonWeightedAverageStabilityScore\","
-                    "\"nonWeightedAverageSimilarityScore\",\"diversityScore\"\n\"teamx\",\"A\",\"0.5\",\"0.1\",\"0.2\",\"0.25\"\n");
+                    "\"nonWeightedAverageSimilarityScore\",\"diversityScore\"\n\"teamx\",\"A\",\"0.5\",\"0."
+                    "1\",\"0.2\",\"0.25\"\n");
   write_file_atomic(tmp / "result/trial_scores.csv",
-                    "\"teamName\",\"character\",\"trial\",\"trial_score\",\"stabilityScore\",\"similarityScore\",\"diversityScore\"\n"
+                    "\"teamName\",\"character\",\"trial\",\"trial_score\",\"stabilityScore\","
+                    "\"similarityScore\",\"diversityScore\"\n"
                     "\"teamx\",\"A\",1,\"0.016\",\"1\",\"0.016\",\"0.25\"\n");
   // From the team folder: the scores of its parent's result/.
   const BirdsRun one = read_birds_run(tmp / "teamx", {});
@@ -218,7 +238,8 @@ TEST(BirdsReport, ScoresFromTheResultFolderOfBirdsScore) {
     read_birds_run(tmp.path(), only);
     FAIL();
   } catch (const SetupError& e) {
-    EXPECT_NE(std::string(e.what()).find("no team \"nobody\" (teams: other, teamx)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no team \"nobody\" (teams: other, teamx)"), std::string::npos)
+        << e.what();
   }
   BirdsRunOptions no_scores;
   no_scores.scores = tmp / "nothing";

@@ -23,7 +23,8 @@ size_t count_of(const std::string& text, const std::string& what) {
 
 TEST(BirdsReportCli, HandwrittenRunAfterConvertAndSimulate) {
   testing::TempDir dir;
-  fs::copy(testing::source_dir() / "examples/birds/handwritten", dir / "handwritten", fs::copy_options::recursive);
+  fs::copy(testing::source_dir() / "examples/birds/handwritten", dir / "handwritten",
+           fs::copy_options::recursive);
   ASSERT_EQ(run_pcglab({"birds", "convert", dir.path().string()}).exit_code, 1);  // T_3 has no code
   ASSERT_EQ(run_pcglab({"birds", "simulate", dir.path().string()}).exit_code, 0);
   const auto r = run_pcglab({"birds", "report", (dir / "handwritten").string(), "--format", "csv"});
@@ -33,16 +34,20 @@ TEST(BirdsReportCli, HandwrittenRunAfterConvertAndSimulate) {
   EXPECT_NE(r.out.find(out.string()), std::string::npos) << r.out;
   const std::string html = read_file(out);
   EXPECT_EQ(count_of(html, "<section class=\"letter\""), 3u);
-  for (const char* id : {"letter-I", "letter-L", "letter-T"}) EXPECT_NE(html.find(fmt::format("id=\"{}\"", id)), std::string::npos);
+  for (const char* id : {"letter-I", "letter-L", "letter-T"})
+    EXPECT_NE(html.find(fmt::format("id=\"{}\"", id)), std::string::npos);
   EXPECT_EQ(count_of(html, "data:image/png;base64,"), 6u);  // every converted level, none for T_3
-  EXPECT_NE(html.find("<td class=\"text\">handwritten_T_3</td><td class=\"text\">no code</td><td class=\"text\">Code not found."),
+  EXPECT_NE(html.find("<td class=\"text\">handwritten_T_3</td><td class=\"text\">no code</td><td "
+                      "class=\"text\">Code not found."),
             std::string::npos);
   EXPECT_LT(html.size(), 100u * 1024);  // thumbnails, not the 1024 px images
   // -o, and the folder of teams with --team.
-  const auto o = run_pcglab({"birds", "report", dir.path().string(), "--team", "handwritten", "-o", (dir / "x/r.html").string()});
+  const auto o = run_pcglab(
+      {"birds", "report", dir.path().string(), "--team", "handwritten", "-o", (dir / "x/r.html").string()});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(read_file(dir / "x/r.html"), html);
-  const auto small = run_pcglab({"birds", "report", dir.path().string(), "--thumbnail", "0", "-o", (dir / "y.html").string()});
+  const auto small = run_pcglab(
+      {"birds", "report", dir.path().string(), "--thumbnail", "0", "-o", (dir / "y.html").string()});
   ASSERT_EQ(small.exit_code, 0) << small.err;
   EXPECT_EQ(count_of(read_file(dir / "y.html"), "data:image/png"), 0u);
 }

@@ -50,7 +50,8 @@ std::string response(char letter, int trial, Rng& rng) {
   const int x = 6 + static_cast<int>(rng.below(6));
   code += fmt::format("drop_block('b31', {})\ndrop_block('b31', {})\n", x, x + 3);
   const int height = 2 + (letter - 'A') % 5;
-  for (int i = 0; i < height; ++i) code += fmt::format("drop_block('b13', {})\n", x + static_cast<int>(rng.below(3)));
+  for (int i = 0; i < height; ++i)
+    code += fmt::format("drop_block('b13', {})\n", x + static_cast<int>(rng.below(3)));
   if (trial % 2 == 0) code += fmt::format("drop_block('b11', {})\n", x + 4);
   return fmt::format("Here is the letter {}:\n```python\n{}```\n", letter, code);
 }
@@ -74,21 +75,29 @@ void write_similarity(const fs::path& team, char letter, Rng& rng) {
     similarities.push_back({{"id", id}, {"raws", raws}});
   }
   write_json_file(team / "similarity" / (std::string(1, letter) + ".json"),
-                  OrderedJson{{"count", trials.size()}, {"similarityRate", 0.0}, {"trials", trials}, {"similarities", similarities}});
+                  OrderedJson{{"count", trials.size()},
+                              {"similarityRate", 0.0},
+                              {"trials", trials},
+                              {"similarities", similarities}});
 }
 
 TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
   const fs::path chromium = find_chromium();
-  if (chromium.empty()) GTEST_SKIP() << "chromium not found on PATH (Debian: apt-get install chromium); the screenshot test needs it";
+  if (chromium.empty())
+    GTEST_SKIP()
+        << "chromium not found on PATH (Debian: apt-get install chromium); the screenshot test needs it";
   testing::TempDir dir;
   const fs::path team = dir / "gen";
   Rng rng(2026);
   for (char c = 'A'; c <= 'Z'; ++c) {
     for (int t = 1; t <= 10; ++t) {
-      write_file_atomic(team / "raw" / std::string(1, c) / fmt::format("gen_{}_{}.txt", c, t), response(c, t, rng));
+      write_file_atomic(team / "raw" / std::string(1, c) / fmt::format("gen_{}_{}.txt", c, t),
+                        response(c, t, rng));
     }
   }
-  write_file_atomic(team / "run.json", R"({"prompt": "Draw <OBJECT> with <b>drop_block</b>", "model": "test-generator", "trials": 10, "letters": "A-Z"})");
+  write_file_atomic(
+      team / "run.json",
+      R"({"prompt": "Draw <OBJECT> with <b>drop_block</b>", "model": "test-generator", "trials": 10, "letters": "A-Z"})");
   const auto convert = run_pcglab({"birds", "convert", dir.path().string()});
   ASSERT_EQ(convert.exit_code, 1) << convert.err;  // the two failures
   const auto simulate = run_pcglab({"birds", "simulate", dir.path().string()});
@@ -104,25 +113,27 @@ TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
 
   const std::string html = read_file(html_path);
   EXPECT_EQ(count_of(html, "<section class=\"letter\""), 26u);
-  for (char c = 'A'; c <= 'Z'; ++c) EXPECT_NE(html.find(fmt::format("id=\"letter-{}\"", c)), std::string::npos) << c;
+  for (char c = 'A'; c <= 'Z'; ++c)
+    EXPECT_NE(html.find(fmt::format("id=\"letter-{}\"", c)), std::string::npos) << c;
   EXPECT_EQ(count_of(html, "data:image/png;base64,"), 258u);
   EXPECT_NE(html.find("<h2>Failed trials (2)</h2>"), std::string::npos);
   EXPECT_NE(html.find("BlockType does not exist."), std::string::npos);
   EXPECT_NE(html.find("character score per letter"), std::string::npos);  // scores were read
   for (const char* stage : {"convert", "simulate", "images", "similarity", "diversity", "scores"}) {
-    EXPECT_NE(html.find(fmt::format("<span class=\"stage ok\">{} ✓</span>", stage)), std::string::npos) << stage;
+    EXPECT_NE(html.find(fmt::format("<span class=\"stage ok\">{} ✓</span>", stage)), std::string::npos)
+        << stage;
   }
   EXPECT_EQ(html.find("not evaluated"), std::string::npos);  // every stage ran
   EXPECT_EQ(count_of(html, "looks like "), 258u);
-  EXPECT_EQ(html.find("<b>drop_block</b>"), std::string::npos);           // the prompt is escaped
+  EXPECT_EQ(html.find("<b>drop_block</b>"), std::string::npos);  // the prompt is escaped
   EXPECT_LT(html.size(), 2u * 1024 * 1024) << "thumbnails should keep 258 images small";
 
   const fs::path shot = dir / "shot.png";
-  const auto run = testing::run_program({"/usr/bin/timeout", "180", chromium.string(), "--headless", "--no-sandbox",
-                                         "--disable-gpu", "--hide-scrollbars", "--user-data-dir=" + (dir / "profile").string(),
-                                         "--screenshot=" + shot.string(), "--window-size=1280,4000",
-                                         "file://" + html_path.string()},
-                                        {{"HOME", dir.path().string()}});
+  const auto run = testing::run_program(
+      {"/usr/bin/timeout", "180", chromium.string(), "--headless", "--no-sandbox", "--disable-gpu",
+       "--hide-scrollbars", "--user-data-dir=" + (dir / "profile").string(), "--screenshot=" + shot.string(),
+       "--window-size=1280,4000", "file://" + html_path.string()},
+      {{"HOME", dir.path().string()}});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_TRUE(fs::exists(shot)) << run.err;
   const Image image = convert_channels(read_png(shot), 1);
