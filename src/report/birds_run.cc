@@ -250,7 +250,7 @@ class TeamReader {
         add_failure(letter, stem, "no code", reason);
       } else {
         add_failure(letter, stem, "conversion error",
-                    status == "conversion-error" ? reason : status + ": " + reason);
+                    status == "conversion-error" ? reason : fmt::format("{}: {}", status, reason));
       }
     }
   }
@@ -293,7 +293,7 @@ class TeamReader {
       for (const std::string& stem : entries_of(dir_ / "images" / letter, ".png")) {
         if (stem.size() > 4 && stem.ends_with("_raw")) continue;  // the colour view
         trial(letter, stem);
-        images_[letter + "/" + stem] = dir_ / "images" / letter / (stem + ".png");
+        images_[fmt::format("{}/{}", letter, stem)] = dir_ / "images" / letter / (stem + ".png");
       }
     }
   }
@@ -403,7 +403,8 @@ std::vector<fs::path> find_teams(const fs::path& dir, const std::string& only) {
   std::string names;
   for (const fs::path& t : teams) {
     if (t.filename() == only) return {t};
-    names += (names.empty() ? "" : ", ") + t.filename().string();
+    if (!names.empty()) names += ", ";
+    names += t.filename().string();
   }
   throw SetupError(fmt::format("{}: no team \"{}\" (teams: {})", dir.string(), only, names));
 }
@@ -500,7 +501,8 @@ BirdsRun read_birds_run(const fs::path& dir, const BirdsRunOptions& options) {
     if (options.thumbnail_px <= 0) continue;
     for (size_t l = 0; l < team.letters.size(); ++l) {
       for (size_t t = 0; t < team.letters[l].trials.size(); ++t) {
-        const auto it = images.find(team.letters[l].letter + "/" + team.letters[l].trials[t].stem);
+        const auto it =
+            images.find(fmt::format("{}/{}", team.letters[l].letter, team.letters[l].trials[t].stem));
         if (it != images.end()) thumbs.push_back({run.teams.size() - 1, l, t, it->second});
       }
     }

@@ -27,7 +27,7 @@ size_t count_of(const std::string& text, const std::string& what) {
 //   convert.json: A_2 no code (hostile detail), C_1 conversion error; simulate.json: D_1 error;
 //   stability, image, similarity and diversity for A only.
 fs::path write_run(const fs::path& root, const std::string& team) {
-  const fs::path dir = root / team;
+  fs::path dir = root / team;
   OrderedJson run = {{"prompt", "Build <OBJECT>.<script>alert('x')</script> & \"more\""},
                      {"model", "gpt-<b>4</b>"},
                      {"trials", 2},

@@ -28,7 +28,7 @@ size_t count_of(const std::string& text, const std::string& what) {
 }
 
 fs::path find_chromium() {
-  const char* path = std::getenv("PATH");
+  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe): tests are single-threaded
   std::istringstream dirs(path ? path : "");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
