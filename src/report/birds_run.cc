@@ -465,7 +465,10 @@ void finish_team(BirdsTeam& team, TeamReader& reader, const Scores& scores, bool
 
 }  // namespace
 
-BirdsRun read_birds_run(const fs::path& dir, const BirdsRunOptions& options) {
+BirdsRun read_birds_run(const fs::path& given, const BirdsRunOptions& options) {
+  // "team/", "." and ".." name their folder: the team name is the folder's own name.
+  fs::path dir = fs::absolute(given).lexically_normal();
+  if (!dir.has_filename() && dir.has_parent_path()) dir = dir.parent_path();
   BirdsRun run;
   run.dir = dir;
   const std::vector<fs::path> team_dirs = find_teams(dir, options.team);

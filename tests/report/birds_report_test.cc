@@ -170,6 +170,8 @@ TEST(BirdsReport, RawOnlyRunShowsEveryStageAsNotEvaluated) {
   const BirdsRun run = read_birds_run(dir, {});
   const BirdsTeam& team = run.teams[0];
   EXPECT_FALSE(team.has_run_info);
+  EXPECT_EQ(read_birds_run(dir.string() + "/", {}).teams[0].name, "solo");  // a trailing slash
+  EXPECT_EQ(read_birds_run(dir / "raw/..", {}).teams[0].name, "solo");
   ASSERT_EQ(team.letters.size(), 1u);
   EXPECT_EQ(team.letters[0].trials.size(), 1u);
   EXPECT_TRUE(team.failures.empty());
