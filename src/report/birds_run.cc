@@ -58,8 +58,40 @@ std::vector<std::string> entries_of(const fs::path& dir, const std::string& exte
   return out;
 }
 
+// A string as it is; a list of strings joined with ", "; anything else as JSON.
 std::string text_of(const Json& value) {
-  return value.is_string() ? value.get<std::string>() : dump_json(value, 2);
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_array() && !value.empty() &&
+      std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_string(); })) {
+    std::string out;
+    for (const Json& v : value) {
+      if (!out.empty()) out += ", ";
+      out += v.get<std::string>();
+    }
+    return out;
+  }
+  return dump_json(value, 2);
+}
+
+// A prompt as text: a text prompt as it is; a conversation ({"system": ..., "turns": [...]}, turns
+// as text or {"role", "content"}; or a bare list of turns) as its parts with headings; anything
+// else as its JSON.
+std::string prompt_text(const Json& prompt) {
+  if (prompt.is_string()) return prompt.get<std::string>();
+  const Json* turns = prompt.is_array() ? &prompt : nullptr;
+  if (prompt.is_object() && prompt.contains("turns") && prompt["turns"].is_array()) turns = &prompt["turns"];
+  if (turns == nullptr) return dump_json(prompt, 2);
+  std::string out;
+  if (prompt.is_object() && prompt.contains("system"))
+    out += fmt::format("[system]\n{}\n\n", text_of(prompt["system"]));
+  int n = 0;
+  for (const Json& turn : *turns) {
+    const bool message = turn.is_object() && turn.contains("content");
+    const std::string role = message && turn.contains("role") ? text_of(turn["role"]) : "user";
+    out +=
+        fmt::format("[turn {}, {}]\n{}\n\n", ++n, role, message ? text_of(turn["content"]) : text_of(turn));
+  }
+  return out.size() >= 2 ? out.substr(0, out.size() - 2) : out;
 }
 
 // "A-Z", "A,B,C" or "ABC" -> letters.
@@ -196,7 +228,7 @@ class TeamReader {
     team_.has_run_info = true;
     for (const auto& [key, value] : j.items()) {
       if (key == "prompt") {
-        team_.prompt = text_of(value);
+        team_.prompt = prompt_text(value);
       } else if (key == "model") {
         team_.model = text_of(value);
       } else if (key == "trials") {

@@ -192,6 +192,15 @@ TEST(BirdsReport, RawOnlyRunShowsEveryStageAsNotEvaluated) {
       std::string::npos);
   EXPECT_NE(page.find("<pre>" + accents + "\nsecond line</pre>"), std::string::npos);
   EXPECT_NE(page.find("model <b><span class=\"na\">not recorded</span></b>"), std::string::npos);
+  // A conversation prompt (llm/prompt.h) and several models.
+  write_json_file(dir / "run.json",
+                  Json::parse(R"({"prompt": {"system": "You build <b>levels</b>.", "turns": ["Draw <OBJECT>.",
+                              {"role": "user", "content": "Fix it."}]}, "model": ["qwen", "gemma"]})"));
+  const BirdsTeam conversation = read_birds_run(dir, {}).teams[0];
+  EXPECT_EQ(
+      conversation.prompt,
+      "[system]\nYou build <b>levels</b>.\n\n[turn 1, user]\nDraw <OBJECT>.\n\n[turn 2, user]\nFix it.");
+  EXPECT_EQ(conversation.model, "qwen, gemma");
 }
 
 TEST(BirdsReport, ScoresFromTheResultFolderOfBirdsScore) {
