@@ -206,7 +206,7 @@ void read_character_files(const fs::path& base, const std::string& character, Ch
   const fs::path sim = base / "similarity" / (character + ".json");
   if (fs::exists(sim, ec)) {
     for (const Json& t : json_field<Json>(read_json_file(sim), "trials", sim.string())) {
-      const int trial = trial_number_of(json_field<std::string>(t, "id", sim.string()));
+      const int trial = trial_number_of(fs::path(json_field<std::string>(t, "id", sim.string())).stem().string());
       if (trial >= 0) r.similarity[trial] = json_field<double>(t, "similarity", sim.string());
     }
   }

@@ -97,3 +97,9 @@ TorchInfo torch_info() {
 void set_torch_threads(int threads) { torch_entry<void(int)>("pcglab_torch_set_threads")(threads); }
 
 }  // namespace pcglab::nn
+
+namespace pcglab::nn {
+double matmul_gflops(int n, int repeats) {
+  return torch_entry<double(int, int)>("pcglab_torch_matmul_gflops")(n, repeats);
+}
+}  // namespace pcglab::nn

@@ -38,3 +38,8 @@ TorchInfo torch_info();
 void set_torch_threads(int threads);
 
 }  // namespace pcglab::nn
+
+namespace pcglab::nn {
+// This machine's float32 matrix-multiply rate with libtorch (n×n products, median of `repeats`).
+double matmul_gflops(int n, int repeats = 5);
+}  // namespace pcglab::nn

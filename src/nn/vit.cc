@@ -7,6 +7,7 @@
 
 #include "core/check.h"
 #include "core/json.h"
+#include "core/rng.h"
 #include "nn/safetensors.h"
 #include "nn/torch/tensor_view.h"
 #include "nn/torch_runtime.h"
@@ -255,6 +256,52 @@ void VitClassifier::forward(const float* pixels, size_t n, std::vector<float>& l
       handle_, pixels, static_cast<int64_t>(n), logits.data(), cls != nullptr ? cls->data() : nullptr);
   if (rc != 0)
     throw SetupError(fmt::format("ViT forward pass failed: {}", torch_entry<const char*(void*)>("pcglab_vit_error")(handle_)));
+}
+
+void write_random_vit(const std::filesystem::path& dir, VitConfig c, uint64_t seed) {
+  if (c.labels.empty())
+    for (char ch = 'A'; ch <= 'Z'; ++ch) c.labels.emplace_back(1, ch);
+  Json config = {{"architectures", {"ViTForImageClassification"}}, {"model_type", "vit"}, {"hidden_size", c.hidden},
+                 {"num_hidden_layers", c.layers}, {"num_attention_heads", c.heads}, {"intermediate_size", c.intermediate},
+                 {"image_size", c.image}, {"patch_size", c.patch}, {"num_channels", c.channels},
+                 {"layer_norm_eps", c.layer_norm_eps}, {"hidden_act", c.hidden_act}, {"qkv_bias", true}};
+  for (size_t i = 0; i < c.labels.size(); ++i) config["id2label"][std::to_string(i)] = c.labels[i];
+  write_json_file(dir / "config.json", config);
+  Rng rng(seed);
+  std::map<std::string, Tensor> t;
+  auto add = [&](const std::string& name, std::vector<int64_t> shape, double mean, double std) {
+    Tensor x{std::move(shape), {}};
+    x.values.resize(static_cast<size_t>(x.numel()));
+    for (float& v : x.values) v = static_cast<float>(mean + std * rng.normal());
+    t.emplace(name, std::move(x));
+  };
+  const int64_t H = c.hidden, I = c.intermediate, L = static_cast<int64_t>(c.labels.size());
+  const int64_t tokens = static_cast<int64_t>(c.image / c.patch) * (c.image / c.patch) + 1;
+  add("vit.embeddings.cls_token", {1, 1, H}, 0, 0.02);
+  add("vit.embeddings.position_embeddings", {1, tokens, H}, 0, 0.02);
+  add("vit.embeddings.patch_embeddings.projection.weight", {H, c.channels, c.patch, c.patch}, 0, 0.02);
+  add("vit.embeddings.patch_embeddings.projection.bias", {H}, 0, 0.02);
+  add("vit.layernorm.weight", {H}, 1, 0.02);
+  add("vit.layernorm.bias", {H}, 0, 0.02);
+  add("classifier.weight", {L, H}, 0, 0.02);
+  add("classifier.bias", {L}, 0, 0.02);
+  for (int i = 0; i < c.layers; ++i) {
+    const std::string p = fmt::format("vit.encoder.layer.{}.", i);
+    for (const char* n : {"attention.attention.query", "attention.attention.key", "attention.attention.value",
+                          "attention.output.dense"}) {
+      add(p + n + ".weight", {H, H}, 0, 0.02);
+      add(p + n + ".bias", {H}, 0, 0.02);
+    }
+    for (const char* n : {"layernorm_before", "layernorm_after"}) {
+      add(p + n + ".weight", {H}, 1, 0.02);
+      add(p + n + ".bias", {H}, 0, 0.02);
+    }
+    add(p + "intermediate.dense.weight", {I, H}, 0, 0.02);
+    add(p + "intermediate.dense.bias", {I}, 0, 0.02);
+    add(p + "output.dense.weight", {H, I}, 0, 0.02);
+    add(p + "output.dense.bias", {H}, 0, 0.02);
+  }
+  write_safetensors(dir / "model.safetensors", t);
 }
 
 std::vector<float> softmax_rows(const std::vector<float>& logits, size_t width) {

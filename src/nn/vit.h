@@ -5,6 +5,7 @@
 // file and the tensor before libtorch is loaded.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -53,6 +54,10 @@ class VitClassifier {
   VitConfig config_;
   void* handle_ = nullptr;
 };
+
+// Writes a randomly initialised checkpoint folder of `config`'s shape (labels A..Z when empty),
+// in the exact Hugging Face layout: for benchmarks and tests where no real checkpoint exists.
+void write_random_vit(const std::filesystem::path& dir, VitConfig config, uint64_t seed);
 
 // softmax over each row of `logits` (rows of `width`).
 std::vector<float> softmax_rows(const std::vector<float>& logits, size_t width);

@@ -1,0 +1,111 @@
+// `birds classify` and `birds eval` end to end on the hand-written example responses.
+#include <gtest/gtest.h>
+
+#include "core/files.h"
+#include "core/json.h"
+#include "testing/testing.h"
+
+namespace pcglab {
+namespace {
+namespace fs = std::filesystem;
+
+fs::path copy_example(const testing::TempDir& dir) {
+  fs::copy(testing::source_dir() / "examples/birds/handwritten", dir / "handwritten", fs::copy_options::recursive);
+  return dir / "handwritten";
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+TEST(BirdsEval, RunsEveryStageWritesOfficialFilesAndListsFailures) {
+  testing::TempDir dir;
+  const fs::path team = copy_example(dir);
+  const auto r = testing::run_pcglab({"birds", "eval", team.string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // one response has no code block
+  EXPECT_NE(r.err.find("handwritten_T_3 [convert]: Code not found."), std::string::npos) << r.err;
+  for (const char* f : {"result/constants.json", "result/trial_scores.csv", "result/character_scores.csv", "result/result.json",
+                        "stability/T.json", "similarity/T.json", "diversity/T.json", "images/T/handwritten_T_1.png",
+                        "logs/eval.json", "logs/classify.json"})
+    EXPECT_TRUE(fs::exists(team / f)) << f;
+
+  // The official similarity layout: ids are image file names, 26 raws A..Z, similarity = raw of T.
+  const Json sim = read_json_file(team / "similarity/T.json");
+  EXPECT_EQ(sim["count"], 2);
+  ASSERT_EQ(sim["trials"].size(), 2u);
+  EXPECT_EQ(sim["trials"][0]["id"], "handwritten_T_1.png");
+  EXPECT_EQ(sim["trials"][0]["label"], "T");
+  const Json& raws = sim["similarities"][0]["raws"];
+  ASSERT_EQ(raws.size(), 26u);
+  double sum = 0;
+  for (size_t i = 0; i < 26; ++i) {
+    EXPECT_EQ(raws[i]["label"], std::string(1, static_cast<char>('A' + i)));
+    EXPECT_EQ(raws[i]["id"], "handwritten_T_1.png");
+    sum += raws[i]["softmax_prob"].get<double>();
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  EXPECT_FLOAT_EQ(sim["trials"][0]["similarity"].get<float>(), raws[19]["softmax_prob"].get<float>());
+  const std::string text = read_file(team / "similarity/T.json");
+  EXPECT_LT(text.find("\"count\""), text.find("\"similarityRate\""));  // official key order
+  EXPECT_LT(text.find("\"trials\""), text.find("\"similarities\""));
+
+  // Scores see the similarity of trial 1 (ids with the .png extension).
+  const std::string trials = read_file(team / "result/trial_scores.csv");
+  EXPECT_NE(trials.find("\"handwritten\",\"T\",1,"), std::string::npos);
+  EXPECT_EQ(trials.find("\"handwritten\",\"T\",1,\"0\",\"1\",\"0\""), std::string::npos) << "similarity of T 1 read as 0";
+
+  const Json table = parse_json(r.out, "stdout");
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0]["team"], "handwritten");
+  EXPECT_EQ(table[0]["failed_trials"], 1);
+}
+
+TEST(BirdsEval, FinishedStagesAreSkippedAndChangedInputsRedone) {
+  testing::TempDir dir;
+  const fs::path team = copy_example(dir);
+  ASSERT_EQ(testing::run_pcglab({"birds", "eval", team.string()}).exit_code, 1);
+  const std::string result = read_file(team / "result/result.json");
+  const auto again = testing::run_pcglab({"birds", "eval", team.string()});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(count(again.err, "finished earlier, skipped"), 4u) << again.err;
+  EXPECT_EQ(read_file(team / "result/result.json"), result);
+
+  // A changed response: every stage of the team runs again, and the new level is simulated.
+  const fs::path response = team / "raw/I/handwritten_I_1.txt";
+  write_file_atomic(response, "```\ndrop_block('b13', 10)\ndrop_block('b13', 10)\ndrop_block('b13', 10)\n```\n");
+  const auto third = testing::run_pcglab({"birds", "eval", team.string()});
+  EXPECT_EQ(third.exit_code, 1);
+  EXPECT_EQ(count(third.err, "finished earlier, skipped"), 0u) << third.err;
+  const Json stability = read_json_file(team / "stability/I.json");
+  EXPECT_EQ(stability["raws"][0]["startingObjects"], 3);
+
+  // --force redoes everything.
+  const auto forced = testing::run_pcglab({"birds", "eval", team.string(), "--force"});
+  EXPECT_EQ(count(forced.err, "finished earlier, skipped"), 0u);
+}
+
+TEST(BirdsClassify, WritesSimilarityAndRejectsEmbeddingsWithoutAViT) {
+  testing::TempDir dir;
+  const fs::path team = copy_example(dir);
+  ASSERT_EQ(testing::run_pcglab({"birds", "convert", team.string()}).exit_code, 1);
+  ASSERT_EQ(testing::run_pcglab({"birds", "simulate", team.string()}).exit_code, 0);
+  const auto r = testing::run_pcglab({"birds", "classify", dir.path().string(), "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("handwritten,L,2,"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(team / "similarity/L.json"));
+  const auto e = testing::run_pcglab({"birds", "classify", team.string(), "--embeddings"});
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_NE(e.err.find("has no CLS embedding"), std::string::npos) << e.err;
+  // A damaged image is recorded, the rest classified.
+  write_file_atomic(team / "images/L/handwritten_L_2.png", "not a png");
+  const auto d = testing::run_pcglab({"birds", "classify", team.string()});
+  EXPECT_EQ(d.exit_code, 1);
+  EXPECT_EQ(read_json_file(team / "similarity/L.json")["count"], 1);
+  EXPECT_NE(read_file(team / "logs/classify.json").find("handwritten_L_2.png"), std::string::npos);
+  EXPECT_EQ(testing::run_pcglab({"birds", "classify", team.string(), "--model", "nope"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace pcglab
