@@ -187,6 +187,7 @@ class TeamReader {
     read_stability();
     read_images();
     read_similarity();
+    read_classify_log();
     read_diversity();
   }
 
@@ -330,6 +331,12 @@ class TeamReader {
     }
   }
 
+  // A similarity id is the image's file name in the official script ("team_A_3.png"), the stem in
+  // the scoring script's input description: both name the trial "team_A_3".
+  static std::string stem_of_id(const std::string& id) {
+    return id.size() > 4 && id.ends_with(".png") ? id.substr(0, id.size() - 4) : id;
+  }
+
   void read_similarity() {
     const auto files = entries_of(dir_ / "similarity", ".json");
     stage("similarity", "pcglab birds classify", !files.empty());
@@ -337,12 +344,12 @@ class TeamReader {
       const fs::path path = dir_ / "similarity" / (letter + ".json");
       const Json j = read_json_file(path);
       for (const Json& t : json_field<Json>(j, "trials", path.string())) {
-        trial(letter, json_field<std::string>(t, "id", path.string())).similarity =
+        trial(letter, stem_of_id(json_field<std::string>(t, "id", path.string()))).similarity =
             json_field<double>(t, "similarity", path.string());
       }
       if (!j.contains("similarities")) continue;
       for (const Json& s : json_field<Json>(j, "similarities", path.string())) {
-        BirdsTrial& t = trial(letter, json_field<std::string>(s, "id", path.string()));
+        BirdsTrial& t = trial(letter, stem_of_id(json_field<std::string>(s, "id", path.string())));
         for (const Json& r : json_field<Json>(s, "raws", path.string())) {
           const double p = json_field<double>(r, "softmax_prob", path.string());
           if (t.predicted.empty() || p > t.predicted_probability) {
@@ -351,6 +358,21 @@ class TeamReader {
           }
         }
       }
+    }
+  }
+
+  // <team>/logs/classify.json (birds classify): {"classifier", "images", "failures": [{character, id,
+  // error}]}.
+  void read_classify_log() {
+    const fs::path path = dir_ / "logs" / "classify.json";
+    if (!is_file(path)) return;
+    const Json j = read_json_file(path);
+    const std::string classifier = json_field_or<std::string>(j, "classifier", "", path.string());
+    if (!classifier.empty()) team_.run_details.emplace_back("classifier", classifier);
+    for (const Json& f : json_field_or<Json>(j, "failures", Json::array(), path.string())) {
+      add_failure(json_field<std::string>(f, "character", path.string()),
+                  stem_of_id(json_field<std::string>(f, "id", path.string())), "classification error",
+                  json_field_or<std::string>(f, "error", "", path.string()));
     }
   }
 

@@ -9,6 +9,7 @@
 //   <team>/stability/<C>.json                official evaluator format
 //   <team>/images/<C>/<stem>.png             the classifier's image
 //   <team>/similarity/<C>.json               official similarity format (birds classify)
+//   <team>/logs/classify.json                classifier name, unreadable images (birds classify)
 //   <team>/diversity/<C>.json                official diversity format (birds diversity)
 //   <competition>/result/*.csv|json          birds score
 // Every stage but raw/ may be missing: its values are then absent (std::nullopt), never zero.
@@ -26,7 +27,8 @@ struct BirdsFailure {
   std::string letter;
   std::string stem;  // e.g. "team_A_3"
   int trial = -1;
-  std::string kind;    // "no response", "no code", "conversion error", "simulation error"
+  std::string
+      kind;  // "no response", "no code", "conversion error", "simulation error", "classification error"
   std::string reason;  // the message recorded by the stage (official message and detail)
 };
 

@@ -25,7 +25,8 @@ size_t count_of(const std::string& text, const std::string& what) {
 // A team folder "<root>/<team>" with raw responses for every letter (trials 1-2; B_2 missing),
 // a hostile prompt and model in run.json, and partial later stages:
 //   convert.json: A_2 no code (hostile detail), C_1 conversion error; simulate.json: D_1 error;
-//   stability, image, similarity and diversity for A only.
+//   classify.json: E_1 unreadable image; stability, image, similarity (ids as pcglab's classify
+//   writes them, "<stem>.png") and diversity for A only.
 fs::path write_run(const fs::path& root, const std::string& team) {
   fs::path dir = root / team;
   OrderedJson run = {{"prompt", "Build <OBJECT>.<script>alert('x')</script> & \"more\""},
@@ -72,12 +73,18 @@ fs::path write_run(const fs::path& root, const std::string& team) {
   write_png(dir / "images/A" / (a1 + ".png"), img, 1);
   OrderedJson raws = OrderedJson::array();
   for (char c = 'A'; c <= 'Z'; ++c)
-    raws.push_back({{"id", a1}, {"label", std::string(1, c)}, {"softmax_prob", c == 'H' ? 0.6 : 0.016}});
+    raws.push_back(
+        {{"id", a1 + ".png"}, {"label", std::string(1, c)}, {"softmax_prob", c == 'H' ? 0.6 : 0.016}});
   write_json_file(dir / "similarity/A.json",
                   OrderedJson{{"count", 1},
                               {"similarityRate", 0.016},
-                              {"trials", {{{"id", a1}, {"label", "A"}, {"similarity", 0.016}}}},
-                              {"similarities", {{{"id", a1}, {"raws", raws}}}}});
+                              {"trials", {{{"id", a1 + ".png"}, {"label", "A"}, {"similarity", 0.016}}}},
+                              {"similarities", {{{"id", a1 + ".png"}, {"raws", raws}}}}});
+  write_json_file(
+      dir / "logs/classify.json",
+      OrderedJson{{"classifier", "builtin"},
+                  {"images", 2},
+                  {"failures", {{{"character", "E"}, {"id", team + "_E_1.png"}, {"error", "bad PNG"}}}}});
   write_json_file(dir / "diversity/A.json",
                   OrderedJson{{"count", 1}, {"diversityRate", 0.25}, {"trials", OrderedJson::array()}});
   return dir;
@@ -92,12 +99,13 @@ TEST(BirdsReport, ReadsEveryStageAndRecordsFailuresWithReasons) {
   EXPECT_EQ(team.name, "teamx");
   EXPECT_EQ(team.model, "gpt-<b>4</b>");
   EXPECT_EQ(team.expected_trials, 2);
-  ASSERT_EQ(team.run_details.size(), 1u);
+  ASSERT_EQ(team.run_details.size(), 2u);
   EXPECT_EQ(team.run_details[0], (std::pair<std::string, std::string>{"seed", "42"}));
+  EXPECT_EQ(team.run_details[1], (std::pair<std::string, std::string>{"classifier", "builtin"}));
   ASSERT_EQ(team.letters.size(), 26u);
   EXPECT_EQ(team.trials_total, 52);
-  EXPECT_EQ(team.trials_failed, 4);
-  ASSERT_EQ(team.failures.size(), 4u);
+  EXPECT_EQ(team.trials_failed, 5);
+  ASSERT_EQ(team.failures.size(), 5u);
   EXPECT_EQ(team.failures[0].kind, "no code");
   EXPECT_EQ(team.failures[0].stem, "teamx_A_2");
   EXPECT_EQ(team.failures[0].trial, 2);
@@ -108,6 +116,9 @@ TEST(BirdsReport, ReadsEveryStageAndRecordsFailuresWithReasons) {
   EXPECT_EQ(team.failures[2].reason, "Height boundary is intruded.");
   EXPECT_EQ(team.failures[3].kind, "simulation error");
   EXPECT_EQ(team.failures[3].letter, "D");
+  EXPECT_EQ(team.failures[4].kind, "classification error");
+  EXPECT_EQ(team.failures[4].stem, "teamx_E_1");
+  EXPECT_EQ(team.failures[4].reason, "bad PNG");
   const BirdsLetter& a = team.letters[0];
   EXPECT_EQ(a.letter, "A");
   ASSERT_EQ(a.trials.size(), 2u);
@@ -153,7 +164,7 @@ TEST(BirdsReport, PageEscapesHostileTextAndHasOneSectionPerLetter) {
     EXPECT_NE(html.find(fmt::format("href=\"#letter-{}\"", c)), std::string::npos) << c;
   }
   EXPECT_EQ(count_of(html, "data:image/png;base64,"), 1u);
-  EXPECT_NE(html.find("<h2>Failed trials (4)</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Failed trials (5)</h2>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"text\">simulation error</td><td class=\"text\">D_1.xml:3: unknown block "
                       "type &quot;Huge&quot;</td>"),
             std::string::npos);
