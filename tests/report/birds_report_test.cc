@@ -268,6 +268,18 @@ TEST(BirdsReport, ScoresFromTheResultFolderOfBirdsScore) {
   EXPECT_THROW(read_birds_run(tmp.path(), no_scores), SetupError);
 }
 
+TEST(BirdsReport, UnreadableImageIsShownWithoutImage) {
+  testing::TempDir tmp;
+  const fs::path dir = write_run(tmp.path(), "teamx");
+  write_file_atomic(dir / "images/A/teamx_A_1.png", "not a png");
+  const BirdsRun run = read_birds_run(dir, {});
+  const BirdsTrial& t = run.teams[0].letters[0].trials[0];
+  EXPECT_EQ(t.stem, "teamx_A_1");
+  EXPECT_TRUE(t.thumbnail_png.empty());
+  EXPECT_EQ(t.stability, 1.0);
+  EXPECT_EQ(count_of(birds_report_html(run), "data:image/png"), 0u);
+}
+
 TEST(BirdsReport, BadInputsAreSetupErrorsNamingTheFile) {
   testing::TempDir tmp;
   EXPECT_THROW(read_birds_run(tmp / "missing", {}), SetupError);
