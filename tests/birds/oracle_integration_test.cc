@@ -13,6 +13,7 @@
 #include "core/files.h"
 #include "core/json.h"
 #include "core/rng.h"
+#include "testing/oracle.h"
 #include "testing/testing.h"
 
 namespace pcglab::birds {
@@ -119,18 +120,7 @@ std::string random_text(Rng& rng) {
   return out;
 }
 
-Json run_oracle(const Json& cases) {
-  const fs::path dir = fs::path(PCGLAB_BINARY_DIR) / "oracle";
-  const auto install = testing::run_program(
-      {"/bin/bash", (testing::source_dir() / "tests/oracle/install.sh").string(), dir.string()});
-  if (install.exit_code != 0) throw std::runtime_error("cannot install the npm oracles: " + install.err);
-  testing::TempDir tmp;
-  write_file_atomic(tmp / "cases.json", dump_json(cases));
-  const auto run = testing::run_program({"/usr/bin/env", "node", (testing::source_dir() / "tests/oracle/run.js").string(),
-                                         dir.string(), (tmp / "cases.json").string(), (tmp / "out.json").string()});
-  if (run.exit_code != 0) throw std::runtime_error("node oracle failed: " + run.err);
-  return parse_json(read_file(tmp / "out.json"), "oracle output");
-}
+Json run_oracle(const Json& cases) { return testing::run_official_oracle(cases); }
 
 class OfficialOracle : public ::testing::Test {
  protected:

@@ -1,0 +1,88 @@
+// `pcglab birds generate`: the built-in letter generator (no LLM), writing the competition layout.
+#include <map>
+
+#include "birds/generator.h"
+#include "command.h"
+#include "core/progress.h"
+#include "nn/torch_runtime.h"
+
+namespace pcglab::cli {
+namespace {
+
+struct GenerateOptions {
+  std::string letters = "A-Z";
+  int trials = 10;
+  uint64_t seed = 1;
+  std::string team = "pcglab-generator";
+  std::string out = "runs";
+  int candidates = 12;
+  std::string model = "builtin";
+};
+
+// "A-Z", "ABC", "A-E,X" → the letters in order.
+std::string expand_letters(const std::string& spec) {
+  std::string out;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(spec[i])));
+    if (c == ',' || c == ' ') continue;
+    if (c < 'A' || c > 'Z') throw SetupError(fmt::format("--letters: '{}' is not a letter (use e.g. A-Z or A,C,E)", spec[i]));
+    if (i + 2 < spec.size() && spec[i + 1] == '-') {
+      const char end = static_cast<char>(std::toupper(static_cast<unsigned char>(spec[i + 2])));
+      if (end < c || end > 'Z') throw SetupError(fmt::format("--letters: bad range {}-{}", c, spec[i + 2]));
+      for (char x = c; x <= end; ++x) out += x;
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  if (out.empty()) throw SetupError("--letters: no letters");
+  return out;
+}
+
+int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
+  const std::string letters = expand_letters(o.letters);
+  // Trials run in parallel on the pool; each classifies its candidates on one libtorch thread, so
+  // the result does not depend on the number of threads.
+  nn::set_torch_threads(1);
+  const auto classifier = nn::open_letter_classifier(o.model);
+  birds::GeneratorOptions options;
+  options.seed = o.seed;
+  options.candidates = o.candidates;
+  ThreadPool pool(global.threads);
+  ProgressBar bar("generate", letters.size() * static_cast<size_t>(o.trials));
+  const auto run = birds::generate_competition(letters, o.trials, o.team, o.out, *classifier, options, pool,
+                                               [&](const birds::GeneratedTrial&) { bar.advance(true); });
+  bar.finish();
+  std::map<char, std::array<double, 3>> per_letter;  // stability, similarity, blocks
+  for (const auto& t : run.trials) {
+    auto& s = per_letter[t.letter];
+    s[0] += t.stability / o.trials, s[1] += t.similarity / o.trials, s[2] += static_cast<double>(t.blocks) / o.trials;
+  }
+  Table table;
+  table.columns = {"letter", "trials", "mean_stability", "mean_similarity", "mean_blocks"};
+  for (const auto& [letter, s] : per_letter) table.add_row({std::string(1, letter), o.trials, s[0], s[1], s[2]});
+  print_table(table, global);
+  return kExitOk;
+}
+
+Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
+  auto o = std::make_shared<GenerateOptions>();
+  cmd.add_option("--letters", o->letters, "Letters, e.g. A-Z or A,C,E")->capture_default_str();
+  cmd.add_option("--trials", o->trials, "Trials per letter")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd.add_option("--seed", o->seed, "Seed: the same seed gives the same responses")->capture_default_str();
+  cmd.add_option("--team", o->team, "Team name (folder and file names)")->capture_default_str();
+  cmd.add_option("-o,--out", o->out, "Output folder; responses go to <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt")
+      ->capture_default_str();
+  cmd.add_option("--candidates", o->candidates, "Candidate programs tried per trial")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd.add_option("--model", o->model, "Letter classifier used to pick candidates")->capture_default_str();
+  cmd.footer("The numbers shown are the generator's own measurements of the kept candidates; `pcglab birds eval` "
+             "measures them again through the official pipeline.");
+  return [o, &global] { return run_generate(*o, global); };
+}
+
+}  // namespace
+
+PCGLAB_REGISTER_COMMAND("birds", "generate", "Built-in letter generator (no LLM): drop_block programs in the competition layout",
+                        setup_generate);
+
+}  // namespace pcglab::cli

@@ -1,0 +1,218 @@
+#include "birds/generator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "birds/capture.h"
+#include "birds/stability.h"
+#include "core/check.h"
+#include "core/files.h"
+#include "core/json.h"
+#include "core/rng.h"
+#include "nn/letter_data.h"
+
+namespace pcglab::birds {
+namespace fs = std::filesystem;
+namespace {
+
+// Upright typefaces (italics lean, and leaning strokes cannot be stacked), rendered on first use.
+class FontLibrary {
+ public:
+  static FontLibrary& instance() {
+    static FontLibrary library;
+    return library;
+  }
+  size_t size() const { return fonts_.size(); }
+  const nn::LetterFont& font(size_t i) const { return fonts_[i]; }
+  const nn::GlyphSet& glyphs(size_t i) {
+    std::lock_guard lock(mutex_);
+    auto it = cache_.find(i);
+    if (it == cache_.end()) it = cache_.emplace(i, nn::render_glyphs(fonts_[i], 64)).first;
+    return it->second;
+  }
+
+ private:
+  FontLibrary() {
+    for (auto& f : nn::find_letter_fonts())
+      if (f.style.find("Italic") == std::string::npos && f.style.find("Oblique") == std::string::npos) fonts_.push_back(f);
+    PCGLAB_CHECK(!fonts_.empty()) << "no upright fonts";
+  }
+  std::vector<nn::LetterFont> fonts_;
+  std::map<size_t, nn::GlyphSet> cache_;
+  std::mutex mutex_;
+};
+
+struct Candidate {
+  std::string font;
+  int rows = 0, columns = 0;
+  std::string program;
+  int blocks = 0;
+  Level level;
+};
+
+std::vector<std::vector<bool>> quantise(const nn::GlyphSet::Glyph& g, int rows, int cols, double threshold) {
+  std::vector<std::vector<bool>> mask(rows, std::vector<bool>(cols, false));
+  const double ch = static_cast<double>(g.height) / rows, cw = static_cast<double>(g.width) / cols;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      double sum = 0;
+      int n = 0;
+      for (double y = (r + 0.125) * ch; y < (r + 1) * ch; y += ch / 4)
+        for (double x = (c + 0.125) * cw; x < (c + 1) * cw; x += cw / 4, ++n) {
+          const int ix = std::min(g.width - 1, static_cast<int>(x)), iy = std::min(g.height - 1, static_cast<int>(y));
+          sum += g.coverage[static_cast<size_t>(iy) * g.width + ix];
+        }
+      mask[rows - 1 - r][c] = sum / std::max(n, 1) > threshold;  // row 0 = bottom
+    }
+  return mask;
+}
+
+}  // namespace
+
+std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask) {
+  // A cell with empty cells below it gets a column down to the next filled cell (or the ground),
+  // unless it can be bridged: both horizontal neighbours are filled (a b31 can span one gap).
+  const int rows = static_cast<int>(mask.size()), cols = rows ? static_cast<int>(mask[0].size()) : 0;
+  for (int r = 1; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      if (!mask[r][c] || mask[r - 1][c]) continue;
+      const bool bridged = c > 0 && c + 1 < cols && mask[r][c - 1] && mask[r][c + 1] && mask[r - 1][c - 1] && mask[r - 1][c + 1];
+      if (bridged) continue;
+      for (int y = r - 1; y >= 0 && !mask[y][c]; --y) mask[y][c] = true;
+    }
+  return mask;
+}
+
+std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<bool>>& mask, int* dropped) {
+  std::vector<std::pair<DropBlock, int>> drops;
+  const int rows = static_cast<int>(mask.size()), cols = rows ? static_cast<int>(mask[0].size()) : 0;
+  PCGLAB_CHECK(cols <= kGridWidth && rows <= kGridHeight) << "mask larger than the drop grid";
+  const int offset = (kGridWidth - cols) / 2;
+  std::vector<int> top(cols, 0);  // first free row per column
+  int lost = 0;
+  auto want = [&](int r, int c) { return c >= 0 && c < cols && mask[r][c] && top[c] <= r; };
+  auto supported = [&](int r, int c) { return top[c] == r; };
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      if (!mask[r][c] || top[c] > r) continue;
+      // A b31 over c..c+2 lands on row r when its highest column is r; it stands on its centre or
+      // on both ends.
+      if (want(r, c + 1) && want(r, c + 2) && std::max({top[c], top[c + 1], top[c + 2]}) == r &&
+          (supported(r, c + 1) || (supported(r, c) && supported(r, c + 2)))) {
+        drops.emplace_back(DropBlock::kB31, offset + c + 1);
+        top[c] = top[c + 1] = top[c + 2] = r + 1;
+        c += 2;
+      } else if (supported(r, c)) {
+        // A b13 when the column goes on for two more rows with nothing beside them (a b31 there
+        // would need this column's top at that row).
+        auto alone = [&](int y) { return mask[y][c] && (c == 0 || !mask[y][c - 1]) && (c + 1 == cols || !mask[y][c + 1]); };
+        const bool column = r + 2 < rows && alone(r + 1) && alone(r + 2);
+        drops.emplace_back(column ? DropBlock::kB13 : DropBlock::kB11, offset + c);
+        top[c] = r + (column ? 3 : 1);
+      } else {
+        ++lost;
+      }
+    }
+  }
+  if (dropped != nullptr) *dropped = lost;
+  return drops;
+}
+
+GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier& classifier, const GeneratorOptions& options) {
+  PCGLAB_CHECK(letter >= 'A' && letter <= 'Z') << "letter " << letter;
+  FontLibrary& fonts = FontLibrary::instance();
+  Rng rng(derive_seed(options.seed, static_cast<uint64_t>(letter) * 1000 + static_cast<uint64_t>(trial)));
+  std::vector<Candidate> candidates;
+  std::vector<StabilityResult> results;
+  std::vector<Image> images;
+  const int target = classifier.label_index(std::string(1, letter));
+  PCGLAB_CHECK(target >= 0) << "classifier has no label " << letter;
+  for (int k = 0; k < options.candidates; ++k) {
+    const size_t font = rng.below(fonts.size());
+    const auto& glyph = fonts.glyphs(font).letters[letter - 'A'];
+    Candidate cand;
+    cand.font = fonts.font(font).path.filename().string();
+    cand.rows = static_cast<int>(rng.between(5, 10));
+    const double aspect = static_cast<double>(glyph.width) / glyph.height;
+    cand.columns = std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.0))), 3, 15);
+    auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.3, 0.55));
+    if (rng.uniform() < 0.4) mask = fill_under_overhangs(std::move(mask));
+    const auto drops = plan_drops(mask);
+    if (drops.empty()) continue;
+    for (const auto& [type, slot] : drops) cand.program += format_drop_call(type, slot, options.function) + "\n";
+    auto converted = convert_program(cand.program, options.function, "candidate");
+    if (!converted.ok()) continue;
+    cand.blocks = static_cast<int>(drops.size());
+    cand.level = converted.value().level;
+    results.push_back(evaluate_stability(cand.level));
+    images.push_back(render_ocr_image(results.back().final_level));
+    candidates.push_back(std::move(cand));
+  }
+  GeneratedTrial out;
+  out.letter = letter;
+  out.trial = trial;
+  out.candidates_tried = options.candidates;
+  if (candidates.empty()) {  // cannot happen for A-Z with the installed fonts; still a valid response
+    out.program = format_drop_call(DropBlock::kB11, 10, options.function) + "\n";
+  } else {
+    const auto scores = classifier.classify(images);
+    size_t best = 0;
+    double best_key = -1;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const double sim = scores[i].probabilities[target], sta = results[i].score;
+      const double key = (sta >= 0.999f ? 1.0 : 0.0) + sim * sta;
+      if (key > best_key) best_key = key, best = i;
+    }
+    const Candidate& c = candidates[best];
+    out.program = c.program;
+    out.font = c.font;
+    out.rows = c.rows;
+    out.columns = c.columns;
+    out.blocks = c.blocks;
+    out.stability = results[best].score;
+    out.similarity = scores[best].probabilities[target];
+  }
+  out.response = fmt::format(
+      "The letter {} as a structure of {} blocks, built from the bottom up (pcglab built-in generator, trial {}; "
+      "shape from the {} typeface):\n\n```python\n{}```\n",
+      letter, out.blocks, trial, out.font.empty() ? "fallback" : out.font, out.program);
+  return out;
+}
+
+GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team, const fs::path& out,
+                                 const nn::LetterClassifier& classifier, const GeneratorOptions& options, ThreadPool& pool,
+                                 const std::function<void(const GeneratedTrial&)>& on_done) {
+  if (trials < 1) throw SetupError("--trials must be at least 1");
+  for (char c : letters)
+    if (c < 'A' || c > 'Z') throw SetupError(fmt::format("letters must be A-Z, got '{}'", c));
+  FontLibrary::instance();  // fonts found once, before the workers start
+  GenerateRun run;
+  run.trials.resize(letters.size() * static_cast<size_t>(trials));
+  const fs::path team_dir = out / team;
+  pool.parallel_for(run.trials.size(), [&](size_t i) {
+    const char letter = letters[i / trials];
+    const int trial = static_cast<int>(i % trials) + 1;
+    run.trials[i] = generate_trial(letter, trial, classifier, options);
+    const std::string stem = fmt::format("{}_{}_{}", team, letter, trial);
+    write_file_atomic(team_dir / "raw" / std::string(1, letter) / (stem + ".txt"), run.trials[i].response);
+    if (on_done) on_done(run.trials[i]);
+  });
+  OrderedJson log = OrderedJson::array();
+  for (const auto& t : run.trials)
+    log.push_back({{"character", std::string(1, t.letter)}, {"trial", t.trial}, {"font", t.font}, {"rows", t.rows},
+                   {"columns", t.columns}, {"blocks", t.blocks}, {"stability", t.stability}, {"similarity", t.similarity}});
+  write_json_file(team_dir / "logs" / "generate.json", log);
+  OrderedJson meta = {{"model", "pcglab built-in generator (no LLM)"},
+                      {"prompt", nullptr},
+                      {"generator", {{"seed", options.seed}, {"candidates", options.candidates}, {"classifier", classifier.name()}}},
+                      {"letters", letters},
+                      {"trials", trials}};
+  write_json_file(team_dir / "run.json", meta);
+  return run;
+}
+
+}  // namespace pcglab::birds

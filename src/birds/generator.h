@@ -1,0 +1,63 @@
+// The built-in letter generator: for each letter and trial, a response with a drop_block program,
+// valid under the official rules, whose level stands and looks like the letter, varied by seed.
+//
+// Method: the letter's glyph from a Debian typeface (chosen per candidate by the seed) is
+// quantised onto a few rows of the 20×16 drop grid; the mask is made buildable bottom-up under the
+// drop model (a cell is filled only where its block lands exactly there and is supported: a b11 or
+// b13 on a filled cell, a b31 on its centre cell or on both ends); the program is converted by the
+// official converter, simulated by the evaluator and classified by the letter classifier, and the
+// best of N candidates (stable first, then the target letter's probability) is kept.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "birds/converter.h"
+#include "core/thread_pool.h"
+#include "nn/letter_classifier.h"
+
+namespace pcglab::birds {
+
+struct GeneratorOptions {
+  uint64_t seed = 1;
+  int candidates = 12;  // programs tried per trial
+  std::string function = "drop_block";
+};
+
+struct GeneratedTrial {
+  char letter = 'A';
+  int trial = 1;
+  std::string response;  // the text written to raw/<C>/<team>_<C>_<trial>.txt
+  std::string program;   // the drop calls
+  std::string font;      // the typeface the shape came from
+  int rows = 0, columns = 0, blocks = 0;
+  double stability = 0, similarity = 0;  // of the kept candidate, as the pipeline will measure them
+  int candidates_tried = 0;
+};
+
+// A buildable mask → drop program. `mask[r][c]` with r = 0 the bottom row; the shape is centred on
+// the 20-column grid. Cells that cannot be built are left out (returned in `dropped`).
+std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<bool>>& mask, int* dropped = nullptr);
+
+// Fills the empty cells under overhanging cells (down to the structure), except one-cell gaps a
+// b31 can bridge: a variant that trades the glyph's exact shape for buildability.
+std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask);
+
+// Generates one trial (deterministic for a given seed, letter and trial).
+GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier& classifier, const GeneratorOptions& options);
+
+struct GenerateRun {
+  std::vector<GeneratedTrial> trials;
+};
+
+// Every letter × trial, written in the competition layout under <out>/<team>/ (raw responses,
+// run.json describing the run, logs/generate.json with each trial's numbers).
+GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
+                                 const std::filesystem::path& out, const nn::LetterClassifier& classifier,
+                                 const GeneratorOptions& options, ThreadPool& pool,
+                                 const std::function<void(const GeneratedTrial&)>& on_done = {});
+
+}  // namespace pcglab::birds

@@ -1,0 +1,120 @@
+// The built-in generator: buildable plans, determinism by seed, and responses that pass the
+// official extraction and conversion (npm chatgpt4pcg@1.4.1 as the oracle).
+#include "birds/generator.h"
+
+#include <gtest/gtest.h>
+
+#include "birds/converter.h"
+#include "birds/extract.h"
+#include "core/files.h"
+#include "nn/torch_runtime.h"
+#include "testing/oracle.h"
+#include "testing/testing.h"
+
+namespace pcglab::birds {
+namespace {
+
+std::vector<std::vector<bool>> parse_mask(const std::vector<std::string>& rows_top_first) {
+  std::vector<std::vector<bool>> m;
+  for (auto it = rows_top_first.rbegin(); it != rows_top_first.rend(); ++it) {
+    std::vector<bool> row;
+    for (char c : *it) row.push_back(c == '#');
+    m.push_back(row);
+  }
+  return m;
+}
+
+// The drop program converted by the official model gives exactly the buildable mask.
+void expect_builds(const std::vector<std::string>& mask_text) {
+  const auto mask = parse_mask(mask_text);
+  int dropped = -1;
+  const auto drops = plan_drops(mask, &dropped);
+  EXPECT_EQ(dropped, 0) << mask_text[0];
+  std::string program;
+  for (const auto& [type, slot] : drops) program += format_drop_call(type, slot) + "\n";
+  const auto level = convert_program(program);
+  ASSERT_TRUE(level.ok());
+  // The converter shifts the structure to the left edge of its grid.
+  int offset = kGridWidth;
+  for (const auto& row : level.value().grid)
+    for (int c = 0; c < kGridWidth; ++c)
+      if (row[c] != 0) offset = std::min(offset, c);
+  int mask_left = static_cast<int>(mask[0].size());
+  for (const auto& row : mask)
+    for (size_t c = 0; c < row.size(); ++c)
+      if (row[c]) mask_left = std::min(mask_left, static_cast<int>(c));
+  offset -= mask_left;
+  for (size_t r = 0; r < mask.size(); ++r)
+    for (size_t c = 0; c < mask[r].size(); ++c) EXPECT_EQ(level.value().grid[r][c + offset] != 0, mask[r][c]) << r << "," << c;
+}
+
+TEST(GeneratorPlan, BuildsSupportedShapesExactly) {
+  expect_builds({"###", ".#.", ".#.", ".#.", ".#."});        // T: a b31 balanced on its centre
+  expect_builds({"#.#", "###", "#.#", "#.#"});                // H: the crossbar bridges one gap
+  expect_builds({"###", "#.#", "#.#", "#.#", "###"});         // O: the top b31 bridges the counter
+  expect_builds({"#...#", "#...#", "#####"});                 // U on a base
+}
+
+TEST(GeneratorPlan, LeavesOutWhatCannotStandAndFillingKeepsIt) {
+  const auto mask = parse_mask({"###", "#..", "#..", "###"});  // C: the top bar hangs off the stem
+  int dropped = 0;
+  plan_drops(mask, &dropped);
+  EXPECT_EQ(dropped, 2);
+  const auto filled = fill_under_overhangs(mask);
+  plan_drops(filled, &dropped);
+  EXPECT_EQ(dropped, 0);
+  EXPECT_TRUE(filled[1][2]);  // the column under the bar's right end
+}
+
+class GeneratorRun : public ::testing::Test {
+ protected:
+  static std::vector<GeneratedTrial> run(uint64_t seed, int threads, const std::string& letters, int trials) {
+    nn::set_torch_threads(1);
+    const auto classifier = nn::open_letter_classifier("builtin");
+    testing::TempDir dir;
+    GeneratorOptions options;
+    options.seed = seed;
+    options.candidates = 6;
+    ThreadPool pool(threads);
+    return generate_competition(letters, trials, "gen", dir.path(), *classifier, options, pool).trials;
+  }
+};
+
+TEST_F(GeneratorRun, SameSeedSameResponsesOnAnyThreadCount) {
+  const auto a = run(5, 1, "AKT", 2), b = run(5, 2, "AKT", 2), c = run(6, 2, "AKT", 2);
+  ASSERT_EQ(a.size(), 6u);
+  bool differs = false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].response, b[i].response);
+    EXPECT_EQ(a[i].similarity, b[i].similarity);
+    differs |= a[i].response != c[i].response;
+  }
+  EXPECT_TRUE(differs) << "another seed gives other levels";
+  EXPECT_NE(a[0].response, a[1].response) << "trials of a letter differ";
+}
+
+TEST_F(GeneratorRun, ResponsesPassTheOfficialExtractionAndConversion) {
+  const auto trials = run(1, 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
+  Json cases = Json::array();
+  for (const auto& t : trials) cases.push_back({{"kind", "extract"}, {"text", t.response}, {"fn", "drop_block"}});
+  const Json extracted = testing::run_official_oracle(cases);
+  Json convert_cases = Json::array();
+  for (size_t i = 0; i < trials.size(); ++i) {
+    ASSERT_TRUE(extracted[i].contains("value")) << extracted[i];
+    const auto ours = extract_code(trials[i].response);
+    ASSERT_TRUE(ours.has_value());
+    EXPECT_EQ(extracted[i]["value"], *ours);
+    convert_cases.push_back({{"kind", "convert"}, {"text", *ours}, {"fn", "drop_block"}});
+  }
+  const Json converted = testing::run_official_oracle(convert_cases);
+  for (size_t i = 0; i < trials.size(); ++i) {
+    ASSERT_TRUE(converted[i].contains("value")) << trials[i].letter << ": " << converted[i];
+    const auto ours = convert_program(convert_cases[i]["text"].get<std::string>());
+    ASSERT_TRUE(ours.ok());
+    EXPECT_EQ(converted[i]["value"], ours.value().xml) << trials[i].letter;
+    EXPECT_GT(trials[i].blocks, 0);
+  }
+}
+
+}  // namespace
+}  // namespace pcglab::birds
