@@ -15,7 +15,7 @@ struct GenerateOptions {
   uint64_t seed = 1;
   std::string team = "pcglab-generator";
   std::string out = "runs";
-  int candidates = 12;
+  int candidates = 32;
   std::string model = "builtin";
 };
 

@@ -72,7 +72,7 @@ std::string model_card(const TrainLettersOptions& o, const nn::LetterTrainingRep
       "## Split\n\nWhole families are held out (FNV-1a(family) % 5 == 0): {} training fonts in {} families,\n"
       "{} test fonts in {} families.\n\nTest families: {}.\n\n",
       o.out, kVersion, c.seed, c.epochs, c.per_letter, c.batch, c.lr, c.threads, o.out, nn::kLetterImageSize,
-      nn::kLetterImageSize, "~617k", c.per_letter, r.train_fonts.size(), train.size(), r.test_fonts.size(),
+      nn::kLetterImageSize, "624,858", c.per_letter, r.train_fonts.size(), train.size(), r.test_fonts.size(),
       test.size(), fmt::join(test, ", "));
   card += fmt::format(
       "## Accuracy on held-out fonts\n\n{} images ({} per font, letter and style):\n\n"

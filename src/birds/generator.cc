@@ -71,6 +71,17 @@ std::vector<std::vector<bool>> quantise(const nn::GlyphSet::Glyph& g, int rows, 
   return mask;
 }
 
+// Vertical strokes one cell thicker (to the right): a b31 on two cells of a thick stroke stands,
+// so one-cell arms (C, E, F, ...) can be built.
+std::vector<std::vector<bool>> thicken(std::vector<std::vector<bool>> mask) {
+  for (auto& row : mask) {
+    const auto original = row;
+    for (size_t c = 0; c + 1 < row.size(); ++c)
+      if (original[c] && !original[c + 1] && (c == 0 || !original[c - 1])) row[c + 1] = true;
+  }
+  return mask;
+}
+
 }  // namespace
 
 std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask) {
@@ -139,7 +150,8 @@ GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier
     cand.rows = static_cast<int>(rng.between(5, 10));
     const double aspect = static_cast<double>(glyph.width) / glyph.height;
     cand.columns = std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.0))), 3, 15);
-    auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.3, 0.55));
+    auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.25, 0.55));
+    if (rng.uniform() < 0.3) mask = thicken(std::move(mask));
     if (rng.uniform() < 0.4) mask = fill_under_overhangs(std::move(mask));
     const auto drops = plan_drops(mask);
     if (drops.empty()) continue;

@@ -23,7 +23,7 @@ namespace pcglab::birds {
 
 struct GeneratorOptions {
   uint64_t seed = 1;
-  int candidates = 12;  // programs tried per trial
+  int candidates = 32;  // programs tried per trial
   std::string function = "drop_block";
 };
 
