@@ -1,0 +1,65 @@
+// The built-in generator's targets through the official pipeline, as `make demo` runs it:
+// A–Z × 10 trials, default classifier: mean stability ≥ 0.95, mean similarity ≥ 0.6, diversity
+// above zero for every letter; then the report has every letter.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/files.h"
+#include "testing/testing.h"
+
+namespace pcglab {
+namespace {
+namespace fs = std::filesystem;
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) {
+    if (cell.size() >= 2 && cell.front() == '"') cell = cell.substr(1, cell.size() - 2);
+    out.push_back(cell);
+  }
+  return out;
+}
+
+TEST(GeneratorTargets, TwentySixLettersTenTrialsThroughTheOfficialPipeline) {
+  testing::TempDir dir;
+  const auto gen = testing::run_pcglab({"birds", "generate", "--letters", "A-Z", "--trials", "10", "--seed", "1", "--team",
+                                        "gen", "--out", dir.path().string()});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const fs::path team = dir / "gen";
+  const auto eval = testing::run_pcglab({"birds", "eval", team.string()});
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;  // no failed trial
+
+  std::istringstream csv(read_file(team / "result/character_scores.csv"));
+  std::string line;
+  std::getline(csv, line);  // teamName, character, characterScore, stability, similarity, diversity
+  double stability = 0, similarity = 0;
+  int letters = 0;
+  while (std::getline(csv, line)) {
+    const auto c = split_csv(line);
+    ASSERT_EQ(c.size(), 6u) << line;
+    stability += std::stod(c[3]);
+    similarity += std::stod(c[4]);
+    EXPECT_GT(std::stod(c[5]), 0.0) << "diversity of " << c[1];
+    std::printf("[ letter %s ] stability %.3f similarity %.3f diversity %.3g\n", c[1].c_str(), std::stod(c[3]),
+                std::stod(c[4]), std::stod(c[5]));
+    ++letters;
+  }
+  ASSERT_EQ(letters, 26);
+  std::printf("[ mean ] stability %.3f similarity %.3f\n", stability / 26, similarity / 26);
+  EXPECT_GE(stability / 26, 0.95);
+  EXPECT_GE(similarity / 26, 0.6);
+
+  const auto report = testing::run_pcglab({"birds", "report", team.string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string html = read_file(team / "report.html");
+  for (char c = 'A'; c <= 'Z'; ++c) EXPECT_NE(html.find(fmt::format("id=\"letter-{}\"", c)), std::string::npos) << c;
+  EXPECT_NE(html.find("pcglab built-in generator"), std::string::npos) << "run.json's model is shown";
+}
+
+}  // namespace
+}  // namespace pcglab
