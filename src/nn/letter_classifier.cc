@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/check.h"
+#include "core/thread_pool.h"
 #include "nn/letter_cnn.h"
 #include "nn/vit.h"
 #include "nn/torch_runtime.h"
@@ -31,11 +32,16 @@ class BuiltinClassifier : public LetterClassifier {
   std::string name() const override { return name_; }
   const std::vector<std::string>& labels() const override { return letters(); }
   std::vector<LetterScores> classify(const std::vector<Image>& images, bool) const override {
-    std::vector<uint8_t> inputs;
-    inputs.reserve(images.size() * kLetterPixels);
-    for (const Image& image : images) {
-      const auto in = letter_input(image);
-      inputs.insert(inputs.end(), in.begin(), in.end());
+    std::vector<uint8_t> inputs(images.size() * kLetterPixels);
+    auto prepare = [&](size_t i) {
+      const auto in = letter_input(images[i]);
+      std::copy(in.begin(), in.end(), inputs.begin() + static_cast<std::ptrdiff_t>(i * kLetterPixels));
+    };
+    if (images.size() >= 64) {
+      static ThreadPool pool;  // large batches (birds classify): preprocess on every core
+      pool.parallel_for(images.size(), prepare);
+    } else {
+      for (size_t i = 0; i < images.size(); ++i) prepare(i);
     }
     const auto probs = model_.predict(inputs.data(), images.size());
     std::vector<LetterScores> out(images.size());
