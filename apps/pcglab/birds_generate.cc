@@ -2,6 +2,7 @@
 #include <map>
 
 #include "birds/generator.h"
+#include "birds/competition_layout.h"
 #include "command.h"
 #include "core/progress.h"
 #include "nn/torch_runtime.h"
@@ -19,28 +20,8 @@ struct GenerateOptions {
   std::string model = "builtin";
 };
 
-// "A-Z", "ABC", "A-E,X" → the letters in order.
-std::string expand_letters(const std::string& spec) {
-  std::string out;
-  for (size_t i = 0; i < spec.size(); ++i) {
-    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(spec[i])));
-    if (c == ',' || c == ' ') continue;
-    if (c < 'A' || c > 'Z') throw SetupError(fmt::format("--letters: '{}' is not a letter (use e.g. A-Z or A,C,E)", spec[i]));
-    if (i + 2 < spec.size() && spec[i + 1] == '-') {
-      const char end = static_cast<char>(std::toupper(static_cast<unsigned char>(spec[i + 2])));
-      if (end < c || end > 'Z') throw SetupError(fmt::format("--letters: bad range {}-{}", c, spec[i + 2]));
-      for (char x = c; x <= end; ++x) out += x;
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-  if (out.empty()) throw SetupError("--letters: no letters");
-  return out;
-}
-
 int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
-  const std::string letters = expand_letters(o.letters);
+  const std::string letters = birds::parse_letters(o.letters);
   // Trials run in parallel on the pool; each classifies its candidates on one libtorch thread, so
   // the result does not depend on the number of threads.
   nn::set_torch_threads(1);

@@ -61,4 +61,23 @@ int trial_number_of(const std::string& stem) {
   return std::stoi(last);
 }
 
+std::string parse_letters(const std::string& spec) {
+  std::string out;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(spec[i])));
+    if (c == ',' || c == ' ') continue;
+    if (c < 'A' || c > 'Z') throw SetupError(fmt::format("--letters: '{}' is not a letter (use e.g. A-Z or A,C,E)", spec[i]));
+    if (i + 2 < spec.size() && spec[i + 1] == '-') {
+      const char end = static_cast<char>(std::toupper(static_cast<unsigned char>(spec[i + 2])));
+      if (end < c || end > 'Z') throw SetupError(fmt::format("--letters: bad range {}-{}", c, spec[i + 2]));
+      for (char x = c; x <= end; ++x) out += x;
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  if (out.empty()) throw SetupError("--letters: no letters");
+  return out;
+}
+
 }  // namespace pcglab::birds

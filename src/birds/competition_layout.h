@@ -30,6 +30,9 @@ std::vector<TrialFile> list_stage_files(const std::filesystem::path& team_dir, c
 std::filesystem::path stage_path(const std::filesystem::path& team_dir, const std::string& stage,
                                  const std::string& character, const std::string& stem, const std::string& extension);
 
+// A letters option ("A-Z", "ABC", "a-e,x") → the capital letters in order. Throws SetupError.
+std::string parse_letters(const std::string& spec);
+
 // The trial number of a file name: its last '_'-separated part before the extension, or -1.
 int trial_number_of(const std::string& stem);
 

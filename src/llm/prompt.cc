@@ -97,13 +97,18 @@ std::string substitute_object(std::string text, const std::string& object) {
 
 Result<ConversationResult> run_conversation(ChatClient& client, const PromptProgram& program, const std::string& object,
                                             const ChatRequest& base) {
+  return run_conversation([&client](const ChatRequest& r) { return client.complete(r); }, program, object, base);
+}
+
+Result<ConversationResult> run_conversation(const CompleteFn& complete, const PromptProgram& program,
+                                            const std::string& object, const ChatRequest& base) {
   ConversationResult out;
   if (program.system) out.messages.push_back({"system", substitute_object(*program.system, object)});
   for (const std::string& turn : program.turns) {
     out.messages.push_back({"user", substitute_object(turn, object)});
     ChatRequest request = base;
     request.messages = out.messages;
-    auto reply = client.complete(request);
+    auto reply = complete(request);
     if (!reply.ok()) {
       return Result<ConversationResult>::failure(object, fmt::format("turn {}: {}", out.requests + 1, reply.error().message));
     }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct ConversationResult {
 // Runs the program for one object: sends the turns one by one, appending each reply.
 // `base` supplies the model and sampling settings (its messages are ignored).
 Result<ConversationResult> run_conversation(ChatClient& client, const PromptProgram& program,
+                                            const std::string& object, const ChatRequest& base);
+// The same with any way of completing a request (a cache in front of the client, rate limits).
+using CompleteFn = std::function<Result<ChatResponse>(const ChatRequest&)>;
+Result<ConversationResult> run_conversation(const CompleteFn& complete, const PromptProgram& program,
                                             const std::string& object, const ChatRequest& base);
 
 }  // namespace pcglab::llm

@@ -3,13 +3,17 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "core/json.h"
 
 namespace pcglab::llm::testing {
 
@@ -29,27 +33,34 @@ inline FakeReply reply(int status, std::string body = "", std::string content = 
 class FakeOpenAiServer {
  public:
   FakeOpenAiServer() {
+    server_.new_task_queue = [] { return new httplib::ThreadPool(32); };
     server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
       FakeReply reply;
       {
         std::lock_guard lock(mutex_);
+        const int index = static_cast<int>(requests_.size());
         requests_.push_back(req.body);
         authorization_.push_back(req.get_header_value("Authorization"));
         if (!script_.empty()) {
           reply = script_.front();
           script_.pop_front();
+        } else if (responder_) {
+          reply = responder_(req.body, index);
         }
+        max_in_flight_ = std::max(max_in_flight_, ++in_flight_);
       }
       if (reply.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
       res.status = reply.status;
       if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
       std::string body = reply.body;
       if (body.empty() && reply.status == 200) {
-        body = R"({"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":")" +
-               reply.content +
-               R"("},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}})";
+        body = R"({"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":)" +
+               Json(reply.content).dump() +
+               R"(},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}})";
       }
       res.set_content(body, "application/json");
+      std::lock_guard lock(mutex_);
+      --in_flight_;
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -69,6 +80,19 @@ class FakeOpenAiServer {
     std::lock_guard lock(mutex_);
     return requests_;
   }
+  // Answers requests when no scripted reply is left: f(request body, request index).
+  void set_responder(std::function<FakeReply(const std::string&, int)> f) {
+    std::lock_guard lock(mutex_);
+    responder_ = std::move(f);
+  }
+  int max_in_flight() {
+    std::lock_guard lock(mutex_);
+    return max_in_flight_;
+  }
+  size_t request_count() {
+    std::lock_guard lock(mutex_);
+    return requests_.size();
+  }
   std::vector<std::string> authorization_headers() {
     std::lock_guard lock(mutex_);
     return authorization_;
@@ -82,6 +106,8 @@ class FakeOpenAiServer {
   std::deque<FakeReply> script_;
   std::vector<std::string> requests_;
   std::vector<std::string> authorization_;
+  std::function<FakeReply(const std::string&, int)> responder_;
+  int in_flight_ = 0, max_in_flight_ = 0;
 };
 
 }  // namespace pcglab::llm::testing

@@ -1,0 +1,75 @@
+// Limits for calls to a model server: requests in flight, requests per minute and tokens per
+// minute (a sliding 60-second window of the requests started, each counted with its tokens).
+// acquire() blocks until a request may start; the returned permit ends the request in flight and
+// records its real token count. The clock is injectable so tests are exact and instant.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace pcglab::llm {
+
+struct RateLimits {
+  int max_in_flight = 8;     // 0: unlimited
+  int requests_per_minute = 0;  // 0: unlimited
+  int64_t tokens_per_minute = 0;  // 0: unlimited
+};
+
+class RateLimiter {
+ public:
+  using Clock = std::function<double()>;     // seconds, monotonic
+  using Sleeper = std::function<void(double)>;  // waits that many seconds
+
+  explicit RateLimiter(RateLimits limits, Clock clock = {}, Sleeper sleeper = {});
+
+  class Permit {
+   public:
+    Permit() = default;
+    Permit(Permit&& o) noexcept : limiter_(o.limiter_), slot_(o.slot_) { o.limiter_ = nullptr; }
+    Permit& operator=(Permit&&) = delete;
+    Permit(const Permit&) = delete;
+    ~Permit();
+    // The request's real token count (replaces the estimate in the minute window).
+    void finish(int64_t tokens);
+
+   private:
+    friend class RateLimiter;
+    Permit(RateLimiter* limiter, uint64_t slot) : limiter_(limiter), slot_(slot) {}
+    RateLimiter* limiter_ = nullptr;
+    uint64_t slot_ = 0;
+  };
+
+  // Waits until a request estimated at `tokens` may start. Returns the seconds waited.
+  Permit acquire(int64_t tokens, double* waited_s = nullptr);
+
+  int in_flight() const;
+  int max_in_flight_seen() const;
+
+ private:
+  struct Started {
+    uint64_t slot;
+    double time;
+    int64_t tokens;
+  };
+  double now() const;
+  // Seconds until the window allows a request of `tokens`, 0 when it may start now.
+  double wait_needed(int64_t tokens, double t);
+  void release(uint64_t slot, std::optional<int64_t> tokens);
+
+  RateLimits limits_;
+  Clock clock_;
+  Sleeper sleep_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Started> window_;
+  int in_flight_ = 0, max_seen_ = 0;
+  uint64_t next_slot_ = 0;
+};
+
+}  // namespace pcglab::llm

@@ -1,0 +1,249 @@
+// `pcglab birds run` against the fake OpenAI-compatible server: faults, resume after kill -9, the
+// API key never written, conversation prompts, the in-flight limit.
+#include <signal.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "core/files.h"
+#include "core/json.h"
+#include "llm/fake_openai_server.h"
+#include "store/run_store.h"
+#include "testing/testing.h"
+
+namespace pcglab {
+namespace {
+namespace fs = std::filesystem;
+using llm::testing::FakeOpenAiServer;
+using llm::testing::FakeReply;
+using llm::testing::reply;
+
+// The letter the prompt asked for, from the request body ("... the letter X ...").
+char letter_of(const std::string& body) {
+  const auto p = body.find("the letter ");
+  return p == std::string::npos ? '?' : body[p + 11];
+}
+
+// A deterministic reply per letter: a small drop program.
+FakeReply program_for(const std::string& body) {
+  const char letter = letter_of(body);
+  return reply(200, "", fmt::format("Here is {}:\n```python\ndrop_block('b11', {})\ndrop_block('b13', {})\n```\n", letter,
+                                    3 + (letter - 'A') % 10, 3 + (letter - 'A') % 10));
+}
+
+std::map<std::string, std::string> server_env(const FakeOpenAiServer& server, const std::string& key = "") {
+  return {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", key}};
+}
+
+std::vector<std::string> run_args(const fs::path& prompt, const fs::path& out, const std::string& letters, int trials,
+                                  int concurrency = 8) {
+  return {"birds",       "run",   "--prompt", prompt.string(), "--team",    "t",   "--model",
+          "fake-model",  "--out", out.string(), "--letters",   letters,     "--trials", std::to_string(trials),
+          "--concurrency", std::to_string(concurrency), "--backoff", "0.01", "--max-retries", "8", "--format", "csv"};
+}
+
+std::map<std::string, std::string> read_tree(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) files[fs::relative(e.path(), dir).string()] = read_file(e.path());
+  return files;
+}
+
+fs::path write_prompt(const testing::TempDir& dir, const std::string& text = "Build the letter <OBJECT> with drop_block.") {
+  write_file_atomic(dir / "prompt.txt", text);
+  return dir / "prompt.txt";
+}
+
+TEST(BirdsRun, WritesTheCompetitionLayoutAndARerunCostsNothing) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  const auto r = testing::run_pcglab(run_args(prompt, dir / "out", "A,C", 2), server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.request_count(), 4u);
+  const std::string a1 = read_file(dir / "out/t/raw/A/t_A_1.txt");
+  EXPECT_NE(a1.find("Here is A"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir / "out/t/raw/C/t_C_2.txt"));
+  const Json meta = read_json_file(dir / "out/t/run.json");
+  EXPECT_EQ(meta["model"], "fake-model");
+  EXPECT_EQ(meta["prompt"], "Build the letter <OBJECT> with drop_block.");
+  EXPECT_EQ(meta["counts"]["ok"], 4);
+  // The same command again: every trial finished, nothing requested.
+  const auto again = testing::run_pcglab(run_args(prompt, dir / "out", "A,C", 2), server_env(server));
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_EQ(server.request_count(), 4u);
+  EXPECT_NE(again.out.find("resumed"), std::string::npos);
+  // A new output folder with the same cache: answered from the cache.
+  auto args = run_args(prompt, dir / "out2", "A,C", 2);
+  args.insert(args.end(), {"--cache", (dir / "out/llm-cache.sqlite").string()});
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  EXPECT_EQ(server.request_count(), 4u);
+  EXPECT_EQ(read_file(dir / "out2/t/raw/A/t_A_1.txt"), a1);
+  // Other settings in the same folder: refused, the earlier run is kept.
+  auto other = run_args(prompt, dir / "out", "A,C", 2);
+  other[7] = "other-model";
+  const auto refused = testing::run_pcglab(other, server_env(server));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("was started with other settings"), std::string::npos) << refused.err;
+}
+
+TEST(BirdsRun, ThirtyPercentFaultsGiveTheSameFilesAsAFaultFreeRun) {
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  FakeOpenAiServer clean;
+  clean.set_responder([](const std::string& body, int) { return program_for(body); });
+  ASSERT_EQ(testing::run_pcglab(run_args(prompt, dir / "clean", "A-Z", 10), server_env(clean)).exit_code, 0);
+  EXPECT_EQ(clean.request_count(), 260u);
+
+  FakeOpenAiServer faulty;
+  std::atomic<int> faults{0};
+  faulty.set_responder([&](const std::string& body, int index) {
+    const uint32_t h = static_cast<uint32_t>(index) * 2654435761u;
+    if ((h >> 8) % 10 < 3) {  // 30% of requests fail, in every retryable way
+      ++faults;
+      switch ((h >> 16) % 5) {
+        case 0: return reply(500, R"({"error":{"message":"boom"}})");
+        case 1: return reply(429, R"({"error":{"message":"slow down"}})", "", "0");
+        case 2: return reply(503, "upstream unavailable");
+        case 3: return reply(200, "{not json");
+        default: return reply(408, R"({"error":{"message":"timeout"}})");
+      }
+    }
+    return program_for(body);
+  });
+  const auto r = testing::run_pcglab(run_args(prompt, dir / "faulty", "A-Z", 10), server_env(faulty));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(faults.load(), 50);
+  const auto a = read_tree(dir / "clean/t/raw"), b = read_tree(dir / "faulty/t/raw");
+  EXPECT_EQ(a.size(), 260u);
+  EXPECT_TRUE(a == b) << "responses differ between the fault-free and the faulty run";
+  store::RunStore st(dir / "faulty/t/logs/run.sqlite");
+  const auto counts = st.counts(st.open_run("birds-run", *st.run_config("birds-run")));
+  EXPECT_EQ(counts.ok, 260);
+  EXPECT_EQ(counts.error, 0);
+}
+
+TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) {
+    FakeReply r = program_for(body);
+    r.delay_ms = 120;
+    return r;
+  });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  const auto args = run_args(prompt, dir / "out", "A,B", 10, 2);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv = {const_cast<char*>(PCGLAB_CLI)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(PCGLAB_CLI, argv.data());
+    _exit(127);
+  }
+  while (server.request_count() < 9) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const size_t first = server.request_count();
+  int64_t finished = 0;
+  {
+    store::RunStore st(dir / "out/t/logs/run.sqlite");
+    finished = st.counts(st.open_run("birds-run", *st.run_config("birds-run"))).ok;
+  }
+  EXPECT_GE(finished, 5);
+  EXPECT_LT(finished, 20);
+  const auto r = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t second = server.request_count() - first;
+  EXPECT_LE(second, static_cast<size_t>(20 - finished)) << "a finished trial was requested again";
+  EXPECT_LE(first + second, 20u + 2u) << "at most the requests in flight at the kill are sent twice";
+  EXPECT_EQ(read_tree(dir / "out/t/raw").size(), 20u);
+}
+
+TEST(BirdsRun, TheApiKeyIsInNoFileAndNoLogLine) {
+  const std::string key = "sk-test-SECRET-key-4242";
+  FakeOpenAiServer server;
+  server.script({reply(500, R"({"error":{"message":"boom"}})"), reply(401, R"({"error":{"message":"bad key"}})")});
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  auto args = run_args(prompt, dir / "out", "A-C", 2);
+  args.insert(args.end(), {"--log-level", "debug"});
+  const auto r = testing::run_pcglab(args, server_env(server, key));
+  EXPECT_EQ(r.exit_code, 1);  // one trial got the 401
+  EXPECT_NE(r.err.find("bad key"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(key), std::string::npos);
+  EXPECT_EQ(r.out.find(key), std::string::npos);
+  for (const auto& [name, bytes] : read_tree(dir / "out")) EXPECT_EQ(bytes.find(key), std::string::npos) << name;
+  ASSERT_FALSE(server.authorization_headers().empty());
+  EXPECT_EQ(server.authorization_headers()[0], "Bearer " + key);  // it was sent, only to the server
+  // The failed trial is retried by the next run.
+  const auto again = testing::run_pcglab(args, server_env(server, key));
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+}
+
+TEST(BirdsRun, ConversationPromptsSendTheTurnsWithEachReplyAppended) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string&, int index) { return reply(200, "", fmt::format("reply {}", index)); });
+  testing::TempDir dir;
+  write_file_atomic(dir / "conv.json",
+                    R"({"system": "You build letters.", "turns": ["Plan the letter <OBJECT>.", "Now write the code for <OBJECT>."]})");
+  const auto r = testing::run_pcglab(run_args(dir / "conv.json", dir / "out", "K", 1), server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  const Json first = parse_json(requests[0], "request 1"), second = parse_json(requests[1], "request 2");
+  ASSERT_EQ(first["messages"].size(), 2u);
+  EXPECT_EQ(first["messages"][0]["role"], "system");
+  EXPECT_EQ(first["messages"][1]["content"], "Plan the letter K.");
+  ASSERT_EQ(second["messages"].size(), 4u);
+  EXPECT_EQ(second["messages"][2]["role"], "assistant");
+  EXPECT_EQ(second["messages"][2]["content"], "reply 0");
+  EXPECT_EQ(second["messages"][3]["content"], "Now write the code for K.");
+  EXPECT_EQ(read_file(dir / "out/t/raw/K/t_K_1.txt"), "reply 1");
+}
+
+TEST(BirdsRun, TheInFlightLimitIsReachedAndNeverExceeded) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) {
+    FakeReply r = program_for(body);
+    r.delay_ms = 60;
+    return r;
+  });
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(run_args(write_prompt(dir), dir / "out", "A-D", 4, 3), server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.max_in_flight(), 3);
+}
+
+TEST(BirdsRun, BadSetupIsReportedClearly) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  auto missing = run_args(dir / "nope.txt", dir / "out", "A", 1);
+  EXPECT_EQ(testing::run_pcglab(missing, server_env(server)).exit_code, 2);
+  write_file_atomic(dir / "empty.txt", "");
+  const auto empty = testing::run_pcglab(run_args(dir / "empty.txt", dir / "out", "A", 1), server_env(server));
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("empty.txt"), std::string::npos) << empty.err;
+  const auto no_object =
+      testing::run_pcglab(run_args(write_prompt(dir, "Build a letter."), dir / "out3", "A", 1), server_env(server));
+  EXPECT_EQ(no_object.exit_code, 0);
+  EXPECT_NE(no_object.err.find("has no <OBJECT>"), std::string::npos) << no_object.err;
+  EXPECT_EQ(testing::run_pcglab(run_args(write_prompt(dir), dir / "out4", "A-9", 1), server_env(server)).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace pcglab
