@@ -3,6 +3,7 @@
 
 #include "core/files.h"
 #include "core/json.h"
+#include "nn/vit.h"
 #include "testing/testing.h"
 
 namespace pcglab {
@@ -105,6 +106,29 @@ TEST(BirdsClassify, WritesSimilarityAndRejectsEmbeddingsWithoutAViT) {
   EXPECT_EQ(read_json_file(team / "similarity/L.json")["count"], 1);
   EXPECT_NE(read_file(team / "logs/classify.json").find("handwritten_L_2.png"), std::string::npos);
   EXPECT_EQ(testing::run_pcglab({"birds", "classify", team.string(), "--model", "nope"}).exit_code, 2);
+}
+
+// The 2025 path: a Hugging Face ViT folder gives CLS embeddings, and the diversity uses them.
+TEST(BirdsEval, Policy2025UsesTheVitsClsEmbeddings) {
+  testing::TempDir dir;
+  const fs::path team = copy_example(dir);
+  nn::VitConfig small;
+  small.hidden = 32, small.layers = 2, small.heads = 4, small.intermediate = 64, small.image = 32, small.patch = 8;
+  nn::write_random_vit(dir / "vit", small, 5);
+  const auto r = testing::run_pcglab({"birds", "eval", team.string(), "--model", (dir / "vit").string(), "--policy", "2025"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // the one response without code
+  const Json sim = read_json_file(team / "similarity/L.json");
+  ASSERT_EQ(sim["similarities"][0]["cls_embedding"].size(), 32u);
+  const Json div = read_json_file(team / "diversity/L.json");
+  ASSERT_EQ(div["trials"][0]["vector"].size(), 32u);  // the CLS embedding, not the 26 probabilities
+  EXPECT_GT(div["diversityRate"].get<double>(), 0.0);
+  EXPECT_TRUE(fs::exists(team / "result/result.json"));
+  // The built-in CNN has no CLS embedding: the 2025 policy says so.
+  testing::TempDir other;
+  const fs::path team2 = copy_example(other);
+  const auto refused = testing::run_pcglab({"birds", "eval", team2.string(), "--policy", "2025"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("has no CLS embedding"), std::string::npos) << refused.err;
 }
 
 }  // namespace
