@@ -1,7 +1,6 @@
 #include "llm/response_cache.h"
 
 #include <openssl/evp.h>
-#include <sqlite3.h>
 
 #include <fmt/format.h>
 
@@ -20,53 +19,26 @@ std::string sha256_hex(const std::string& data) {
   return out;
 }
 
-struct Statement {
-  sqlite3_stmt* stmt = nullptr;
-  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr); }
-  ~Statement() { sqlite3_finalize(stmt); }
-};
-
 }  // namespace
 
 std::string cache_key(const ChatRequest& request, int trial) {
   return sha256_hex(request_json(request) + "\ntrial=" + std::to_string(trial));
 }
 
-ResponseCache::ResponseCache(const std::filesystem::path& path) : path_(path) {
-  std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
-    const std::string why = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw SetupError(fmt::format("cannot open the response cache {}: {}", path.string(), why));
-  }
-  sqlite3_busy_timeout(db_, 10000);
-  exec("PRAGMA journal_mode=WAL");
-  exec("PRAGMA synchronous=NORMAL");
-  exec("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, request TEXT NOT NULL, "
-       "response TEXT NOT NULL, created TEXT NOT NULL DEFAULT (datetime('now')))");
+ResponseCache::ResponseCache(const std::filesystem::path& path) : db_(path, "response cache") {
+  db_.exec("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, request TEXT NOT NULL, "
+           "response TEXT NOT NULL, created TEXT NOT NULL DEFAULT (datetime('now')))");
 }
 
-ResponseCache::~ResponseCache() { sqlite3_close(db_); }
-
-void ResponseCache::exec(const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    const std::string why = err != nullptr ? err : "unknown error";
-    sqlite3_free(err);
-    throw SetupError(fmt::format("response cache {}: {}", path_.string(), why));
-  }
-}
+ResponseCache::~ResponseCache() = default;
 
 std::optional<ChatResponse> ResponseCache::get(const std::string& key) {
   std::lock_guard lock(mutex_);
-  Statement s(db_, "SELECT response FROM responses WHERE key = ?");
-  sqlite3_bind_text(s.stmt, 1, key.c_str(), -1, SQLITE_TRANSIENT);
-  if (sqlite3_step(s.stmt) != SQLITE_ROW) return std::nullopt;
-  const char* text = reinterpret_cast<const char*>(sqlite3_column_text(s.stmt, 0));
+  store::Statement s(db_, "SELECT response FROM responses WHERE key = ?");
+  s.bind(1, key);
+  if (!s.step_row()) return std::nullopt;
   try {
-    const Json j = Json::parse(text != nullptr ? text : "");
+    const Json j = Json::parse(s.text(0));
     ChatResponse r;
     r.content = j.at("content").get<std::string>();
     r.finish_reason = j.value("finish_reason", "");
@@ -91,19 +63,17 @@ void ResponseCache::put(const std::string& key, const ChatRequest& request, cons
   const std::string request_text = request_json(request);
   const std::string value_text = dump_json(value);
   std::lock_guard lock(mutex_);
-  Statement s(db_, "INSERT OR REPLACE INTO responses (key, request, response) VALUES (?, ?, ?)");
-  sqlite3_bind_text(s.stmt, 1, key.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(s.stmt, 2, request_text.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(s.stmt, 3, value_text.c_str(), -1, SQLITE_TRANSIENT);
-  if (sqlite3_step(s.stmt) != SQLITE_DONE) {
-    throw SetupError(fmt::format("response cache {}: cannot write: {}", path_.string(), sqlite3_errmsg(db_)));
-  }
+  store::Statement s(db_, "INSERT OR REPLACE INTO responses (key, request, response) VALUES (?, ?, ?)");
+  s.bind(1, key);
+  s.bind(2, request_text);
+  s.bind(3, value_text);
+  s.step_done();
 }
 
 int64_t ResponseCache::size() {
   std::lock_guard lock(mutex_);
-  Statement s(db_, "SELECT COUNT(*) FROM responses");
-  return sqlite3_step(s.stmt) == SQLITE_ROW ? sqlite3_column_int64(s.stmt, 0) : 0;
+  store::Statement s(db_, "SELECT COUNT(*) FROM responses");
+  return s.step_row() ? s.integer(0) : 0;
 }
 
 }  // namespace pcglab::llm

@@ -10,7 +10,7 @@
 
 #include "llm/chat_client.h"
 
-struct sqlite3;
+#include "store/sqlite.h"
 
 namespace pcglab::llm {
 
@@ -30,9 +30,7 @@ class ResponseCache {
   int64_t size();
 
  private:
-  void exec(const char* sql);
-  std::filesystem::path path_;
-  sqlite3* db_ = nullptr;
+  store::SqliteDb db_;
   std::mutex mutex_;
 };
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
+#include "store/sqlite.h"
 
 namespace pcglab::store {
 
@@ -58,9 +58,7 @@ class RunStore {
   RunCounts counts(int64_t run);
 
  private:
-  void exec(const char* sql);
-  std::filesystem::path path_;
-  sqlite3* db_ = nullptr;
+  SqliteDb db_;
   std::mutex mutex_;
 };
 
