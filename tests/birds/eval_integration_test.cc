@@ -15,12 +15,6 @@ fs::path copy_example(const testing::TempDir& dir) {
   return dir / "handwritten";
 }
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
-
 TEST(BirdsEval, RunsEveryStageWritesOfficialFilesAndListsFailures) {
   testing::TempDir dir;
   const fs::path team = copy_example(dir);
@@ -70,7 +64,7 @@ TEST(BirdsEval, FinishedStagesAreSkippedAndChangedInputsRedone) {
   const std::string result = read_file(team / "result/result.json");
   const auto again = testing::run_pcglab({"birds", "eval", team.string()});
   EXPECT_EQ(again.exit_code, 1);
-  EXPECT_EQ(count(again.err, "finished earlier, skipped"), 4u) << again.err;
+  EXPECT_EQ(testing::count_occurrences(again.err, "finished earlier, skipped"), 4u) << again.err;
   EXPECT_EQ(read_file(team / "result/result.json"), result);
 
   // A changed response: every stage of the team runs again, and the new level is simulated.
@@ -78,13 +72,13 @@ TEST(BirdsEval, FinishedStagesAreSkippedAndChangedInputsRedone) {
   write_file_atomic(response, "```\ndrop_block('b13', 10)\ndrop_block('b13', 10)\ndrop_block('b13', 10)\n```\n");
   const auto third = testing::run_pcglab({"birds", "eval", team.string()});
   EXPECT_EQ(third.exit_code, 1);
-  EXPECT_EQ(count(third.err, "finished earlier, skipped"), 0u) << third.err;
+  EXPECT_EQ(testing::count_occurrences(third.err, "finished earlier, skipped"), 0u) << third.err;
   const Json stability = read_json_file(team / "stability/I.json");
   EXPECT_EQ(stability["raws"][0]["startingObjects"], 3);
 
   // --force redoes everything.
   const auto forced = testing::run_pcglab({"birds", "eval", team.string(), "--force"});
-  EXPECT_EQ(count(forced.err, "finished earlier, skipped"), 0u);
+  EXPECT_EQ(testing::count_occurrences(forced.err, "finished earlier, skipped"), 0u);
 }
 
 TEST(BirdsClassify, WritesSimilarityAndRejectsEmbeddingsWithoutAViT) {

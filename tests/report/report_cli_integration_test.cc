@@ -15,12 +15,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_pcglab;
 
-size_t count_of(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
-
 TEST(BirdsReportCli, HandwrittenRunAfterConvertAndSimulate) {
   testing::TempDir dir;
   fs::copy(testing::source_dir() / "examples/birds/handwritten", dir / "handwritten",
@@ -33,10 +27,10 @@ TEST(BirdsReportCli, HandwrittenRunAfterConvertAndSimulate) {
   EXPECT_NE(r.out.find("handwritten,3,7,1,,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(out.string()), std::string::npos) << r.out;
   const std::string html = read_file(out);
-  EXPECT_EQ(count_of(html, "<section class=\"letter\""), 3u);
+  EXPECT_EQ(testing::count_occurrences(html, "<section class=\"letter\""), 3u);
   for (const char* id : {"letter-I", "letter-L", "letter-T"})
     EXPECT_NE(html.find(fmt::format("id=\"{}\"", id)), std::string::npos);
-  EXPECT_EQ(count_of(html, "data:image/png;base64,"), 6u);  // every converted level, none for T_3
+  EXPECT_EQ(testing::count_occurrences(html, "data:image/png;base64,"), 6u);  // every converted level, none for T_3
   EXPECT_NE(html.find("<td class=\"text\">handwritten_T_3</td><td class=\"text\">no code</td><td "
                       "class=\"text\">Code not found."),
             std::string::npos);
@@ -49,7 +43,7 @@ TEST(BirdsReportCli, HandwrittenRunAfterConvertAndSimulate) {
   const auto small = run_pcglab(
       {"birds", "report", dir.path().string(), "--thumbnail", "0", "-o", (dir / "y.html").string()});
   ASSERT_EQ(small.exit_code, 0) << small.err;
-  EXPECT_EQ(count_of(read_file(dir / "y.html"), "data:image/png"), 0u);
+  EXPECT_EQ(testing::count_occurrences(read_file(dir / "y.html"), "data:image/png"), 0u);
 }
 
 TEST(BirdsReportCli, SetupErrorsExitTwoWithOneClearMessage) {

@@ -21,12 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_pcglab;
 
-size_t count_of(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
-
 fs::path find_chromium() {
   const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe): tests are single-threaded
   std::istringstream dirs(path ? path : "");
@@ -112,10 +106,10 @@ TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
   ASSERT_EQ(report.exit_code, 0) << report.err;
 
   const std::string html = read_file(html_path);
-  EXPECT_EQ(count_of(html, "<section class=\"letter\""), 26u);
+  EXPECT_EQ(testing::count_occurrences(html, "<section class=\"letter\""), 26u);
   for (char c = 'A'; c <= 'Z'; ++c)
     EXPECT_NE(html.find(fmt::format("id=\"letter-{}\"", c)), std::string::npos) << c;
-  EXPECT_EQ(count_of(html, "data:image/png;base64,"), 258u);
+  EXPECT_EQ(testing::count_occurrences(html, "data:image/png;base64,"), 258u);
   EXPECT_NE(html.find("<h2>Failed trials (2)</h2>"), std::string::npos);
   EXPECT_NE(html.find("BlockType does not exist."), std::string::npos);
   EXPECT_NE(html.find("character score per letter"), std::string::npos);  // scores were read
@@ -124,7 +118,7 @@ TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
         << stage;
   }
   EXPECT_EQ(html.find("not evaluated"), std::string::npos);  // every stage ran
-  EXPECT_EQ(count_of(html, "looks like "), 258u);
+  EXPECT_EQ(testing::count_occurrences(html, "looks like "), 258u);
   EXPECT_EQ(html.find("<b>drop_block</b>"), std::string::npos);  // the prompt is escaped
   EXPECT_LT(html.size(), 2u * 1024 * 1024) << "thumbnails should keep 258 images small";
 

@@ -94,4 +94,10 @@ fs::path shared_dir() {
   return dir;
 }
 
+size_t count_occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
 }  // namespace pcglab::testing

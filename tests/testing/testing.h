@@ -35,6 +35,9 @@ CliRun run_pcglab(const std::vector<std::string>& args, const std::map<std::stri
 // Runs any program (argv[0] is the path).
 CliRun run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
 
+// How many times `what` occurs in `text` (overlapping matches counted).
+size_t count_occurrences(const std::string& text, const std::string& what);
+
 // The repository's root and a path in ../shared (the steering repo's data), for fixtures.
 std::filesystem::path source_dir();
 std::filesystem::path shared_dir();
