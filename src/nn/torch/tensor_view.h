@@ -20,6 +20,13 @@ struct PcglabVitConfig {
   int gelu_tanh;  // 0: exact (erf) GELU, "gelu"; 1: tanh approximation, "gelu_new"/"gelu_pytorch_tanh"
 };
 
+// PPO settings (nn/ppo.h).
+struct PcglabPpoConfig {
+  int obs_size, tile_channels, actions, epochs, minibatches;
+  double lr, adam_eps, clip, ent_coef, vf_coef, max_grad_norm;
+  uint64_t seed;
+};
+
 // Receives each named tensor of a model when it is exported.
 typedef void (*PcglabTensorSink)(void* context, const PcglabTensorView* tensor);
 }

@@ -1,0 +1,170 @@
+#include "pcgrl/ppo_trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+#include "core/files.h"
+#include "core/rng.h"
+#include "nn/torch_runtime.h"
+
+namespace pcglab::pcgrl {
+namespace fs = std::filesystem;
+namespace {
+
+int sample(const float* probs, int n, Rng& rng) {
+  double u = rng.uniform(), acc = 0;
+  for (int a = 0; a < n; ++a) {
+    acc += probs[a];
+    if (u < acc) return a;
+  }
+  return n - 1;
+}
+
+std::string csv_number(double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
+
+}  // namespace
+
+TrainResult train_ppo(const TrainConfig& config, const fs::path& out, const std::function<void(const TrainLogRow&)>& on_update) {
+  if (config.n_envs < 1 || config.rollout < 1) throw SetupError("--envs and the rollout length must be at least 1");
+  const int64_t per_update = static_cast<int64_t>(config.n_envs) * config.rollout;
+  if (per_update % config.ppo.minibatches != 0)
+    throw SetupError(fmt::format("envs × rollout ({}) must divide into {} minibatches", per_update, config.ppo.minibatches));
+  const int updates = static_cast<int>(std::max<int64_t>(1, config.total_steps / per_update));
+  nn::set_torch_threads(config.torch_threads);
+  nn::PpoConfig ppo = config.ppo;
+  ppo.seed = config.seed;
+  nn::PpoAgent agent = nn::PpoAgent::create(ppo);
+  BatchedDungeon envs(config.n_envs, config.seed, config.env);
+  envs.observe_all();
+  Rng rng(derive_seed(config.seed, 0xac7));
+  const int n = config.n_envs, obs_bytes = kCompactObsBytes;
+
+  TrainResult result;
+  std::vector<double> episode_return(n, 0.0);
+  std::deque<double> recent;
+  std::string csv = "update,env_steps,episodes,mean_return,recent_return,policy_loss,value_loss,entropy,approx_kl,steps_per_s\n";
+  fs::create_directories(out);
+  nn::PpoBatch batch;
+  std::vector<float> rewards(per_update), probs, values;
+  std::vector<uint8_t> dones(per_update), step_dones(n);
+  std::vector<int> actions(n);
+  for (int u = 0; u < updates; ++u) {
+    const auto start = std::chrono::steady_clock::now();
+    batch.observations.resize(static_cast<size_t>(per_update) * obs_bytes);
+    batch.actions.resize(per_update);
+    batch.log_probs.resize(per_update);
+    batch.values.resize(per_update);
+    TrainLogRow row;
+    row.update = u + 1;
+    double finished_sum = 0;
+    for (int t = 0; t < config.rollout; ++t) {
+      const size_t base = static_cast<size_t>(t) * n;
+      std::copy(envs.observations(), envs.observations() + static_cast<size_t>(n) * obs_bytes,
+                batch.observations.begin() + static_cast<std::ptrdiff_t>(base * obs_bytes));
+      agent.evaluate(envs.observations(), n, probs, values);
+      for (int i = 0; i < n; ++i) {
+        actions[i] = sample(&probs[static_cast<size_t>(i) * ppo.actions], ppo.actions, rng);
+        batch.actions[base + i] = actions[i];
+        batch.log_probs[base + i] = std::log(std::max(probs[static_cast<size_t>(i) * ppo.actions + actions[i]], 1e-12f));
+        batch.values[base + i] = values[i];
+      }
+      envs.step(actions.data(), step_dones.data(), &rewards[base]);
+      for (int i = 0; i < n; ++i) {
+        dones[base + i] = step_dones[i];
+        episode_return[i] += rewards[base + i];
+        if (step_dones[i]) {
+          ++row.episodes;
+          finished_sum += episode_return[i];
+          recent.push_back(episode_return[i]);
+          if (recent.size() > 100) recent.pop_front();
+          episode_return[i] = 0;
+        }
+      }
+    }
+    std::vector<float> last_probs, last_values;
+    agent.evaluate(envs.observations(), n, last_probs, last_values);
+    nn::compute_gae(rewards, batch.values, dones, last_values, n, config.gamma, config.gae_lambda, batch.advantages,
+                    batch.returns);
+    row.losses = agent.update(batch, derive_seed(config.seed, 1000000 + static_cast<uint64_t>(u)));
+    row.env_steps = static_cast<int64_t>(u + 1) * per_update;
+    row.mean_return = row.episodes ? finished_sum / row.episodes : std::numeric_limits<double>::quiet_NaN();
+    double r = 0;
+    for (double x : recent) r += x;
+    row.recent_return = recent.empty() ? std::numeric_limits<double>::quiet_NaN() : r / static_cast<double>(recent.size());
+    row.steps_per_s = static_cast<double>(per_update) /
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{:.1f}\n", row.update, row.env_steps, row.episodes,
+                       csv_number(row.mean_return), csv_number(row.recent_return), row.losses.policy, row.losses.value,
+                       row.losses.entropy, row.losses.approx_kl, row.steps_per_s);
+    write_file_atomic(out / "train_log.csv", csv);
+    if (config.checkpoint_every > 0 && row.env_steps / config.checkpoint_every != (row.env_steps - per_update) / config.checkpoint_every)
+      agent.save(out / "checkpoints" / fmt::format("step_{}.safetensors", row.env_steps), {{"env_steps", std::to_string(row.env_steps)}});
+    result.log.push_back(row);
+    if (on_update) on_update(row);
+  }
+  result.checkpoint = out / "checkpoint.safetensors";
+  agent.save(result.checkpoint, {{"env_steps", std::to_string(result.log.back().env_steps)},
+                                 {"seed", std::to_string(config.seed)},
+                                 {"reward", config.env.builtin_reward ? "builtin" : "none"}});
+  return result;
+}
+
+double random_policy_return(const EnvConfig& env, int n_envs, int episodes_per_env, uint64_t seed) {
+  BatchedDungeon envs(n_envs, seed, env);
+  Rng rng(derive_seed(seed, 0x7a4d));
+  std::vector<int> actions(n_envs);
+  std::vector<uint8_t> dones(n_envs);
+  std::vector<float> rewards(n_envs);
+  std::vector<double> current(n_envs, 0.0);
+  std::vector<int> finished(n_envs, 0);
+  double sum = 0;
+  int count = 0;
+  const int steps = envs.env(0).max_steps() * episodes_per_env;
+  for (int s = 0; s < steps; ++s) {
+    for (int i = 0; i < n_envs; ++i) actions[i] = static_cast<int>(rng.below(6));
+    envs.step(actions.data(), dones.data(), rewards.data());
+    for (int i = 0; i < n_envs; ++i) {
+      current[i] += rewards[i];
+      if (dones[i]) {
+        sum += current[i];
+        ++count;
+        current[i] = 0;
+      }
+    }
+  }
+  return count ? sum / count : 0.0;
+}
+
+GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed, bool greedy) {
+  if (count < 1) throw SetupError("--levels must be at least 1");
+  BatchedDungeon envs(count, seed, env);
+  envs.observe_all();
+  Rng rng(derive_seed(seed, 0x9e7));
+  GeneratedLevels out;
+  out.levels.resize(count);
+  out.returns.assign(count, 0.0);
+  const int actions_n = agent.config().actions;
+  std::vector<float> probs, values, rewards(count);
+  std::vector<int> actions(count);
+  std::vector<uint8_t> dones(count);
+  const int steps = envs.env(0).max_steps();
+  for (int s = 0; s < steps; ++s) {
+    if (s == steps - 1)
+      for (int i = 0; i < count; ++i) out.levels[i] = envs.env(i).map();  // after max_steps − 1 edits
+    agent.evaluate(envs.observations(), count, probs, values);
+    for (int i = 0; i < count; ++i) {
+      const float* p = &probs[static_cast<size_t>(i) * actions_n];
+      actions[i] = greedy ? static_cast<int>(std::max_element(p, p + actions_n) - p) : sample(p, actions_n, rng);
+    }
+    envs.step(actions.data(), dones.data(), rewards.data());
+    for (int i = 0; i < count; ++i) out.returns[i] += rewards[i];
+  }
+  return out;
+}
+
+}  // namespace pcglab::pcgrl

@@ -1,0 +1,59 @@
+// PPO training of a PCGRL dungeon generator (PCGRLLM's TrainPCGRL with the built-in reward), level
+// generation from a checkpoint, and a random-policy baseline.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nn/ppo.h"
+#include "pcgrl/dungeon.h"
+
+namespace pcglab::pcgrl {
+
+struct TrainConfig {
+  int n_envs = 16;               // PCGRLLM used 600 on a GPU; the 2-core CPU default is small
+  int64_t total_steps = 100000;  // environment steps
+  int rollout = 128;             // steps per environment per update (num_steps)
+  double gamma = 0.99, gae_lambda = 0.95;
+  uint64_t seed = 0;
+  int torch_threads = 2;         // fixed, so results do not depend on the machine's cores
+  int64_t checkpoint_every = 0;  // environment steps; 0: only the final checkpoint
+  nn::PpoConfig ppo;
+  EnvConfig env;                 // builtin_reward true: pcgrl-jax's dungeon reward
+};
+
+struct TrainLogRow {
+  int update = 0;
+  int64_t env_steps = 0;
+  int episodes = 0;          // finished during this update
+  double mean_return = 0;    // of those episodes (NaN when none)
+  double recent_return = 0;  // mean of the last 100 finished episodes
+  nn::PpoLosses losses;
+  double steps_per_s = 0;
+};
+
+struct TrainResult {
+  std::vector<TrainLogRow> log;
+  std::filesystem::path checkpoint;
+};
+
+// Trains; writes <out>/train_log.csv (one row per update), <out>/checkpoint.safetensors and, with
+// checkpoint_every, <out>/checkpoints/step_<N>.safetensors. `on_update` sees each row.
+TrainResult train_ppo(const TrainConfig& config, const std::filesystem::path& out,
+                      const std::function<void(const TrainLogRow&)>& on_update = {});
+
+// Mean episode return of the uniformly random policy (the baseline a trained agent must beat).
+double random_policy_return(const EnvConfig& env, int n_envs, int episodes_per_env, uint64_t seed);
+
+// `count` levels from a trained agent: one episode per environment (seed + i), actions sampled
+// (or the most likely with `greedy`), the map after max_steps − 1 edits (as PCGRLLM's rollout.py).
+struct GeneratedLevels {
+  std::vector<Map> levels;
+  std::vector<double> returns;  // each episode's return under the environment's reward
+};
+GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed, bool greedy);
+
+}  // namespace pcglab::pcgrl

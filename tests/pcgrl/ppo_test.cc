@@ -1,0 +1,108 @@
+// PPO pieces: GAE by hand, the agent's outputs, checkpoints, determinism, the CLI.
+#include "nn/ppo.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/check.h"
+#include "core/files.h"
+#include "nn/safetensors.h"
+#include "nn/torch_runtime.h"
+#include "pcgrl/accuracy.h"
+#include "pcgrl/ppo_trainer.h"
+#include "testing/testing.h"
+
+namespace pcglab {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(Gae, HandComputedCaseWithAnEpisodeEnd) {
+  // One environment, 3 steps; the episode ends after step 1.
+  std::vector<float> adv, ret;
+  nn::compute_gae({1, 0, 2}, {0.5f, 0.4f, 0.3f}, {0, 1, 0}, {0.2f}, 1, 0.9, 0.8, adv, ret);
+  // t=2: δ = 2 + 0.9·0.2 − 0.3 = 1.88; t=1 (done): δ = −0.4, no bootstrap; t=0: δ = 1 + 0.9·0.4 − 0.5 = 0.86,
+  // A = 0.86 + 0.9·0.8·(−0.4) = 0.572.
+  EXPECT_NEAR(adv[2], 1.88, 1e-6);
+  EXPECT_NEAR(adv[1], -0.4, 1e-6);
+  EXPECT_NEAR(adv[0], 0.572, 1e-6);
+  EXPECT_NEAR(ret[0], 1.072, 1e-6);
+  EXPECT_NEAR(ret[1], 0.0, 1e-6);
+  // Two environments interleaved time-major give each one's own result.
+  std::vector<float> adv2, ret2;
+  nn::compute_gae({1, 5, 0, 5, 2, 5}, {0.5f, 0, 0.4f, 0, 0.3f, 0}, {0, 0, 1, 0, 0, 0}, {0.2f, 0}, 2, 0.9, 0.8, adv2, ret2);
+  EXPECT_NEAR(adv2[0], 0.572, 1e-6);
+  EXPECT_NEAR(adv2[4], 1.88, 1e-6);
+  EXPECT_THROW(nn::compute_gae({1, 2, 3}, {0, 0, 0}, {0, 0, 0}, {0, 0}, 2, 0.9, 0.9, adv, ret), CheckError);
+}
+
+std::vector<uint8_t> observations(int n, uint64_t seed) {
+  pcgrl::BatchedDungeon envs(n, seed);
+  envs.observe_all();
+  return {envs.observations(), envs.observations() + static_cast<size_t>(n) * pcgrl::kCompactObsBytes};
+}
+
+TEST(PpoAgent, StartsNearUniformAndRoundTripsThroughACheckpoint) {
+  nn::set_torch_threads(1);
+  nn::PpoConfig config;
+  config.seed = 3;
+  const nn::PpoAgent agent = nn::PpoAgent::create(config);
+  const auto obs = observations(4, 1);
+  std::vector<float> probs, values;
+  agent.evaluate(obs.data(), 4, probs, values);
+  ASSERT_EQ(probs.size(), 24u);
+  for (int i = 0; i < 4; ++i) {
+    double sum = 0;
+    for (int a = 0; a < 6; ++a) {
+      sum += probs[i * 6 + a];
+      EXPECT_NEAR(probs[i * 6 + a], 1.0 / 6, 0.02);  // policy head initialised orthogonal × 0.01
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+  testing::TempDir dir;
+  agent.save(dir / "a.safetensors", {{"note", "test"}});
+  const nn::PpoAgent loaded = nn::PpoAgent::load(dir / "a.safetensors");
+  std::vector<float> p2, v2;
+  loaded.evaluate(obs.data(), 4, p2, v2);
+  EXPECT_EQ(probs, p2);
+  EXPECT_EQ(values, v2);
+  // 1.11 M parameters as recorded for ConvForward.
+  int64_t params = 0;
+  for (const auto& [name, t] : nn::read_safetensors(dir / "a.safetensors").tensors) params += t.numel();
+  EXPECT_NEAR(static_cast<double>(params), 1.11e6, 0.01e6);
+  nn::write_safetensors(dir / "other.safetensors", {{"w", {{1}, {1}}}});
+  EXPECT_THROW(nn::PpoAgent::load(dir / "other.safetensors"), SetupError);
+}
+
+TEST(PpoTraining, SameSeedSameLogAndCheckpoint) {
+  pcgrl::TrainConfig config;
+  config.n_envs = 4;
+  config.rollout = 16;
+  config.total_steps = 128;
+  config.ppo.epochs = 2;
+  config.ppo.minibatches = 2;
+  config.seed = 11;
+  testing::TempDir dir;
+  const auto a = pcgrl::train_ppo(config, dir / "a");
+  const auto b = pcgrl::train_ppo(config, dir / "b");
+  ASSERT_EQ(a.log.size(), 2u);
+  auto without_speed = [](const std::string& csv) {  // steps/s is the only column that may differ
+    std::string out;
+    size_t start = 0;
+    while (start < csv.size()) {
+      const size_t end = csv.find('\n', start);
+      const std::string line = csv.substr(start, end - start);
+      out += line.substr(0, line.rfind(',')) + "\n";
+      start = end + 1;
+    }
+    return out;
+  };
+  EXPECT_EQ(without_speed(read_file(dir / "a/train_log.csv")), without_speed(read_file(dir / "b/train_log.csv")));
+  EXPECT_EQ(read_file(a.checkpoint), read_file(b.checkpoint));
+  config.seed = 12;
+  const auto c = pcgrl::train_ppo(config, dir / "c");
+  EXPECT_NE(read_file(a.checkpoint), read_file(c.checkpoint));
+}
+
+}  // namespace
+}  // namespace pcglab
