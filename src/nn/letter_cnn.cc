@@ -8,6 +8,7 @@
 
 #include "core/check.h"
 #include "core/rng.h"
+#include "nn/module_weights.h"
 #include "nn/safetensors.h"
 #include "nn/torch/tensor_view.h"
 #include "nn/torch_runtime.h"
@@ -17,14 +18,6 @@ namespace {
 
 void* create(uint64_t seed) { return torch_entry<void*(uint64_t)>("pcglab_letter_cnn_create")(seed); }
 const char* error_of(void* h) { return torch_entry<const char*(void*)>("pcglab_letter_cnn_error")(h); }
-
-void collect(void* context, const PcglabTensorView* view) {
-  auto& out = *static_cast<std::map<std::string, Tensor>*>(context);
-  Tensor t;
-  t.shape.assign(view->shape, view->shape + view->ndim);
-  t.values.assign(view->data, view->data + t.numel());
-  out.emplace(view->name, std::move(t));
-}
 
 constexpr const char* kArchitecture = "pcglab-letter-cnn-v1";
 
@@ -42,13 +35,8 @@ LetterCnn LetterCnn::load(const std::filesystem::path& path) {
   if (arch == file.metadata.end() || arch->second != kArchitecture)
     throw SetupError(fmt::format("{}: not a pcglab built-in letter classifier (metadata architecture is not '{}')",
                                  path.string(), kArchitecture));
-  std::vector<PcglabTensorView> views;
-  for (const auto& [name, t] : file.tensors)
-    views.push_back({name.c_str(), static_cast<int>(t.shape.size()), t.shape.data(), t.values.data()});
   LetterCnn m = random(0);
-  if (torch_entry<int(void*, const PcglabTensorView*, int)>("pcglab_letter_cnn_load")(
-          m.handle_, views.data(), static_cast<int>(views.size())) != 0)
-    throw SetupError(fmt::format("{}: {}", path.string(), error_of(m.handle_)));
+  load_module_weights(m.handle_, "pcglab_letter_cnn", file, path);
   return m;
 }
 
@@ -62,8 +50,7 @@ LetterCnn::~LetterCnn() {
 }
 
 void LetterCnn::save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata) const {
-  std::map<std::string, Tensor> tensors;
-  torch_entry<void(void*, PcglabTensorSink, void*)>("pcglab_letter_cnn_export")(handle_, &collect, &tensors);
+  const auto tensors = export_module_weights(handle_, "pcglab_letter_cnn");
   auto meta = metadata;
   meta["architecture"] = kArchitecture;
   meta["input"] = fmt::format("{}x{} grey, ink=1, box-filtered level image", kLetterImageSize, kLetterImageSize);

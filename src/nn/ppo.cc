@@ -6,6 +6,7 @@
 
 #include "core/check.h"
 #include "core/rng.h"
+#include "nn/module_weights.h"
 #include "nn/safetensors.h"
 #include "nn/torch/tensor_view.h"
 #include "nn/torch_runtime.h"
@@ -21,14 +22,6 @@ PcglabPpoConfig to_c(const PpoConfig& c) {
 }
 
 const char* error_of(void* h) { return torch_entry<const char*(void*)>("pcglab_ppo_error")(h); }
-
-void collect(void* context, const PcglabTensorView* view) {
-  auto& out = *static_cast<std::map<std::string, Tensor>*>(context);
-  Tensor t;
-  t.shape.assign(view->shape, view->shape + view->ndim);
-  t.values.assign(view->data, view->data + t.numel());
-  out.emplace(view->name, std::move(t));
-}
 
 }  // namespace
 
@@ -60,12 +53,7 @@ PpoAgent PpoAgent::load(const std::filesystem::path& path) {
     throw SetupError(fmt::format("{}: malformed PPO metadata", path.string()));
   }
   PpoAgent a = create(c);
-  std::vector<PcglabTensorView> views;
-  for (const auto& [name, t] : file.tensors)
-    views.push_back({name.c_str(), static_cast<int>(t.shape.size()), t.shape.data(), t.values.data()});
-  if (torch_entry<int(void*, const PcglabTensorView*, int)>("pcglab_ppo_load")(a.handle_, views.data(),
-                                                                               static_cast<int>(views.size())) != 0)
-    throw SetupError(fmt::format("{}: {}", path.string(), error_of(a.handle_)));
+  load_module_weights(a.handle_, "pcglab_ppo", file, path);
   return a;
 }
 
@@ -80,8 +68,7 @@ PpoAgent::~PpoAgent() {
 }
 
 void PpoAgent::save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata) const {
-  std::map<std::string, Tensor> tensors;
-  torch_entry<void(void*, PcglabTensorSink, void*)>("pcglab_ppo_export")(handle_, &collect, &tensors);
+  const auto tensors = export_module_weights(handle_, "pcglab_ppo");
   auto meta = metadata;
   meta["architecture"] = kArchitecture;
   meta["obs_size"] = std::to_string(config_.obs_size);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "nn/torch/export.h"
+#include "nn/torch/named_weights.h"
 #include "nn/torch/tensor_view.h"
 
 namespace {
@@ -54,9 +55,8 @@ torch::Tensor images_tensor(const uint8_t* images, int64_t n) {
 }
 
 // Parameters and buffers (batch-norm statistics) by name; num_batches_tracked is skipped.
-std::vector<std::pair<std::string, torch::Tensor>> state(LetterCnn& net) {
-  std::vector<std::pair<std::string, torch::Tensor>> out;
-  for (auto& p : net->named_parameters()) out.emplace_back(p.key(), p.value());
+pcglab::nn::torch_detail::NamedTensors state(LetterCnn& net) {
+  auto out = pcglab::nn::torch_detail::parameters_of(*net);
   for (auto& b : net->named_buffers())
     if (b.key().find("num_batches_tracked") == std::string::npos) out.emplace_back(b.key(), b.value());
   return out;
@@ -81,19 +81,7 @@ PCGLAB_TORCH_EXPORT const char* pcglab_letter_cnn_error(void* handle) { return s
 PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_load(void* handle, const PcglabTensorView* views, int n) {
   auto* h = static_cast<Handle*>(handle);
   try {
-    torch::NoGradGuard no_grad;
-    auto named = state(h->net);
-    for (auto& [name, tensor] : named) {
-      const PcglabTensorView* found = nullptr;
-      for (int i = 0; i < n; ++i)
-        if (name == views[i].name) found = &views[i];
-      if (found == nullptr) throw std::runtime_error("no tensor '" + name + "'");
-      std::vector<int64_t> shape(found->shape, found->shape + found->ndim);
-      if (tensor.sizes() != torch::IntArrayRef(shape))
-        throw std::runtime_error("tensor '" + name + "' has shape " + c10::str(torch::IntArrayRef(shape)) +
-                                 ", expected " + c10::str(tensor.sizes()));
-      tensor.copy_(torch::from_blob(const_cast<float*>(found->data), shape, torch::kFloat32));
-    }
+    pcglab::nn::torch_detail::load_named(state(h->net), views, n);
     return 0;
   } catch (const std::exception& e) {
     h->error = e.what();
@@ -102,13 +90,7 @@ PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_load(void* handle, const PcglabTensorV
 }
 
 PCGLAB_TORCH_EXPORT void pcglab_letter_cnn_export(void* handle, PcglabTensorSink sink, void* context) {
-  auto* h = static_cast<Handle*>(handle);
-  for (auto& [name, tensor] : state(h->net)) {
-    const torch::Tensor t = tensor.detach().contiguous();
-    const std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
-    const PcglabTensorView view{name.c_str(), static_cast<int>(shape.size()), shape.data(), t.data_ptr<float>()};
-    sink(context, &view);
-  }
+  pcglab::nn::torch_detail::export_named(state(static_cast<Handle*>(handle)->net), sink, context);
 }
 
 // Softmax probabilities (n × 26) of n images (n × 32 × 32 bytes, ink = 255).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "nn/torch/export.h"
+#include "nn/torch/named_weights.h"
 #include "nn/torch/tensor_view.h"
 
 namespace {
@@ -91,18 +92,7 @@ PCGLAB_TORCH_EXPORT const char* pcglab_ppo_error(void* handle) { return static_c
 PCGLAB_TORCH_EXPORT int pcglab_ppo_load(void* handle, const PcglabTensorView* views, int n) {
   auto* a = static_cast<Agent*>(handle);
   try {
-    torch::NoGradGuard no_grad;
-    for (auto& p : a->net->named_parameters()) {
-      const PcglabTensorView* found = nullptr;
-      for (int i = 0; i < n; ++i)
-        if (p.key() == views[i].name) found = &views[i];
-      if (found == nullptr) throw std::runtime_error("no tensor '" + p.key() + "'");
-      std::vector<int64_t> shape(found->shape, found->shape + found->ndim);
-      if (p.value().sizes() != torch::IntArrayRef(shape))
-        throw std::runtime_error("tensor '" + p.key() + "' has shape " + c10::str(torch::IntArrayRef(shape)) +
-                                 ", expected " + c10::str(p.value().sizes()));
-      p.value().copy_(torch::from_blob(const_cast<float*>(found->data), shape, torch::kFloat32));
-    }
+    pcglab::nn::torch_detail::load_named(pcglab::nn::torch_detail::parameters_of(*a->net), views, n);
     return 0;
   } catch (const std::exception& e) {
     a->error = e.what();
@@ -112,12 +102,7 @@ PCGLAB_TORCH_EXPORT int pcglab_ppo_load(void* handle, const PcglabTensorView* vi
 
 PCGLAB_TORCH_EXPORT void pcglab_ppo_export(void* handle, PcglabTensorSink sink, void* context) {
   auto* a = static_cast<Agent*>(handle);
-  for (auto& p : a->net->named_parameters()) {
-    const torch::Tensor t = p.value().detach().contiguous();
-    const std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
-    const PcglabTensorView view{p.key().c_str(), static_cast<int>(shape.size()), shape.data(), t.data_ptr<float>()};
-    sink(context, &view);
-  }
+  pcglab::nn::torch_detail::export_named(pcglab::nn::torch_detail::parameters_of(*a->net), sink, context);
 }
 
 // Probabilities (n × actions) and values (n) of compact observations.

@@ -1,0 +1,39 @@
+#include "nn/module_weights.h"
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+#include "nn/torch/tensor_view.h"
+#include "nn/torch_runtime.h"
+
+namespace pcglab::nn {
+namespace {
+
+void collect(void* context, const PcglabTensorView* view) {
+  auto& out = *static_cast<std::map<std::string, Tensor>*>(context);
+  Tensor t;
+  t.shape.assign(view->shape, view->shape + view->ndim);
+  t.values.assign(view->data, view->data + t.numel());
+  out.emplace(view->name, std::move(t));
+}
+
+}  // namespace
+
+std::map<std::string, Tensor> export_module_weights(void* handle, const std::string& prefix) {
+  std::map<std::string, Tensor> tensors;
+  torch_entry<void(void*, PcglabTensorSink, void*)>((prefix + "_export").c_str())(handle, &collect, &tensors);
+  return tensors;
+}
+
+void load_module_weights(void* handle, const std::string& prefix, const SafetensorsFile& file,
+                         const std::filesystem::path& path) {
+  std::vector<PcglabTensorView> views;
+  for (const auto& [name, t] : file.tensors)
+    views.push_back({name.c_str(), static_cast<int>(t.shape.size()), t.shape.data(), t.values.data()});
+  const int rc = torch_entry<int(void*, const PcglabTensorView*, int)>((prefix + "_load").c_str())(
+      handle, views.data(), static_cast<int>(views.size()));
+  if (rc != 0)
+    throw SetupError(fmt::format("{}: {}", path.string(), torch_entry<const char*(void*)>((prefix + "_error").c_str())(handle)));
+}
+
+}  // namespace pcglab::nn
