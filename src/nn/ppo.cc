@@ -89,13 +89,7 @@ void PpoAgent::evaluate(const uint8_t* observations, int n, std::vector<float>& 
 PpoLosses PpoAgent::update(const PpoBatch& batch, uint64_t order_seed) {
   const int64_t n = static_cast<int64_t>(batch.size());
   PCGLAB_CHECK(n >= config_.minibatches) << "batch of " << n << " for " << config_.minibatches << " minibatches";
-  std::vector<int64_t> order(static_cast<size_t>(n) * config_.epochs);
-  Rng rng(order_seed);
-  for (int e = 0; e < config_.epochs; ++e) {
-    int64_t* perm = order.data() + static_cast<size_t>(e) * n;
-    std::iota(perm, perm + n, 0);
-    for (int64_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[rng.below(static_cast<uint64_t>(i))]);
-  }
+  const std::vector<int64_t> order = minibatch_order(n, config_.epochs, order_seed);
   double losses[4] = {0, 0, 0, 0};
   const int rc = torch_entry<int(void*, const uint8_t*, const int32_t*, const float*, const float*, const float*,
                                  const float*, int64_t, const int64_t*, double*)>("pcglab_ppo_update")(
@@ -103,6 +97,18 @@ PpoLosses PpoAgent::update(const PpoBatch& batch, uint64_t order_seed) {
       batch.advantages.data(), batch.returns.data(), n, order.data(), losses);
   if (rc != 0) throw SetupError(fmt::format("PPO update failed: {}", error_of(handle_)));
   return {losses[0], losses[1], losses[2], losses[3]};
+}
+
+std::vector<int64_t> minibatch_order(int64_t n, int epochs, uint64_t seed) {
+  PCGLAB_CHECK(n >= 0 && epochs >= 0) << "minibatch order of " << n << " samples, " << epochs << " epochs";
+  std::vector<int64_t> order(static_cast<size_t>(n) * epochs);
+  Rng rng(seed);
+  for (int e = 0; e < epochs; ++e) {
+    int64_t* perm = order.data() + static_cast<size_t>(e) * n;
+    std::iota(perm, perm + n, 0);
+    for (int64_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[rng.below(static_cast<uint64_t>(i))]);
+  }
+  return order;
 }
 
 void compute_gae(const std::vector<float>& rewards, const std::vector<float>& values, const std::vector<uint8_t>& dones,

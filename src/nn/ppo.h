@@ -59,6 +59,11 @@ class PpoAgent {
   void* handle_ = nullptr;
 };
 
+// The minibatch order of one update: `epochs` permutations of [0, n) back to back, drawn from
+// `seed`; epoch e's minibatch m is order[e·n + m·(n/minibatches) …) (n/minibatches samples each; a
+// remainder of n % minibatches samples sits out that epoch).
+std::vector<int64_t> minibatch_order(int64_t n, int epochs, uint64_t seed);
+
 // Generalised advantage estimation, masked by `dones` (time-major: rewards[t·n + i]).
 // dones[t·n + i] = 1 when the episode ended at step t (the value after it is not used).
 void compute_gae(const std::vector<float>& rewards, const std::vector<float>& values, const std::vector<uint8_t>& dones,

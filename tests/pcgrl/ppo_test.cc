@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.h"
@@ -34,6 +35,25 @@ TEST(Gae, HandComputedCaseWithAnEpisodeEnd) {
   EXPECT_NEAR(adv2[0], 0.572, 1e-6);
   EXPECT_NEAR(adv2[4], 1.88, 1e-6);
   EXPECT_THROW(nn::compute_gae({1, 2, 3}, {0, 0, 0}, {0, 0, 0}, {0, 0}, 2, 0.9, 0.9, adv, ret), CheckError);
+}
+
+TEST(PpoMinibatches, EachEpochIsAPermutationSplitIntoEqualParts) {
+  const int64_t n = 12;
+  const int epochs = 3, minibatches = 4;
+  const auto order = nn::minibatch_order(n, epochs, 5);
+  ASSERT_EQ(order.size(), static_cast<size_t>(n * epochs));
+  const int64_t mb = n / minibatches;
+  for (int e = 0; e < epochs; ++e) {
+    std::vector<int> seen(n, 0);
+    for (int m = 0; m < minibatches; ++m)
+      for (int64_t j = 0; j < mb; ++j) ++seen[order[e * n + m * mb + j]];  // every sample in exactly one minibatch
+    EXPECT_EQ(seen, std::vector<int>(n, 1)) << "epoch " << e;
+  }
+  // Epochs are shuffled independently; the same seed gives the same order, another seed another.
+  EXPECT_FALSE(std::equal(order.begin(), order.begin() + n, order.begin() + n));
+  EXPECT_EQ(order, nn::minibatch_order(n, epochs, 5));
+  EXPECT_NE(order, nn::minibatch_order(n, epochs, 6));
+  EXPECT_TRUE(nn::minibatch_order(0, 2, 1).empty());
 }
 
 std::vector<uint8_t> observations(int n, uint64_t seed) {
