@@ -2,6 +2,11 @@
 #include "llm/chat_client.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include "core/json.h"
 #include "llm/fake_openai_server.h"
@@ -102,6 +107,111 @@ TEST(ChatClient, ConnectionRefusedIsRetriedThenReported) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("request failed"), std::string::npos) << r.error().message;
   EXPECT_EQ(r.error().message.find(kKey), std::string::npos);
+}
+
+// A raw TCP server on 127.0.0.1 for faults below HTTP: each connection gets the next behaviour.
+enum class Wire { kReset, kCloseSilently, kTruncatedBody, kAnswer };
+
+class RawServer {
+ public:
+  explicit RawServer(std::vector<Wire> script) : script_(std::move(script)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = 0;
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 8), 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~RawServer() {
+    thread_.join();
+    ::close(fd_);
+  }
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+
+ private:
+  static std::string read_request(int c) {
+    std::string in;
+    char buf[4096];
+    size_t need = std::string::npos;
+    while (need == std::string::npos || in.size() < need) {
+      const ssize_t n = ::recv(c, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      in.append(buf, static_cast<size_t>(n));
+      const auto end = in.find("\r\n\r\n");
+      if (need == std::string::npos && end != std::string::npos) {
+        size_t length = 0;
+        for (const char* h : {"Content-Length: ", "content-length: "})
+          if (const auto p = in.find(h); p != std::string::npos) length = std::stoul(in.substr(p + 16));
+        need = end + 4 + length;
+      }
+    }
+    return in;
+  }
+  void send_all(int c, const std::string& s) { EXPECT_EQ(::send(c, s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size())); }
+  void serve() {
+    for (const Wire w : script_) {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      read_request(c);
+      const std::string body =
+          R"({"choices":[{"message":{"role":"assistant","content":"after the faults"},"finish_reason":"stop"}],)"
+          R"("usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}})";
+      switch (w) {
+        case Wire::kReset: {
+          const linger l{1, 0};  // close with RST: "connection reset by peer"
+          ::setsockopt(c, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+          break;
+        }
+        case Wire::kCloseSilently:  // "empty reply from server"
+          break;
+        case Wire::kTruncatedBody:
+          send_all(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n"
+                      "Connection: close\r\n\r\n" + body.substr(0, 20));
+          break;
+        case Wire::kAnswer:
+          send_all(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                          std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+          break;
+      }
+      ::close(c);
+    }
+  }
+  std::vector<Wire> script_;
+  int fd_ = -1, port_ = 0;
+  std::thread thread_;
+};
+
+TEST(ChatClient, ConnectionResetsEmptyRepliesAndCutBodiesAreRetried) {
+  RawServer server({Wire::kReset, Wire::kCloseSilently, Wire::kTruncatedBody, Wire::kAnswer});
+  ChatClient client(ClientConfig{server.base_url(), kKey, 5, 3, 0.001, 0.002, 1});
+  int retries = 0;
+  std::vector<std::string> reasons;
+  client.set_sleeper([](double) {});
+  client.on_retry([&](int, double, const std::string& why) {
+    ++retries;
+    reasons.push_back(why);
+  });
+  const auto r = client.complete(hello());
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r.value().content, "after the faults");
+  EXPECT_EQ(r.value().attempts, 4);
+  EXPECT_EQ(retries, 3);
+  for (const auto& why : reasons) EXPECT_EQ(why.find(kKey), std::string::npos) << why;
+}
+
+TEST(ChatClient, ConnectionResetOnEveryAttemptGivesUpAfterTheRetries) {
+  RawServer server({Wire::kReset, Wire::kReset, Wire::kReset});
+  ChatClient client(ClientConfig{server.base_url(), kKey, 5, 2, 0.001, 0.002, 1});
+  client.set_sleeper([](double) {});
+  const auto r = client.complete(hello());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("request failed"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().describe().find(kKey), std::string::npos);
 }
 
 }  // namespace
