@@ -56,7 +56,9 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   for (const auto& x : summary.trials)
     t.add_row({std::string(1, x.letter), x.trial, x.status, x.requests, x.attempts, x.cached, x.usage.total_tokens,
                x.latency_s, x.error});
-  if (!o.eval || global.format != "md") print_table(t, global);
+  // One table on stdout (so --format json/csv stays one document): the trials, or with --eval the
+  // ranking (failed trials are logged above either way; every trial is in logs/run.sqlite).
+  if (!o.eval) print_table(t, global);
   int code = summary.failed > 0 ? kExitItemsFailed : kExitOk;
   if (o.eval) {
     ThreadPool pool(global.threads);

@@ -228,6 +228,25 @@ TEST(BirdsRun, TheInFlightLimitIsReachedAndNeverExceeded) {
   EXPECT_EQ(server.max_in_flight(), 3);
 }
 
+TEST(BirdsRun, EvalFlagEvaluatesTheTeamAfterTheTrials) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  auto args = run_args(write_prompt(dir), dir / "out", "I,T", 2);
+  args.back() = "json";
+  args.push_back("--eval");
+  const auto r = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.request_count(), 4u);
+  for (const char* f : {"levels/I/t_I_1.xml", "stability/T.json", "similarity/T.json", "result/result.json",
+                        "logs/eval.json", "run.json"})
+    EXPECT_TRUE(fs::exists(dir / "out/t" / f)) << f;
+  const Json table = parse_json(r.out, "stdout");
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0]["team"], "t");
+  EXPECT_EQ(table[0]["failed_trials"], 0);
+}
+
 TEST(BirdsRun, BadSetupIsReportedClearly) {
   FakeOpenAiServer server;
   server.set_responder([](const std::string& body, int) { return program_for(body); });
