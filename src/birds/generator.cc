@@ -51,6 +51,7 @@ struct Candidate {
   int rows = 0, columns = 0;
   std::string program;
   int blocks = 0;
+  double fidelity = 1;  // cells built / cells of the quantised glyph
   Level level;
 };
 
@@ -153,8 +154,11 @@ GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier
     auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.25, 0.55));
     if (rng.uniform() < 0.3) mask = thicken(std::move(mask));
     if (rng.uniform() < 0.4) mask = fill_under_overhangs(std::move(mask));
-    const auto drops = plan_drops(mask);
+    int dropped = 0, wanted = 0;
+    for (const auto& row : mask) wanted += static_cast<int>(std::count(row.begin(), row.end(), true));
+    const auto drops = plan_drops(mask, &dropped);
     if (drops.empty()) continue;
+    cand.fidelity = wanted > 0 ? 1.0 - static_cast<double>(dropped) / wanted : 0.0;
     for (const auto& [type, slot] : drops) cand.program += format_drop_call(type, slot, options.function) + "\n";
     auto converted = convert_program(cand.program, options.function, "candidate");
     if (!converted.ok()) continue;
@@ -176,7 +180,9 @@ GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier
     double best_key = -1;
     for (size_t i = 0; i < candidates.size(); ++i) {
       const double sim = scores[i].probabilities[target], sta = results[i].score;
-      const double key = (sta >= 0.999f ? 1.0 : 0.0) + sim * sta;
+      // Stable first; then the letter's probability, discounted by the share of the glyph that
+      // could not be built (a few lost cells can leave shapes the classifier misreads confidently).
+      const double key = (sta >= 0.999f ? 1.0 : 0.0) + sim * sta * candidates[i].fidelity;
       if (key > best_key) best_key = key, best = i;
     }
     const Candidate& c = candidates[best];

@@ -228,8 +228,8 @@ class TeamReader {
     if (!j.is_object()) throw SetupError(fmt::format("{}: expected a JSON object", path.string()));
     team_.has_run_info = true;
     for (const auto& [key, value] : j.items()) {
-      if (key == "prompt") {
-        team_.prompt = prompt_text(value);
+      if (key == "prompt") {  // null: no prompt (the built-in generator)
+        if (!value.is_null()) team_.prompt = prompt_text(value);
       } else if (key == "model") {
         team_.model = text_of(value);
       } else if (key == "trials") {
