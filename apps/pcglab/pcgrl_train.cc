@@ -95,9 +95,9 @@ struct GenerateOptions {
 };
 
 int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
-  nn::set_torch_threads(global.threads);
+  nn::set_torch_threads(pcgrl::TrainConfig{}.torch_threads);  // fixed, so the sampled levels do not depend on the machine
   const nn::PpoAgent agent = nn::PpoAgent::load(o.checkpoint);
-  pcgrl::EnvConfig env;
+  const pcgrl::EnvConfig env = pcgrl::checkpoint_env_config(o.checkpoint);  // the quirk switches it was trained with
   const auto gen = pcgrl::generate_levels(agent, env, o.levels, o.seed, o.greedy);
   const fs::path out = o.out.empty() ? fs::path(o.checkpoint).parent_path() / "levels" : fs::path(o.out);
   std::string all;

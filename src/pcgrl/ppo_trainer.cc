@@ -1,15 +1,18 @@
 #include "pcgrl/ppo_trainer.h"
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "core/check.h"
 #include "core/files.h"
 #include "core/rng.h"
+#include "nn/safetensors.h"
 #include "nn/torch_runtime.h"
 
 namespace pcglab::pcgrl {
@@ -26,6 +29,16 @@ int sample(const float* probs, int n, Rng& rng) {
 }
 
 std::string csv_number(double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
+
+std::map<std::string, std::string> checkpoint_metadata(const TrainConfig& config, int64_t env_steps) {
+  return {{"env_steps", std::to_string(env_steps)},
+          {"seed", std::to_string(config.seed)},
+          {"reward", config.env.builtin_reward ? "builtin" : "none"},
+          {"max_board_scans", std::to_string(config.env.max_board_scans)},
+          {"fix_observation_offset", config.env.fix_observation_offset ? "1" : "0"},
+          {"skip_static_cells", config.env.skip_static_cells ? "1" : "0"},
+          {"show_static_in_first_obs", config.env.show_static_in_first_obs ? "1" : "0"}};
+}
 
 }  // namespace
 
@@ -103,15 +116,38 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out, const std:
                        row.losses.entropy, row.losses.approx_kl, row.steps_per_s);
     write_file_atomic(out / "train_log.csv", csv);
     if (config.checkpoint_every > 0 && row.env_steps / config.checkpoint_every != (row.env_steps - per_update) / config.checkpoint_every)
-      agent.save(out / "checkpoints" / fmt::format("step_{}.safetensors", row.env_steps), {{"env_steps", std::to_string(row.env_steps)}});
+      agent.save(out / "checkpoints" / fmt::format("step_{}.safetensors", row.env_steps), checkpoint_metadata(config, row.env_steps));
     result.log.push_back(row);
     if (on_update) on_update(row);
   }
   result.checkpoint = out / "checkpoint.safetensors";
-  agent.save(result.checkpoint, {{"env_steps", std::to_string(result.log.back().env_steps)},
-                                 {"seed", std::to_string(config.seed)},
-                                 {"reward", config.env.builtin_reward ? "builtin" : "none"}});
+  agent.save(result.checkpoint, checkpoint_metadata(config, result.log.back().env_steps));
   return result;
+}
+
+EnvConfig checkpoint_env_config(const fs::path& checkpoint) {
+  const auto file = nn::read_safetensors(checkpoint);
+  EnvConfig env;
+  auto flag = [&](const char* key, bool& value) {
+    const auto it = file.metadata.find(key);
+    if (it == file.metadata.end()) return;
+    if (it->second != "0" && it->second != "1")
+      throw SetupError(fmt::format("{}: metadata '{}' is '{}', expected 0 or 1", checkpoint.string(), key, it->second));
+    value = it->second == "1";
+  };
+  flag("fix_observation_offset", env.fix_observation_offset);
+  flag("skip_static_cells", env.skip_static_cells);
+  flag("show_static_in_first_obs", env.show_static_in_first_obs);
+  if (const auto it = file.metadata.find("max_board_scans"); it != file.metadata.end()) {
+    int scans = 0;
+    const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), scans);
+    if (ec != std::errc() || end != it->second.data() + it->second.size() || scans < 1)
+      throw SetupError(fmt::format("{}: metadata 'max_board_scans' is '{}', expected a positive integer", checkpoint.string(),
+                                   it->second));
+    env.max_board_scans = scans;
+  }
+  if (const auto it = file.metadata.find("reward"); it != file.metadata.end()) env.builtin_reward = it->second == "builtin";
+  return env;
 }
 
 double random_policy_return(const EnvConfig& env, int n_envs, int episodes_per_env, uint64_t seed) {

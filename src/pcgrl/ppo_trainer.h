@@ -45,6 +45,10 @@ struct TrainResult {
 TrainResult train_ppo(const TrainConfig& config, const std::filesystem::path& out,
                       const std::function<void(const TrainLogRow&)>& on_update = {});
 
+// The environment settings a checkpoint was trained with (its quirk switches and scans, kept in
+// the checkpoint's metadata), so generation plays the same environment; defaults when absent.
+EnvConfig checkpoint_env_config(const std::filesystem::path& checkpoint);
+
 // Mean episode return of the uniformly random policy (the baseline a trained agent must beat).
 double random_policy_return(const EnvConfig& env, int n_envs, int episodes_per_env, uint64_t seed);
 

@@ -124,5 +124,32 @@ TEST(PpoTraining, SameSeedSameLogAndCheckpoint) {
   EXPECT_NE(read_file(a.checkpoint), read_file(c.checkpoint));
 }
 
+TEST(PpoTraining, CheckpointsKeepTheEnvironmentSettings) {
+  pcgrl::TrainConfig config;
+  config.n_envs = 2;
+  config.rollout = 8;
+  config.total_steps = 32;
+  config.checkpoint_every = 16;
+  config.ppo.epochs = 1;
+  config.ppo.minibatches = 2;
+  config.env.skip_static_cells = config.env.fix_observation_offset = true;
+  testing::TempDir dir;
+  const auto result = pcgrl::train_ppo(config, dir / "run");
+  ASSERT_EQ(result.log.size(), 2u);
+  EXPECT_TRUE(fs::exists(dir / "run/checkpoints/step_16.safetensors"));
+  EXPECT_TRUE(fs::exists(dir / "run/checkpoints/step_32.safetensors"));
+  const auto env = pcgrl::checkpoint_env_config(result.checkpoint);
+  EXPECT_TRUE(env.skip_static_cells);
+  EXPECT_TRUE(env.fix_observation_offset);
+  EXPECT_FALSE(env.show_static_in_first_obs);
+  EXPECT_EQ(env.max_board_scans, 3);
+  EXPECT_TRUE(pcgrl::checkpoint_env_config(dir / "run/checkpoints/step_16.safetensors").skip_static_cells);
+  // Generation runs in the settings the agent was trained with.
+  const auto agent = nn::PpoAgent::load(result.checkpoint);
+  EXPECT_EQ(pcgrl::generate_levels(agent, env, 1, 0, false).levels.size(), 1u);
+  nn::write_safetensors(dir / "bad.safetensors", {{"w", {{1}, {1}}}}, {{"skip_static_cells", "yes"}});
+  EXPECT_THROW(pcgrl::checkpoint_env_config(dir / "bad.safetensors"), SetupError);
+}
+
 }  // namespace
 }  // namespace pcglab
