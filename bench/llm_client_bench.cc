@@ -2,6 +2,7 @@
 // in-flight limit of the rate limiter under load (reached and never exceeded).
 #include <benchmark/benchmark.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
@@ -20,6 +21,7 @@ struct LoopbackServer {
   httplib::Server server;
   std::thread thread;
   int port = 0;
+  int listen_fd = -1;
   std::atomic<int> in_flight{0}, max_in_flight{0};
   int delay_ms = 0;
   LoopbackServer() {
@@ -33,7 +35,14 @@ struct LoopbackServer {
       res.set_content(kReply, "application/json");
       --in_flight;
     });
+    // httplib (the Debian library) listens with a backlog of 5: a burst of connects beyond it loses
+    // SYNs, which the kernel resends after 1 s. Listen again on the same socket with a real backlog.
+    server.set_socket_options([this](int sock) {
+      httplib::default_socket_options(sock);
+      listen_fd = sock;
+    });
     port = server.bind_to_any_port("127.0.0.1");
+    if (listen_fd >= 0) ::listen(listen_fd, 256);
     thread = std::thread([this] { server.listen_after_bind(); });
     while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -68,15 +77,16 @@ void BM_ChatRoundTrip(benchmark::State& state) {
 BENCHMARK(BM_ChatRoundTrip)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // 64 requests through the rate limiter with an in-flight limit of 8, from 16 threads, against a
-// server that takes 5 ms: the counters show the server never saw more than 8 at once.
+// server that takes 5 ms (ideal: 8 waves = 40 ms) or answers at once: the counters show the server
+// never saw more than 8 at once.
 void BM_InFlightLimit(benchmark::State& state) {
   LoopbackServer server;
-  server.delay_ms = 5;
+  server.delay_ms = static_cast<int>(state.range(0));
   pcglab::llm::ClientConfig config;
   config.base_url = server.url();
   for (auto _ : state) {
     pcglab::llm::RateLimiter limiter({8, 0, 0});
-    pcglab::ThreadPool pool(16);
+    pcglab::ThreadPool pool(static_cast<size_t>(state.range(1)));
     pool.parallel_for(64, [&](size_t) {
       pcglab::llm::ChatClient client(config);
       auto permit = limiter.acquire(18);
@@ -88,6 +98,6 @@ void BM_InFlightLimit(benchmark::State& state) {
   state.counters["max_in_flight_server"] = server.max_in_flight.load();
   state.counters["limit"] = 8;
 }
-BENCHMARK(BM_InFlightLimit)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_InFlightLimit)->ArgNames({"server_ms", "threads"})->Args({5, 16})->Args({0, 16})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 
 }  // namespace
