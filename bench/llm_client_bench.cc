@@ -98,6 +98,12 @@ void BM_InFlightLimit(benchmark::State& state) {
   state.counters["max_in_flight_server"] = server.max_in_flight.load();
   state.counters["limit"] = 8;
 }
-BENCHMARK(BM_InFlightLimit)->ArgNames({"server_ms", "threads"})->Args({5, 16})->Args({0, 16})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_InFlightLimit)
+    ->ArgNames({"server_ms", "threads"})
+    ->Args({5, 16})
+    ->Args({0, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 
 }  // namespace

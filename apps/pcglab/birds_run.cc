@@ -2,9 +2,9 @@
 // resumable, then optionally the whole evaluation.
 #include <mutex>
 
+#include "birds/competition_layout.h"
 #include "birds/eval_pipeline.h"
 #include "birds/run_pipeline.h"
-#include "birds/competition_layout.h"
 #include "command.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -49,13 +49,14 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   progress.counter = [&](const std::string& name, int64_t delta) { bar.add(name, delta); };
   const birds::RunSummary summary = birds::run_prompt(r, progress);
   bar.finish();
-  log_info("{}: {} ok, {} failed, {} finished earlier; {} tokens; responses in {}", r.team, summary.ok, summary.failed,
-           summary.resumed, summary.tokens, (summary.team_dir / "raw").string());
+  log_info("{}: {} ok, {} failed, {} finished earlier; {} tokens; responses in {}", r.team, summary.ok,
+           summary.failed, summary.resumed, summary.tokens, (summary.team_dir / "raw").string());
   Table t;
-  t.columns = {"letter", "trial", "status", "requests", "attempts", "cached", "total_tokens", "latency_s", "error"};
+  t.columns = {"letter", "trial",        "status",    "requests", "attempts",
+               "cached", "total_tokens", "latency_s", "error"};
   for (const auto& x : summary.trials)
-    t.add_row({std::string(1, x.letter), x.trial, x.status, x.requests, x.attempts, x.cached, x.usage.total_tokens,
-               x.latency_s, x.error});
+    t.add_row({std::string(1, x.letter), x.trial, x.status, x.requests, x.attempts, x.cached,
+               x.usage.total_tokens, x.latency_s, x.error});
   // One table on stdout (so --format json/csv stays one document): the trials, or with --eval the
   // ranking (failed trials are logged above either way; every trial is in logs/run.sqlite).
   if (!o.eval) print_table(t, global);
@@ -78,38 +79,55 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
 
 Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<RunCommandOptions>();
-  cmd.add_option("--prompt", o->run.prompt, "Prompt: a text file with <OBJECT>, or a conversation (.json/.yaml)")
+  cmd.add_option("--prompt", o->run.prompt,
+                 "Prompt: a text file with <OBJECT>, or a conversation (.json/.yaml)")
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--team", o->run.team, "Team name (folder and file names)")->required();
   cmd.add_option("--model", o->run.model, "Model name as the server knows it")->required();
   cmd.add_option("--letters", o->letters, "Letters, e.g. A-Z or A,C,E")->capture_default_str();
-  cmd.add_option("--trials", o->run.trials, "Trials per letter")->check(CLI::Range(1, 1000))->capture_default_str();
-  cmd.add_option("--concurrency", o->run.concurrency, "Trials in progress at once (= requests in flight at most)")
+  cmd.add_option("--trials", o->run.trials, "Trials per letter")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd.add_option("--concurrency", o->run.concurrency,
+                 "Trials in progress at once (= requests in flight at most)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  cmd.add_option("-o,--out", o->run.out, "Output folder: <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt")->capture_default_str();
+  cmd.add_option("-o,--out", o->run.out, "Output folder: <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt")
+      ->capture_default_str();
   cmd.add_option("--cache", o->cache, "Response cache file (default <out>/llm-cache.sqlite)");
   cmd.add_flag("--no-cache", o->no_cache, "Do not read or write the response cache");
-  cmd.add_option("--base-url", o->base_url, "Server base URL (default $OPENAI_BASE_URL or OpenAI's); the key is read only from $OPENAI_API_KEY");
+  cmd.add_option(
+      "--base-url", o->base_url,
+      "Server base URL (default $OPENAI_BASE_URL or OpenAI's); the key is read only from $OPENAI_API_KEY");
   cmd.add_option("--temperature", o->temperature, "Sampling temperature (default: the server's)");
   cmd.add_option("--top-p", o->top_p, "Nucleus sampling top_p (default: the server's)");
   cmd.add_option("--seed", o->seed, "Sampling seed sent to the server (default: none)");
   cmd.add_option("--max-tokens", o->max_tokens, "Maximum tokens per reply (default: the server's)");
-  cmd.add_option("--timeout", o->run.client.timeout_s, "Seconds per request before it is retried")->capture_default_str();
-  cmd.add_option("--max-retries", o->run.client.max_retries, "Retries per request (408, 409, 429, 5xx, timeouts)")->capture_default_str();
-  cmd.add_option("--backoff", o->run.client.backoff_base_s, "First retry wait in seconds (doubles each retry, with jitter)")
+  cmd.add_option("--timeout", o->run.client.timeout_s, "Seconds per request before it is retried")
       ->capture_default_str();
-  cmd.add_option("--rpm", o->run.requests_per_minute, "Requests per minute at most (0: no limit)")->capture_default_str();
-  cmd.add_option("--tpm", o->run.tokens_per_minute, "Tokens per minute at most (0: no limit)")->capture_default_str();
-  cmd.add_flag("--eval", o->eval, "Then evaluate the team (birds eval: convert, simulate, classify, diversity, score)");
-  cmd.footer("Resumable: run the same command again after an interruption; finished trials are never requested again.");
+  cmd.add_option("--max-retries", o->run.client.max_retries,
+                 "Retries per request (408, 409, 429, 5xx, timeouts)")
+      ->capture_default_str();
+  cmd.add_option("--backoff", o->run.client.backoff_base_s,
+                 "First retry wait in seconds (doubles each retry, with jitter)")
+      ->capture_default_str();
+  cmd.add_option("--rpm", o->run.requests_per_minute, "Requests per minute at most (0: no limit)")
+      ->capture_default_str();
+  cmd.add_option("--tpm", o->run.tokens_per_minute, "Tokens per minute at most (0: no limit)")
+      ->capture_default_str();
+  cmd.add_flag("--eval", o->eval,
+               "Then evaluate the team (birds eval: convert, simulate, classify, diversity, score)");
+  cmd.footer(
+      "Resumable: run the same command again after an interruption; finished trials are never requested "
+      "again.");
   return [o, &global] { return run_birds_run(*o, global); };
 }
 
 }  // namespace
 
-PCGLAB_REGISTER_COMMAND("birds", "run", "Run a prompt on an OpenAI-compatible model for every letter and trial (resumable)",
+PCGLAB_REGISTER_COMMAND("birds", "run",
+                        "Run a prompt on an OpenAI-compatible model for every letter and trial (resumable)",
                         setup_birds_run);
 
 }  // namespace pcglab::cli

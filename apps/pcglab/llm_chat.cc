@@ -48,7 +48,8 @@ int run_chat(const ChatOptions& opt, const GlobalOptions& global) {
     return kExitOk;
   }
   Table t;
-  t.columns = {"model", "content", "finish_reason", "prompt_tokens", "completion_tokens", "attempts", "latency_s"};
+  t.columns = {"model",    "content",  "finish_reason", "prompt_tokens", "completion_tokens",
+               "attempts", "latency_s"};
   t.add_row({opt.model, r.value().content, r.value().finish_reason, r.value().usage.prompt_tokens,
              r.value().usage.completion_tokens, r.value().attempts, r.value().latency_s});
   print_table(t, global);

@@ -18,18 +18,21 @@ namespace pcglab::birds {
 namespace fs = std::filesystem;
 namespace {
 
-std::string item_key(char letter, int trial) { return fmt::format("{}/{:04}", letter, trial); }
+std::string item_key(char letter, int trial) {
+  return fmt::format("{}/{:04}", letter, trial);
+}
 
 // What identifies the run: everything that changes the requests (never the key).
 OrderedJson run_config(const RunOptions& o, const llm::PromptProgram& program) {
   OrderedJson prompt;
   if (program.system) prompt["system"] = *program.system;
   prompt["turns"] = program.turns;
-  OrderedJson j = {{"prompt_file", o.prompt.filename().string()},
-                   {"prompt", program.turns.size() == 1 && !program.system ? OrderedJson(program.turns[0]) : prompt},
-                   {"model", o.model},
-                   {"letters", o.letters},
-                   {"trials", o.trials}};
+  OrderedJson j = {
+      {"prompt_file", o.prompt.filename().string()},
+      {"prompt", program.turns.size() == 1 && !program.system ? OrderedJson(program.turns[0]) : prompt},
+      {"model", o.model},
+      {"letters", o.letters},
+      {"trials", o.trials}};
   if (o.temperature) j["temperature"] = *o.temperature;
   if (o.top_p) j["top_p"] = *o.top_p;
   if (o.seed) j["seed"] = *o.seed;
@@ -137,8 +140,10 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
       t.attempts = r.attempts;
       t.usage = r.usage;
       write_file_atomic(file, r.response);
-      const OrderedJson meta = {{"requests", r.requests},   {"attempts", r.attempts},
-                                {"cached", t.cached},        {"latency_s", t.latency_s},
+      const OrderedJson meta = {{"requests", r.requests},
+                                {"attempts", r.attempts},
+                                {"cached", t.cached},
+                                {"latency_s", t.latency_s},
                                 {"prompt_tokens", r.usage.prompt_tokens},
                                 {"completion_tokens", r.usage.completion_tokens},
                                 {"total_tokens", r.usage.total_tokens}};
@@ -146,7 +151,8 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
     } else {
       t.status = "error";
       t.error = result.error().message;
-      store.finish(run, keys[i], store::ItemStatus::kError, "", OrderedJson{{"cached", t.cached}}.dump(), t.error);
+      store.finish(run, keys[i], store::ItemStatus::kError, "", OrderedJson{{"cached", t.cached}}.dump(),
+                   t.error);
     }
     if (progress.trial_done) progress.trial_done(t);
   });

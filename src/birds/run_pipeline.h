@@ -62,7 +62,7 @@ struct RunProgress {
 RunSummary run_prompt(const RunOptions& options, const RunProgress& progress = {});
 
 // The file a trial's response goes to.
-std::filesystem::path raw_response_path(const std::filesystem::path& team_dir, const std::string& team, char letter,
-                                        int trial);
+std::filesystem::path raw_response_path(const std::filesystem::path& team_dir, const std::string& team,
+                                        char letter, int trial);
 
 }  // namespace pcglab::birds

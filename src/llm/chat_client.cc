@@ -51,15 +51,20 @@ struct HttpResult {
   double seconds = 0;
 };
 
-bool retryable_status(long status) { return status == 408 || status == 409 || status == 429 || status >= 500; }
+bool retryable_status(long status) {
+  return status == 408 || status == 409 || status == 429 || status >= 500;
+}
 
 bool retryable_curl(CURLcode code) {
   switch (code) {
-    case CURLE_OPERATION_TIMEDOUT: case CURLE_COULDNT_CONNECT: case CURLE_RECV_ERROR: case CURLE_SEND_ERROR:
-    case CURLE_GOT_NOTHING: case CURLE_PARTIAL_FILE: case CURLE_COULDNT_RESOLVE_HOST:
-      return true;
-    default:
-      return false;
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_COULDNT_RESOLVE_HOST: return true;
+    default: return false;
   }
 }
 
@@ -69,7 +74,8 @@ std::string server_message(const std::string& body) {
     const Json j = Json::parse(body);
     if (j.contains("error")) {
       const Json& e = j["error"];
-      if (e.is_object() && e.contains("message") && e["message"].is_string()) return e["message"].get<std::string>();
+      if (e.is_object() && e.contains("message") && e["message"].is_string())
+        return e["message"].get<std::string>();
       if (e.is_string()) return e.get<std::string>();
     }
   } catch (const std::exception&) {
@@ -80,7 +86,8 @@ std::string server_message(const std::string& body) {
 }  // namespace
 
 ClientConfig client_config_from_env(ClientConfig defaults) {
-  if (const char* url = std::getenv("OPENAI_BASE_URL"); url != nullptr && *url != '\0') defaults.base_url = url;
+  if (const char* url = std::getenv("OPENAI_BASE_URL"); url != nullptr && *url != '\0')
+    defaults.base_url = url;
   if (const char* key = std::getenv("OPENAI_API_KEY"); key != nullptr) defaults.api_key = key;
   return defaults;
 }
@@ -143,7 +150,8 @@ Result<ChatResponse> ChatClient::complete(const ChatRequest& request) {
         ChatResponse r;
         const Json& content = choice.at("message").at("content");
         r.content = content.is_string() ? content.get<std::string>() : "";
-        r.finish_reason = choice.value("finish_reason", Json("")).is_string() ? choice.value("finish_reason", "") : "";
+        r.finish_reason =
+            choice.value("finish_reason", Json("")).is_string() ? choice.value("finish_reason", "") : "";
         if (j.contains("usage") && j["usage"].is_object()) {
           r.usage.prompt_tokens = j["usage"].value("prompt_tokens", 0);
           r.usage.completion_tokens = j["usage"].value("completion_tokens", 0);

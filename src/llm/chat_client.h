@@ -39,18 +39,18 @@ struct ChatResponse {
   std::string content;
   std::string finish_reason;
   Usage usage;
-  int attempts = 0;        // requests sent, retries included
-  double latency_s = 0;    // of the successful request
+  int attempts = 0;      // requests sent, retries included
+  double latency_s = 0;  // of the successful request
 };
 
 struct ClientConfig {
   std::string base_url = "https://api.openai.com/v1";  // OPENAI_BASE_URL
-  std::string api_key;                                   // OPENAI_API_KEY; may be empty (local servers)
+  std::string api_key;                                 // OPENAI_API_KEY; may be empty (local servers)
   double timeout_s = 120;
   int max_retries = 5;
-  double backoff_base_s = 1.0;   // first wait; doubles each retry
+  double backoff_base_s = 1.0;  // first wait; doubles each retry
   double backoff_max_s = 60.0;
-  uint64_t jitter_seed = 1;      // waits are multiplied by a seeded factor in [0.5, 1)
+  uint64_t jitter_seed = 1;  // waits are multiplied by a seeded factor in [0.5, 1)
 };
 
 // Reads OPENAI_BASE_URL and OPENAI_API_KEY from the environment over the given defaults.
@@ -65,7 +65,9 @@ class ChatClient {
   // One chat completion; an ItemError (item = the model) when it failed for good.
   Result<ChatResponse> complete(const ChatRequest& request);
   // Called before each wait with the attempt number and the wait in seconds (tests, progress).
-  void on_retry(std::function<void(int attempt, double wait_s, const std::string& why)> fn) { on_retry_ = std::move(fn); }
+  void on_retry(std::function<void(int attempt, double wait_s, const std::string& why)> fn) {
+    on_retry_ = std::move(fn);
+  }
   // Replaces sleeping (tests).
   void set_sleeper(std::function<void(double)> fn) { sleep_ = std::move(fn); }
 

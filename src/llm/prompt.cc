@@ -10,7 +10,9 @@
 namespace pcglab::llm {
 namespace {
 
-bool contains_object(const std::string& s) { return s.find(kObjectToken) != std::string::npos; }
+bool contains_object(const std::string& s) {
+  return s.find(kObjectToken) != std::string::npos;
+}
 
 std::string trimmed(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r\n");
@@ -57,7 +59,9 @@ PromptProgram parse_prompt(const std::string& text, const std::string& source, b
   } else {
     doc = parse_json(text, source);
   }
-  if (!doc.is_object()) throw SetupError(fmt::format("{}: a conversation is an object with \"turns\" (and optionally \"system\")", source));
+  if (!doc.is_object())
+    throw SetupError(
+        fmt::format("{}: a conversation is an object with \"turns\" (and optionally \"system\")", source));
   if (doc.contains("system") && !doc["system"].is_null()) {
     if (!doc["system"].is_string()) throw SetupError(fmt::format("{}: \"system\" must be text", source));
     p.system = doc["system"].get<std::string>();
@@ -69,10 +73,12 @@ PromptProgram parse_prompt(const std::string& text, const std::string& source, b
     const Json& t = doc["turns"][i];
     if (t.is_string()) {
       p.turns.push_back(t.get<std::string>());
-    } else if (t.is_object() && t.value("role", "user") == "user" && t.contains("content") && t["content"].is_string()) {
+    } else if (t.is_object() && t.value("role", "user") == "user" && t.contains("content") &&
+               t["content"].is_string()) {
       p.turns.push_back(t["content"].get<std::string>());
     } else {
-      throw SetupError(fmt::format("{}: turn {} must be text or {{\"role\": \"user\", \"content\": text}}", source, i + 1));
+      throw SetupError(fmt::format("{}: turn {} must be text or {{\"role\": \"user\", \"content\": text}}",
+                                   source, i + 1));
     }
     if (trimmed(p.turns.back()).empty()) throw SetupError(fmt::format("{}: turn {} is empty", source, i + 1));
   }
@@ -89,15 +95,17 @@ PromptProgram load_prompt(const std::filesystem::path& path) {
 }
 
 std::string substitute_object(std::string text, const std::string& object) {
-  for (size_t pos = text.find(kObjectToken); pos != std::string::npos; pos = text.find(kObjectToken, pos + object.size())) {
+  for (size_t pos = text.find(kObjectToken); pos != std::string::npos;
+       pos = text.find(kObjectToken, pos + object.size())) {
     text.replace(pos, kObjectToken.size(), object);
   }
   return text;
 }
 
-Result<ConversationResult> run_conversation(ChatClient& client, const PromptProgram& program, const std::string& object,
-                                            const ChatRequest& base) {
-  return run_conversation([&client](const ChatRequest& r) { return client.complete(r); }, program, object, base);
+Result<ConversationResult> run_conversation(ChatClient& client, const PromptProgram& program,
+                                            const std::string& object, const ChatRequest& base) {
+  return run_conversation([&client](const ChatRequest& r) { return client.complete(r); }, program, object,
+                          base);
 }
 
 Result<ConversationResult> run_conversation(const CompleteFn& complete, const PromptProgram& program,
@@ -110,7 +118,8 @@ Result<ConversationResult> run_conversation(const CompleteFn& complete, const Pr
     request.messages = out.messages;
     auto reply = complete(request);
     if (!reply.ok()) {
-      return Result<ConversationResult>::failure(object, fmt::format("turn {}: {}", out.requests + 1, reply.error().message));
+      return Result<ConversationResult>::failure(
+          object, fmt::format("turn {}: {}", out.requests + 1, reply.error().message));
     }
     ++out.requests;
     out.attempts += reply.value().attempts;

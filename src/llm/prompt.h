@@ -19,10 +19,10 @@
 namespace pcglab::llm {
 
 struct PromptProgram {
-  std::string source;                 // the file it came from
+  std::string source;  // the file it came from
   std::optional<std::string> system;
-  std::vector<std::string> turns;     // user turns, in order (one for a text prompt)
-  bool has_object = false;            // some turn or the system message contains <OBJECT>
+  std::vector<std::string> turns;  // user turns, in order (one for a text prompt)
+  bool has_object = false;         // some turn or the system message contains <OBJECT>
 };
 
 inline constexpr std::string_view kObjectToken = "<OBJECT>";

@@ -10,11 +10,15 @@ RateLimiter::RateLimiter(RateLimits limits, Clock clock, Sleeper sleeper)
   if (!sleep_) sleep_ = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
   if (!clock_) {
     const auto start = std::chrono::steady_clock::now();
-    clock_ = [start] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    clock_ = [start] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
   }
 }
 
-double RateLimiter::now() const { return clock_(); }
+double RateLimiter::now() const {
+  return clock_();
+}
 
 double RateLimiter::wait_needed(int64_t tokens, double t) {
   while (!window_.empty() && window_.front().time <= t - 60.0) window_.pop_front();

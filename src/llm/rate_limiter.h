@@ -16,14 +16,14 @@
 namespace pcglab::llm {
 
 struct RateLimits {
-  int max_in_flight = 8;     // 0: unlimited
-  int requests_per_minute = 0;  // 0: unlimited
+  int max_in_flight = 8;          // 0: unlimited
+  int requests_per_minute = 0;    // 0: unlimited
   int64_t tokens_per_minute = 0;  // 0: unlimited
 };
 
 class RateLimiter {
  public:
-  using Clock = std::function<double()>;     // seconds, monotonic
+  using Clock = std::function<double()>;        // seconds, monotonic
   using Sleeper = std::function<void(double)>;  // waits that many seconds
 
   explicit RateLimiter(RateLimits limits, Clock clock = {}, Sleeper sleeper = {});

@@ -26,8 +26,9 @@ std::string cache_key(const ChatRequest& request, int trial) {
 }
 
 ResponseCache::ResponseCache(const std::filesystem::path& path) : db_(path, "response cache") {
-  db_.exec("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, request TEXT NOT NULL, "
-           "response TEXT NOT NULL, created TEXT NOT NULL DEFAULT (datetime('now')))");
+  db_.exec(
+      "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, request TEXT NOT NULL, "
+      "response TEXT NOT NULL, created TEXT NOT NULL DEFAULT (datetime('now')))");
 }
 
 ResponseCache::~ResponseCache() = default;

@@ -14,28 +14,30 @@ ItemStatus parse_status(const std::string& s) {
 }
 
 RunItem read_item(const Statement& s) {
-  return {s.text(0), parse_status(s.text(1)), s.text(2), s.text(3), s.text(4), static_cast<int>(s.integer(5))};
+  return {s.text(0), parse_status(s.text(1)),       s.text(2), s.text(3),
+          s.text(4), static_cast<int>(s.integer(5))};
 }
 
 }  // namespace
 
 const char* status_name(ItemStatus status) {
   switch (status) {
-    case ItemStatus::kOk:
-      return "ok";
-    case ItemStatus::kError:
-      return "error";
-    default:
-      return "pending";
+    case ItemStatus::kOk: return "ok";
+    case ItemStatus::kError: return "error";
+    default: return "pending";
   }
 }
 
 RunStore::RunStore(const std::filesystem::path& path) : db_(path, "run store") {
-  db_.exec("CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, config TEXT NOT NULL, "
-           "created TEXT NOT NULL DEFAULT (datetime('now')))");
-  db_.exec("CREATE TABLE IF NOT EXISTS items (run INTEGER NOT NULL, key TEXT NOT NULL, status TEXT NOT NULL, "
-           "output TEXT NOT NULL DEFAULT '', metadata TEXT NOT NULL DEFAULT '{}', error TEXT NOT NULL DEFAULT '', "
-           "attempts INTEGER NOT NULL DEFAULT 0, updated TEXT NOT NULL DEFAULT (datetime('now')), PRIMARY KEY (run, key))");
+  db_.exec(
+      "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, config TEXT NOT "
+      "NULL, "
+      "created TEXT NOT NULL DEFAULT (datetime('now')))");
+  db_.exec(
+      "CREATE TABLE IF NOT EXISTS items (run INTEGER NOT NULL, key TEXT NOT NULL, status TEXT NOT NULL, "
+      "output TEXT NOT NULL DEFAULT '', metadata TEXT NOT NULL DEFAULT '{}', error TEXT NOT NULL DEFAULT '', "
+      "attempts INTEGER NOT NULL DEFAULT 0, updated TEXT NOT NULL DEFAULT (datetime('now')), PRIMARY KEY "
+      "(run, key))");
 }
 
 RunStore::~RunStore() = default;
@@ -57,9 +59,10 @@ int64_t RunStore::open_run(const std::string& name, const std::string& config, b
       const int64_t id = s.integer(0);
       if (s.text(1) != config) {
         if (!replace_config)
-          throw SetupError(db_.error(fmt::format("run '{}' was started with other settings; rerun the same command "
-                                                 "to resume it, or write the new run to another folder",
-                                                 name)));
+          throw SetupError(
+              db_.error(fmt::format("run '{}' was started with other settings; rerun the same command "
+                                    "to resume it, or write the new run to another folder",
+                                    name)));
         Statement u(db_, "UPDATE runs SET config = ? WHERE id = ?");
         u.bind(1, config);
         u.bind(2, id);
@@ -94,8 +97,11 @@ void RunStore::add_items(int64_t run, const std::vector<std::string>& keys) {
 
 std::vector<RunItem> RunStore::items(int64_t run, std::optional<ItemStatus> status) {
   std::lock_guard lock(mutex_);
-  Statement s(db_, status ? "SELECT key, status, output, metadata, error, attempts FROM items WHERE run = ? AND status = ? ORDER BY key"
-                          : "SELECT key, status, output, metadata, error, attempts FROM items WHERE run = ? ORDER BY key");
+  Statement s(
+      db_,
+      status ? "SELECT key, status, output, metadata, error, attempts FROM items WHERE run = ? AND status = "
+               "? ORDER BY key"
+             : "SELECT key, status, output, metadata, error, attempts FROM items WHERE run = ? ORDER BY key");
   s.bind(1, run);
   if (status) s.bind(2, std::string(status_name(*status)));
   std::vector<RunItem> out;
@@ -105,7 +111,8 @@ std::vector<RunItem> RunStore::items(int64_t run, std::optional<ItemStatus> stat
 
 std::optional<RunItem> RunStore::item(int64_t run, const std::string& key) {
   std::lock_guard lock(mutex_);
-  Statement s(db_, "SELECT key, status, output, metadata, error, attempts FROM items WHERE run = ? AND key = ?");
+  Statement s(db_,
+              "SELECT key, status, output, metadata, error, attempts FROM items WHERE run = ? AND key = ?");
   s.bind(1, run);
   s.bind(2, key);
   if (!s.step_row()) return std::nullopt;
@@ -115,11 +122,12 @@ std::optional<RunItem> RunStore::item(int64_t run, const std::string& key) {
 void RunStore::finish(int64_t run, const std::string& key, ItemStatus status, const std::string& output,
                       const std::string& metadata, const std::string& error) {
   std::lock_guard lock(mutex_);
-  Statement s(db_,
-              "INSERT INTO items (run, key, status, output, metadata, error, attempts) VALUES (?, ?, ?, ?, ?, ?, 1) "
-              "ON CONFLICT (run, key) DO UPDATE SET status = excluded.status, output = excluded.output, "
-              "metadata = excluded.metadata, error = excluded.error, attempts = items.attempts + 1, "
-              "updated = datetime('now')");
+  Statement s(
+      db_,
+      "INSERT INTO items (run, key, status, output, metadata, error, attempts) VALUES (?, ?, ?, ?, ?, ?, 1) "
+      "ON CONFLICT (run, key) DO UPDATE SET status = excluded.status, output = excluded.output, "
+      "metadata = excluded.metadata, error = excluded.error, attempts = items.attempts + 1, "
+      "updated = datetime('now')");
   s.bind(1, run);
   s.bind(2, key);
   s.bind(3, std::string(status_name(status)));

@@ -1,8 +1,8 @@
 // `pcglab birds run` against the fake OpenAI-compatible server: faults, resume after kill -9, the
 // API key never written, conversation prompts, the in-flight limit.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -31,19 +31,28 @@ char letter_of(const std::string& body) {
 // A deterministic reply per letter: a small drop program.
 FakeReply program_for(const std::string& body) {
   const char letter = letter_of(body);
-  return reply(200, "", fmt::format("Here is {}:\n```python\ndrop_block('b11', {})\ndrop_block('b13', {})\n```\n", letter,
-                                    3 + (letter - 'A') % 10, 3 + (letter - 'A') % 10));
+  return reply(200, "",
+               fmt::format("Here is {}:\n```python\ndrop_block('b11', {})\ndrop_block('b13', {})\n```\n",
+                           letter, 3 + (letter - 'A') % 10, 3 + (letter - 'A') % 10));
 }
 
 std::map<std::string, std::string> server_env(const FakeOpenAiServer& server, const std::string& key = "") {
   return {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", key}};
 }
 
-std::vector<std::string> run_args(const fs::path& prompt, const fs::path& out, const std::string& letters, int trials,
-                                  int concurrency = 8) {
-  return {"birds",       "run",   "--prompt", prompt.string(), "--team",    "t",   "--model",
-          "fake-model",  "--out", out.string(), "--letters",   letters,     "--trials", std::to_string(trials),
-          "--concurrency", std::to_string(concurrency), "--backoff", "0.01", "--max-retries", "8", "--format", "csv"};
+std::vector<std::string> run_args(const fs::path& prompt, const fs::path& out, const std::string& letters,
+                                  int trials, int concurrency = 8) {
+  return {"birds",         "run",
+          "--prompt",      prompt.string(),
+          "--team",        "t",
+          "--model",       "fake-model",
+          "--out",         out.string(),
+          "--letters",     letters,
+          "--trials",      std::to_string(trials),
+          "--concurrency", std::to_string(concurrency),
+          "--backoff",     "0.01",
+          "--max-retries", "8",
+          "--format",      "csv"};
 }
 
 std::map<std::string, std::string> read_tree(const fs::path& dir) {
@@ -53,7 +62,8 @@ std::map<std::string, std::string> read_tree(const fs::path& dir) {
   return files;
 }
 
-fs::path write_prompt(const testing::TempDir& dir, const std::string& text = "Build the letter <OBJECT> with drop_block.") {
+fs::path write_prompt(const testing::TempDir& dir,
+                      const std::string& text = "Build the letter <OBJECT> with drop_block.") {
   write_file_atomic(dir / "prompt.txt", text);
   return dir / "prompt.txt";
 }
@@ -175,7 +185,8 @@ TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials)
 TEST(BirdsRun, TheApiKeyIsInNoFileAndNoLogLine) {
   const std::string key = "sk-test-SECRET-key-4242";
   FakeOpenAiServer server;
-  server.script({reply(500, R"({"error":{"message":"boom"}})"), reply(401, R"({"error":{"message":"bad key"}})")});
+  server.script(
+      {reply(500, R"({"error":{"message":"boom"}})"), reply(401, R"({"error":{"message":"bad key"}})")});
   server.set_responder([](const std::string& body, int) { return program_for(body); });
   testing::TempDir dir;
   const auto prompt = write_prompt(dir);
@@ -186,7 +197,8 @@ TEST(BirdsRun, TheApiKeyIsInNoFileAndNoLogLine) {
   EXPECT_NE(r.err.find("bad key"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(key), std::string::npos);
   EXPECT_EQ(r.out.find(key), std::string::npos);
-  for (const auto& [name, bytes] : read_tree(dir / "out")) EXPECT_EQ(bytes.find(key), std::string::npos) << name;
+  for (const auto& [name, bytes] : read_tree(dir / "out"))
+    EXPECT_EQ(bytes.find(key), std::string::npos) << name;
   ASSERT_FALSE(server.authorization_headers().empty());
   EXPECT_EQ(server.authorization_headers()[0], "Bearer " + key);  // it was sent, only to the server
   // The failed trial is retried by the next run.
@@ -196,10 +208,12 @@ TEST(BirdsRun, TheApiKeyIsInNoFileAndNoLogLine) {
 
 TEST(BirdsRun, ConversationPromptsSendTheTurnsWithEachReplyAppended) {
   FakeOpenAiServer server;
-  server.set_responder([](const std::string&, int index) { return reply(200, "", fmt::format("reply {}", index)); });
+  server.set_responder(
+      [](const std::string&, int index) { return reply(200, "", fmt::format("reply {}", index)); });
   testing::TempDir dir;
-  write_file_atomic(dir / "conv.json",
-                    R"({"system": "You build letters.", "turns": ["Plan the letter <OBJECT>.", "Now write the code for <OBJECT>."]})");
+  write_file_atomic(
+      dir / "conv.json",
+      R"({"system": "You build letters.", "turns": ["Plan the letter <OBJECT>.", "Now write the code for <OBJECT>."]})");
   const auto r = testing::run_pcglab(run_args(dir / "conv.json", dir / "out", "K", 1), server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto requests = server.requests();
@@ -223,7 +237,8 @@ TEST(BirdsRun, TheInFlightLimitIsReachedAndNeverExceeded) {
     return r;
   });
   testing::TempDir dir;
-  const auto r = testing::run_pcglab(run_args(write_prompt(dir), dir / "out", "A-D", 4, 3), server_env(server));
+  const auto r =
+      testing::run_pcglab(run_args(write_prompt(dir), dir / "out", "A-D", 4, 3), server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(server.max_in_flight(), 3);
 }
@@ -254,14 +269,17 @@ TEST(BirdsRun, BadSetupIsReportedClearly) {
   auto missing = run_args(dir / "nope.txt", dir / "out", "A", 1);
   EXPECT_EQ(testing::run_pcglab(missing, server_env(server)).exit_code, 2);
   write_file_atomic(dir / "empty.txt", "");
-  const auto empty = testing::run_pcglab(run_args(dir / "empty.txt", dir / "out", "A", 1), server_env(server));
+  const auto empty =
+      testing::run_pcglab(run_args(dir / "empty.txt", dir / "out", "A", 1), server_env(server));
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_NE(empty.err.find("empty.txt"), std::string::npos) << empty.err;
-  const auto no_object =
-      testing::run_pcglab(run_args(write_prompt(dir, "Build a letter."), dir / "out3", "A", 1), server_env(server));
+  const auto no_object = testing::run_pcglab(
+      run_args(write_prompt(dir, "Build a letter."), dir / "out3", "A", 1), server_env(server));
   EXPECT_EQ(no_object.exit_code, 0);
   EXPECT_NE(no_object.err.find("has no <OBJECT>"), std::string::npos) << no_object.err;
-  EXPECT_EQ(testing::run_pcglab(run_args(write_prompt(dir), dir / "out4", "A-9", 1), server_env(server)).exit_code, 2);
+  EXPECT_EQ(
+      testing::run_pcglab(run_args(write_prompt(dir), dir / "out4", "A-9", 1), server_env(server)).exit_code,
+      2);
 }
 
 }  // namespace

@@ -55,8 +55,9 @@ TEST(ChatClient, SendsTheRequestAndReadsContentFinishReasonAndUsage) {
 TEST(ChatClient, RetriesRetryableStatusesAndHonoursRetryAfter) {
   for (int status : {408, 409, 429, 500, 502, 503}) {
     Harness h;
-    h.server.script({testing::reply(status, R"({"error":{"message":"busy"}})", "", status == 429 ? "0.15" : ""),
-                     testing::reply(200, "", "fine")});
+    h.server.script(
+        {testing::reply(status, R"({"error":{"message":"busy"}})", "", status == 429 ? "0.15" : ""),
+         testing::reply(200, "", "fine")});
     const auto r = h.client.complete(hello());
     ASSERT_TRUE(r.ok()) << status << ": " << r.error().describe();
     EXPECT_EQ(r.value().attempts, 2) << status;
@@ -71,7 +72,8 @@ TEST(ChatClient, RetriesRetryableStatusesAndHonoursRetryAfter) {
 
 TEST(ChatClient, OtherClientErrorsFailAtOnceWithTheServersMessage) {
   Harness h;
-  h.server.script({testing::reply(401, R"({"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}})")});
+  h.server.script({testing::reply(
+      401, R"({"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}})")});
   const auto r = h.client.complete(hello());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "HTTP 401: Incorrect API key provided");
@@ -81,7 +83,8 @@ TEST(ChatClient, OtherClientErrorsFailAtOnceWithTheServersMessage) {
 
 TEST(ChatClient, GivesUpAfterTheConfiguredRetriesWithExponentialBackoff) {
   Harness h;
-  h.server.script({testing::reply(500), testing::reply(500), testing::reply(500), testing::reply(500), testing::reply(200)});
+  h.server.script({testing::reply(500), testing::reply(500), testing::reply(500), testing::reply(500),
+                   testing::reply(200)});
   const auto r = h.client.complete(hello());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(h.server.requests().size(), 4u);  // 1 + 3 retries
@@ -152,7 +155,9 @@ class RawServer {
     }
     return in;
   }
-  void send_all(int c, const std::string& s) { EXPECT_EQ(::send(c, s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size())); }
+  void send_all(int c, const std::string& s) {
+    EXPECT_EQ(::send(c, s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size()));
+  }
   void serve() {
     for (const Wire w : script_) {
       const int c = ::accept(fd_, nullptr, nullptr);
@@ -170,8 +175,10 @@ class RawServer {
         case Wire::kCloseSilently:  // "empty reply from server"
           break;
         case Wire::kTruncatedBody:
-          send_all(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n"
-                      "Connection: close\r\n\r\n" + body.substr(0, 20));
+          send_all(c,
+                   "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n"
+                   "Connection: close\r\n\r\n" +
+                       body.substr(0, 20));
           break;
         case Wire::kAnswer:
           send_all(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +

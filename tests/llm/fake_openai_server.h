@@ -20,14 +20,14 @@ namespace pcglab::llm::testing {
 
 struct FakeReply {
   int status = 200;
-  std::string body;             // empty with status 200: a completion echoing "content"
+  std::string body;  // empty with status 200: a completion echoing "content"
   std::string content = "ok";
-  std::string retry_after;      // Retry-After header when not empty
-  int delay_ms = 0;             // before answering (to trigger client timeouts)
+  std::string retry_after;  // Retry-After header when not empty
+  int delay_ms = 0;         // before answering (to trigger client timeouts)
 };
 
-inline FakeReply reply(int status, std::string body = "", std::string content = "ok", std::string retry_after = "",
-                       int delay_ms = 0) {
+inline FakeReply reply(int status, std::string body = "", std::string content = "ok",
+                       std::string retry_after = "", int delay_ms = 0) {
   return FakeReply{status, std::move(body), std::move(content), std::move(retry_after), delay_ms};
 }
 
@@ -55,9 +55,10 @@ class FakeOpenAiServer {
       if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
       std::string body = reply.body;
       if (body.empty() && reply.status == 200) {
-        body = R"({"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":)" +
-               Json(reply.content).dump() +
-               R"(},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}})";
+        body =
+            R"({"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":)" +
+            Json(reply.content).dump() +
+            R"(},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}})";
       }
       res.set_content(body, "application/json");
       std::lock_guard lock(mutex_);

@@ -19,12 +19,14 @@ TEST(Prompt, TextPromptIsOneTurnWithObject) {
 }
 
 TEST(Prompt, ConversationInJsonAndYaml) {
-  const PromptProgram j = parse_prompt(R"({"system":"You build <OBJECT>.","turns":["Plan it.",{"role":"user","content":"Now code <OBJECT>."}]})",
-                                       "c.json", true, false);
+  const PromptProgram j = parse_prompt(
+      R"({"system":"You build <OBJECT>.","turns":["Plan it.",{"role":"user","content":"Now code <OBJECT>."}]})",
+      "c.json", true, false);
   EXPECT_EQ(*j.system, "You build <OBJECT>.");
   ASSERT_EQ(j.turns.size(), 2u);
   EXPECT_EQ(j.turns[1], "Now code <OBJECT>.");
-  const PromptProgram y = parse_prompt("system: You build <OBJECT>.\nturns:\n  - Plan it.\n  - Now code <OBJECT>.\n", "c.yaml", true, true);
+  const PromptProgram y = parse_prompt(
+      "system: You build <OBJECT>.\nturns:\n  - Plan it.\n  - Now code <OBJECT>.\n", "c.yaml", true, true);
   EXPECT_EQ(y.turns, j.turns);
   EXPECT_EQ(y.system, j.system);
 }
@@ -51,10 +53,12 @@ TEST(Prompt, ClearErrors) {
 
 TEST(Prompt, ConversationSendsEachReplyBeforeTheNextTurn) {
   testing::FakeOpenAiServer server;
-  server.script({testing::reply(200, "", "plan for K"), testing::reply(200, "", "```drop_block('b13', 5)```")});
+  server.script(
+      {testing::reply(200, "", "plan for K"), testing::reply(200, "", "```drop_block('b13', 5)```")});
   ChatClient client(ClientConfig{server.base_url(), "", 5, 0, 0.01, 0.01, 1});
-  const PromptProgram p = parse_prompt(R"({"system":"You build <OBJECT>.","turns":["Plan <OBJECT>.","Now the code."]})",
-                                       "c.json", true, false);
+  const PromptProgram p =
+      parse_prompt(R"({"system":"You build <OBJECT>.","turns":["Plan <OBJECT>.","Now the code."]})", "c.json",
+                   true, false);
   ChatRequest base;
   base.model = "m";
   base.temperature = 1.0;
