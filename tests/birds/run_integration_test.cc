@@ -262,6 +262,28 @@ TEST(BirdsRun, EvalFlagEvaluatesTheTeamAfterTheTrials) {
   EXPECT_EQ(table[0]["failed_trials"], 0);
 }
 
+TEST(BirdsRun, NoCacheWritesNoCacheAndResumesFromTheRunStoreAlone) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  auto args = run_args(write_prompt(dir), dir / "out", "B,D", 2);
+  args.push_back("--no-cache");
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  EXPECT_EQ(server.request_count(), 4u);
+  EXPECT_FALSE(fs::exists(dir / "out/llm-cache.sqlite"));
+  // The same command: the run store alone knows every trial finished.
+  fs::remove(dir / "out/t/raw/B/t_B_2.txt");
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  EXPECT_EQ(server.request_count(), 4u);
+  EXPECT_NE(read_file(dir / "out/t/raw/B/t_B_2.txt").find("Here is B"),
+            std::string::npos);  // rewritten from the store
+  // Another folder without a cache: every trial is requested again.
+  auto other = run_args(write_prompt(dir), dir / "out2", "B,D", 2);
+  other.push_back("--no-cache");
+  ASSERT_EQ(testing::run_pcglab(other, server_env(server)).exit_code, 0);
+  EXPECT_EQ(server.request_count(), 8u);
+}
+
 TEST(BirdsRun, BadSetupIsReportedClearly) {
   FakeOpenAiServer server;
   server.set_responder([](const std::string& body, int) { return program_for(body); });
