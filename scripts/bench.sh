@@ -8,3 +8,6 @@ for b in "$build"/bench/*_bench; do
   "$b" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 done
 "$build/pcglab" bench thread-pool
+"$build/pcglab" bench pcgrl-env --envs 600
+"$build/pcglab" bench classifier
+"$build/pcglab" bench pcgrl-ppo --envs 16 --updates 2
