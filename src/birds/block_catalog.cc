@@ -33,12 +33,11 @@ const BlockSpec* find_block_spec(std::string_view type) {
   return nullptr;
 }
 
-double block_life(Material material) {
-  switch (material) {
-    case Material::kWood: return 5.0;
-    case Material::kStone: return 10.0;
-    case Material::kIce: return 2.5;
-  }
+double block_life(Material) {
+  // Every block prefab has _life 5 and material wood. ABGameObject.Awake copies _life into
+  // _currentLife before ABBlock.SetMaterial multiplies _life (×2 stone, ×0.5 ice), so the life that
+  // decides destruction is 5 whatever the level's material (the multiplied _life only paces the
+  // damage sprites).
   return 5.0;
 }
 

@@ -23,7 +23,8 @@ struct BlockSpec {
 // The spec of a Science Birds block type; nullptr when unknown.
 const BlockSpec* find_block_spec(std::string_view type);
 
-// Block life: 5 × material multiplier (wood 1, stone 2, ice 0.5), as ABBlock sets it.
+// Block life as it acts in the evaluator: 5 for every material (see block_catalog.cc: the material
+// multiplier of ABBlock.SetMaterial is applied after the current life is copied).
 double block_life(Material material);
 // Friction of the evaluator's physics materials: wood 4, stone 4, ice 0.74.
 double material_friction(Material material);

@@ -179,6 +179,7 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
         t->dead = true;
         t->removal_time = time + config.destroy_delay;
         disable_collisions(t->body);
+        t->body->SetLinearVelocity(b2Vec2(0, 0));  // ABGameObject.Die: velocity = 0, collider off
       }
       const bool outside = std::abs(pos.x) > config.world_half_width;
       if ((t->dead && time + 1e-9 >= t->removal_time) || outside) {
