@@ -20,6 +20,8 @@ struct RunCommandOptions {
   std::string cache;
   bool no_cache = false;
   bool eval = false;
+  std::string eval_model = "builtin";
+  std::string eval_policy = "2024";
   std::string base_url;
   double temperature = -1, top_p = -1;
   int64_t seed = -1;
@@ -64,7 +66,10 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   if (o.eval) {
     ThreadPool pool(global.threads);
     nn::set_torch_threads(global.threads);
-    const birds::EvalOptions eval_options;
+    birds::EvalOptions eval_options;
+    eval_options.model = o.eval_model;
+    eval_options.scoring.policy = birds::parse_scoring_policy(o.eval_policy);
+    eval_options.scoring.trials = r.trials;
     const auto report = birds::evaluate_competition(summary.team_dir, eval_options, pool);
     for (const auto& f : report.failures) log_warn("{} {} [{}]: {}", f.character, f.trial, f.stage, f.error);
     Table s;
@@ -115,6 +120,11 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--rpm", o->run.requests_per_minute, "Requests per minute at most (0: no limit)")
       ->capture_default_str();
   cmd.add_option("--tpm", o->run.tokens_per_minute, "Tokens per minute at most (0: no limit)")
+      ->capture_default_str();
+  cmd.add_option("--eval-model", o->eval_model, "With --eval: the letter classifier (builtin, a .safetensors, a ViT folder)")
+      ->capture_default_str();
+  cmd.add_option("--eval-policy", o->eval_policy, "With --eval: the scoring policy")
+      ->check(CLI::IsMember({"2023", "2024", "2025"}))
       ->capture_default_str();
   cmd.add_flag("--eval", o->eval,
                "Then evaluate the team (birds eval: convert, simulate, classify, diversity, score)");

@@ -250,9 +250,16 @@ TEST(BirdsRun, EvalFlagEvaluatesTheTeamAfterTheTrials) {
   auto args = run_args(write_prompt(dir), dir / "out", "I,T", 2);
   args.back() = "json";
   args.push_back("--eval");
+  args.insert(args.end(), {"--eval-policy", "2023"});
   const auto r = testing::run_pcglab(args, server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(server.request_count(), 4u);
+  // The fake server answers every trial of a letter alike, so diversity is 0: under the 2024
+  // policy (char = div · Σ trial / T) every character scores 0; under 2023 (no diversity term) not.
+  const std::string chars = read_file(dir / "out/t/result/character_scores.csv");
+  const size_t row = chars.find("\"t\",\"I\",\"");
+  ASSERT_NE(row, std::string::npos) << chars;
+  EXPECT_GT(std::stod(chars.substr(row + 9)), 0.0) << chars;
   for (const char* f : {"levels/I/t_I_1.xml", "stability/T.json", "similarity/T.json", "result/result.json",
                         "logs/eval.json", "run.json"})
     EXPECT_TRUE(fs::exists(dir / "out/t" / f)) << f;
