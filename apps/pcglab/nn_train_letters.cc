@@ -23,9 +23,9 @@ struct TrainLettersOptions {
 
 // A 26-column sheet: one row per style, a few held-out fonts each.
 Image sample_sheet(const nn::LetterTrainingConfig& config) {
-  std::vector<nn::LetterFont> fonts;
-  const nn::LetterDataset blocks = nn::letter_test_set(config, nn::LetterStyle::kBlocks, &fonts);
-  const nn::LetterDataset glyphs = nn::letter_test_set(config, nn::LetterStyle::kGlyph);
+  const nn::LetterTestSets tests = nn::letter_test_sets(config);
+  const std::vector<nn::LetterFont>& fonts = tests.fonts;
+  const nn::LetterDataset &blocks = tests.blocks, &glyphs = tests.glyphs;
   constexpr int kRows = 6, kCell = nn::kLetterImageSize + 2;
   Image sheet(26 * kCell, kRows * kCell, 1, 255);
   for (int row = 0; row < kRows; ++row) {

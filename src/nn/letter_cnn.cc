@@ -110,13 +110,35 @@ std::vector<GlyphSet> glyphs(const std::vector<LetterFont>& fonts) {
   return out;
 }
 
+// One held-out set from already rendered glyphs; each style has its own seed stream.
+LetterDataset test_set(const std::vector<GlyphSet>& test_glyphs, const LetterTrainingConfig& config, LetterStyle style) {
+  const uint64_t stream = style == LetterStyle::kBlocks ? 1 : style == LetterStyle::kGlyph ? 2 : 3;
+  return make_letter_dataset(test_glyphs, config.test_per_letter, derive_seed(config.seed ^ 0x7e57, stream), style);
+}
+
+LetterTestSets test_sets(const std::vector<LetterFont>& fonts, const LetterTrainingConfig& config) {
+  const auto rendered = glyphs(fonts);
+  return {fonts, test_set(rendered, config, LetterStyle::kBlocks), test_set(rendered, config, LetterStyle::kGlyph)};
+}
+
+// Correct answers of `model` on `data`, counted per letter; returns the total correct.
+size_t tally(const LetterCnn& model, const LetterDataset& data, std::array<size_t, 26>& correct, std::array<size_t, 26>& total) {
+  const auto probs = model.predict(data);
+  size_t all = 0;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const int label = data.labels[i];
+    const bool right = std::max_element(probs[i].begin(), probs[i].end()) - probs[i].begin() == label;
+    ++total[label];
+    correct[label] += right;
+    all += right;
+  }
+  return all;
+}
+
 }  // namespace
 
-LetterDataset letter_test_set(const LetterTrainingConfig& config, LetterStyle style, std::vector<LetterFont>* fonts) {
-  const Split split = split_fonts(config.fonts_root);
-  if (fonts != nullptr) *fonts = split.test;
-  const uint64_t stream = style == LetterStyle::kBlocks ? 1 : style == LetterStyle::kGlyph ? 2 : 3;
-  return make_letter_dataset(glyphs(split.test), config.test_per_letter, derive_seed(config.seed ^ 0x7e57, stream), style);
+LetterTestSets letter_test_sets(const LetterTrainingConfig& config) {
+  return test_sets(split_fonts(config.fonts_root).test, config);
 }
 
 LetterCnn train_letter_cnn(const LetterTrainingConfig& config, LetterTrainingReport& report,
@@ -125,8 +147,9 @@ LetterCnn train_letter_cnn(const LetterTrainingConfig& config, LetterTrainingRep
   report.train_fonts = split.train;
   report.test_fonts = split.test;
   const auto train_glyphs = glyphs(split.train);
-  const LetterDataset test_blocks = letter_test_set(config, LetterStyle::kBlocks);
-  const LetterDataset test_glyphs = letter_test_set(config, LetterStyle::kGlyph);
+  const LetterTestSets tests = test_sets(split.test, config);
+  const LetterDataset& test_blocks = tests.blocks;
+  const LetterDataset& test_glyphs = tests.glyphs;
   set_torch_threads(config.threads);
   LetterCnn model = LetterCnn::random(config.seed);
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
@@ -149,18 +172,10 @@ LetterCnn train_letter_cnn(const LetterTrainingConfig& config, LetterTrainingRep
     report.epochs.push_back(e);
     if (on_epoch) on_epoch(e);
   }
-  report.test_accuracy_blocks = letter_accuracy(model, test_blocks);
-  report.test_accuracy_glyphs = letter_accuracy(model, test_glyphs);
-  report.test_accuracy = report.epochs.empty() ? 0 : report.epochs.back().test_accuracy;
   std::array<size_t, 26> correct{}, total{};
-  for (const LetterDataset* set : {&test_blocks, &test_glyphs}) {
-    const auto probs = model.predict(*set);
-    for (size_t i = 0; i < set->size(); ++i) {
-      const int label = set->labels[i];
-      ++total[label];
-      correct[label] += std::max_element(probs[i].begin(), probs[i].end()) - probs[i].begin() == label;
-    }
-  }
+  report.test_accuracy_blocks = static_cast<double>(tally(model, test_blocks, correct, total)) / test_blocks.size();
+  report.test_accuracy_glyphs = static_cast<double>(tally(model, test_glyphs, correct, total)) / test_glyphs.size();
+  report.test_accuracy = report.epochs.empty() ? 0 : report.epochs.back().test_accuracy;
   for (int l = 0; l < 26; ++l) report.per_letter[l] = total[l] ? static_cast<double>(correct[l]) / total[l] : 0;
   return model;
 }

@@ -76,7 +76,12 @@ struct LetterTrainingReport {
 LetterCnn train_letter_cnn(const LetterTrainingConfig& config, LetterTrainingReport& report,
                            const std::function<void(const LetterTrainingEpoch&)>& on_epoch = {});
 
-// Held-out test set of the split used by training (same seed → same images).
-LetterDataset letter_test_set(const LetterTrainingConfig& config, LetterStyle style, std::vector<LetterFont>* fonts = nullptr);
+// The held-out test sets of the split used by training (same seed → same images): the fonts of
+// the test families, rendered once, in both styles.
+struct LetterTestSets {
+  std::vector<LetterFont> fonts;
+  LetterDataset blocks, glyphs;
+};
+LetterTestSets letter_test_sets(const LetterTrainingConfig& config);
 
 }  // namespace pcglab::nn

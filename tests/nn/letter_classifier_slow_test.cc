@@ -12,9 +12,9 @@ TEST(BuiltinLetterClassifier, HeldOutFontAccuracyIsAtLeast97Percent) {
   set_torch_threads(0);
   const LetterCnn model = LetterCnn::load(builtin_letter_model());
   LetterTrainingConfig config;  // the split and test images of `nn train-letters --seed 1`
-  std::vector<LetterFont> fonts;
-  const LetterDataset blocks = letter_test_set(config, LetterStyle::kBlocks, &fonts);
-  const LetterDataset glyphs = letter_test_set(config, LetterStyle::kGlyph);
+  const LetterTestSets tests = letter_test_sets(config);
+  const std::vector<LetterFont>& fonts = tests.fonts;
+  const LetterDataset &blocks = tests.blocks, &glyphs = tests.glyphs;
   for (const auto& f : fonts) EXPECT_TRUE(is_test_family(f.family));
   const double a_blocks = letter_accuracy(model, blocks), a_glyphs = letter_accuracy(model, glyphs);
   const double all = (a_blocks * blocks.size() + a_glyphs * glyphs.size()) / (blocks.size() + glyphs.size());
