@@ -159,16 +159,11 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
     report.failures.insert(report.failures.end(), failures.begin(), failures.end());
   }
 
-  // Scores over every team evaluated (one team alone: scored on its own).
-  const bool single = teams.size() == 1 && teams[0] == dir;
-  const fs::path scoring_root = single ? dir.parent_path() : dir;
-  // The 2025 policy normally reads <team>/<model>/...; eval works on flat team folders (one model).
+  // Scores over the teams evaluated (one team alone: scored on its own). The 2025 policy normally
+  // reads <team>/<model>/...; eval works on flat team folders (one model).
   const ScoringPolicy layout = options.scoring.policy == ScoringPolicy::k2025 ? ScoringPolicy::k2024 : options.scoring.policy;
-  auto entries = read_official_results(scoring_root.empty() ? fs::path(".") : scoring_root, layout, {});
   std::vector<EntryResults> selected;
-  for (auto& e : entries)
-    for (const auto& t : teams)
-      if (t.filename().string() == e.name) selected.push_back(std::move(e));
+  for (const fs::path& team : teams) selected.push_back(read_team_results(team, layout));
   report.scores = score_competition(selected, options.scoring);
   report.result_dir = dir / "result";
   write_scoring_outputs(report.scores, report.result_dir);

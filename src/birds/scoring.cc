@@ -216,9 +216,29 @@ void read_character_files(const fs::path& base, const std::string& character, Ch
 
 }  // namespace
 
-std::vector<EntryResults> read_official_results(const fs::path& dir, ScoringPolicy policy,
-                                                const std::vector<std::string>& characters_in) {
+EntryResults read_team_results(const fs::path& team, ScoringPolicy policy, const std::vector<std::string>& characters_in) {
   const std::vector<std::string> characters = characters_in.empty() ? default_characters() : characters_in;
+  std::error_code ec;
+  EntryResults e{team.filename().string(), {}};
+  std::vector<std::pair<std::string, fs::path>> model_dirs;
+  if (policy == ScoringPolicy::k2025) {
+    for (const auto& m : fs::directory_iterator(team, ec)) {
+      if (m.is_directory(ec) && fs::is_directory(m.path() / "stability", ec)) {
+        model_dirs.emplace_back(m.path().filename().string(), m.path());
+      }
+    }
+    std::sort(model_dirs.begin(), model_dirs.end());
+  } else {
+    model_dirs.emplace_back("", team);
+  }
+  for (const auto& [model, base] : model_dirs) {
+    for (const std::string& c : characters) read_character_files(base, c, e.models[model][c]);
+  }
+  return e;
+}
+
+std::vector<EntryResults> read_official_results(const fs::path& dir, ScoringPolicy policy,
+                                                const std::vector<std::string>& characters) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw SetupError(fmt::format("{}: not a folder", dir.string()));
   std::vector<fs::path> teams;
@@ -227,24 +247,7 @@ std::vector<EntryResults> read_official_results(const fs::path& dir, ScoringPoli
   }
   std::sort(teams.begin(), teams.end());
   std::vector<EntryResults> out;
-  for (const fs::path& team : teams) {
-    EntryResults e{team.filename().string(), {}};
-    std::vector<std::pair<std::string, fs::path>> model_dirs;
-    if (policy == ScoringPolicy::k2025) {
-      for (const auto& m : fs::directory_iterator(team, ec)) {
-        if (m.is_directory(ec) && fs::is_directory(m.path() / "stability", ec)) {
-          model_dirs.emplace_back(m.path().filename().string(), m.path());
-        }
-      }
-      std::sort(model_dirs.begin(), model_dirs.end());
-    } else {
-      model_dirs.emplace_back("", team);
-    }
-    for (const auto& [model, base] : model_dirs) {
-      for (const std::string& c : characters) read_character_files(base, c, e.models[model][c]);
-    }
-    out.push_back(std::move(e));
-  }
+  for (const fs::path& team : teams) out.push_back(read_team_results(team, policy, characters));
   if (out.empty()) throw SetupError(fmt::format("{}: no team folders", dir.string()));
   return out;
 }

@@ -75,6 +75,9 @@ ScoringResult score_competition(const std::vector<EntryResults>& entries, const 
 // one sub-folder per model: <team>/<model>/stability/...), or a published trial_scores.csv.
 std::vector<EntryResults> read_official_results(const std::filesystem::path& dir, ScoringPolicy policy,
                                                 const std::vector<std::string>& characters);
+// One team folder's files (the same reading, for a caller that already knows its teams).
+EntryResults read_team_results(const std::filesystem::path& team, ScoringPolicy policy,
+                               const std::vector<std::string>& characters = {});
 std::vector<EntryResults> read_trial_scores_csv(const std::filesystem::path& csv);
 
 // The official outputs: constants.json, trial_scores.csv, character_scores.csv,
