@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "birds/competition_layout.h"
-#include "birds/eval_pipeline.h"
+#include "birds_eval.h"
 #include "birds/similarity.h"
 #include "command.h"
 #include "core/log.h"
@@ -13,6 +13,18 @@
 #include "nn/torch_runtime.h"
 
 namespace pcglab::cli {
+
+Table eval_ranking_table(const birds::EvalReport& report) {
+  Table t;
+  t.columns = {"rank", "team", "normalized_prompt_score", "prompt_score", "failed_trials"};
+  for (const auto& e : report.scores.entries) {
+    const auto failed = std::count_if(report.failures.begin(), report.failures.end(),
+                                      [&](const birds::EvalFailure& f) { return f.team == e.name; });
+    t.add_row({e.rank, e.name, e.normalized, e.prompt_score, static_cast<int64_t>(failed)});
+  }
+  return t;
+}
+
 namespace {
 namespace fs = std::filesystem;
 using namespace pcglab::birds;
@@ -108,12 +120,7 @@ int run_eval(const EvalCommandOptions& opt, const GlobalOptions& global) {
     log_info("{} {}: {}", s.team, s.stage,
              s.skipped ? std::string("finished earlier, skipped") : fmt::format("{} items, {} failed, {:.1f} s", s.items, s.failed, s.seconds));
   for (const auto& f : report.failures) log_warn("{} {} {} [{}]: {}", f.team, f.character, f.trial, f.stage, f.error);
-  Table t;
-  t.columns = {"rank", "team", "normalized_prompt_score", "prompt_score", "failed_trials"};
-  for (const auto& e : report.scores.entries) {
-    const auto failed = std::count_if(report.failures.begin(), report.failures.end(), [&](const EvalFailure& f) { return f.team == e.name; });
-    t.add_row({e.rank, e.name, e.normalized, e.prompt_score, static_cast<int64_t>(failed)});
-  }
+  const Table t = eval_ranking_table(report);
   print_table(t, global);
   log_info("scores in {}", report.result_dir.string());
   return report.failures.empty() ? kExitOk : kExitItemsFailed;

@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "birds/competition_layout.h"
-#include "birds/eval_pipeline.h"
+#include "birds_eval.h"
 #include "birds/run_pipeline.h"
 #include "command.h"
 #include "core/log.h"
@@ -72,11 +72,7 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
     eval_options.scoring.trials = r.trials;
     const auto report = birds::evaluate_competition(summary.team_dir, eval_options, pool);
     for (const auto& f : report.failures) log_warn("{} {} [{}]: {}", f.character, f.trial, f.stage, f.error);
-    Table s;
-    s.columns = {"rank", "team", "normalized_prompt_score", "prompt_score", "failed_trials"};
-    for (const auto& e : report.scores.entries)
-      s.add_row({e.rank, e.name, e.normalized, e.prompt_score, static_cast<int64_t>(report.failures.size())});
-    print_table(s, global);
+    print_table(eval_ranking_table(report), global);
     if (!report.failures.empty()) code = kExitItemsFailed;
   }
   return code;
