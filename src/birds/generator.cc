@@ -171,7 +171,6 @@ GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier
   GeneratedTrial out;
   out.letter = letter;
   out.trial = trial;
-  out.candidates_tried = options.candidates;
   if (candidates.empty()) {  // cannot happen for A-Z with the installed fonts; still a valid response
     out.program = format_drop_call(DropBlock::kB11, 10, options.function) + "\n";
   } else {

@@ -35,7 +35,6 @@ struct GeneratedTrial {
   std::string font;      // the typeface the shape came from
   int rows = 0, columns = 0, blocks = 0;
   double stability = 0, similarity = 0;  // of the kept candidate, as the pipeline will measure them
-  int candidates_tried = 0;
 };
 
 // A buildable mask → drop program. `mask[r][c]` with r = 0 the bottom row; the shape is centred on

@@ -17,7 +17,7 @@ namespace {
 
 struct ImageFile {
   std::string team, character, id;
-  fs::path path, team_dir;
+  fs::path path;
 };
 
 std::vector<ImageFile> list_images(const fs::path& team_dir) {
@@ -25,7 +25,7 @@ std::vector<ImageFile> list_images(const fs::path& team_dir) {
   for (const TrialFile& f : list_stage_files(team_dir, "images", ".png")) {
     const std::string name = f.path.filename().string();
     if (name.size() >= 8 && name.compare(name.size() - 8, 8, "_raw.png") == 0) continue;
-    out.push_back({f.team, f.character, name, f.path, team_dir});
+    out.push_back({f.team, f.character, name, f.path});
   }
   std::stable_sort(out.begin(), out.end(), [](const ImageFile& a, const ImageFile& b) {
     if (a.character != b.character) return a.character < b.character;
