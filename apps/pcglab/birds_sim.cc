@@ -23,6 +23,8 @@ struct SimulateCommandOptions {
   bool no_early_stop = false;
   bool raw = false;
   double settle_time = 0;
+  std::string metric = "moving";
+  bool objects = false;
 };
 
 SimulateOptions to_options(const SimulateCommandOptions& o) {
@@ -30,17 +32,26 @@ SimulateOptions to_options(const SimulateCommandOptions& o) {
   s.stability.trials = o.trials;
   s.stability.early_stop = !o.no_early_stop;
   s.stability.settle_time = o.settle_time;
+  s.stability.metric = o.metric == "remaining" ? StabilityMetric::kRemaining : StabilityMetric::kMoving;
   s.write_raw_images = o.raw;
   return s;
 }
 
-Table result_table(const std::vector<LevelSimulation>& results) {
+Table result_table(const std::vector<LevelSimulation>& results, bool objects) {
   Table t;
-  t.columns = {"level", "status", "score", "startingObjects", "movingObjects", "steps", "error"};
+  t.columns = {"level", "status", "score", "startingObjects", "movingObjects", "remainingObjects", "steps", "error"};
+  if (objects) t.columns.push_back("objects");
   for (const auto& r : results) {
-    t.add_row({r.tag, r.ok ? "ok" : "error", r.ok ? Json(static_cast<double>(r.result.score)) : Json(),
-               r.ok ? Json(r.result.starting_objects) : Json(), r.ok ? Json(r.result.moving_objects) : Json(),
-               r.ok ? Json(r.result.steps) : Json(), r.error});
+    std::vector<Json> row{r.tag,
+                          r.ok ? "ok" : "error",
+                          r.ok ? Json(static_cast<double>(r.result.score)) : Json(),
+                          r.ok ? Json(r.result.starting_objects) : Json(),
+                          r.ok ? Json(r.result.moving_objects) : Json(),
+                          r.ok ? Json(r.result.remaining_objects) : Json(),
+                          r.ok ? Json(r.result.steps) : Json(),
+                          r.error};
+    if (objects) row.push_back(r.ok ? Json(object_outcomes_json(r.result)) : Json());
+    t.add_row(std::move(row));
   }
   return t;
 }
@@ -87,7 +98,7 @@ int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global)
     for (const auto& [k, v] : sums) t.add_row({k.first, k.second, v.first, v.first ? v.second / v.first : 0.0});
     print_table(t, global);
   } else {
-    print_table(result_table(results), global);
+    print_table(result_table(results, opt.objects), global);
   }
   return all_ok ? kExitOk : kExitItemsFailed;
 }
@@ -104,9 +115,14 @@ Action setup_simulate(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_flag("--raw", opt->raw, "Also write the colour view as <name>_raw.png");
   cmd.add_option("--settle-time", opt->settle_time, "Game seconds simulated before start positions are recorded")
       ->check(CLI::Range(0.0, 10.0));
+  cmd.add_option("--metric", opt->metric,
+                 "moving: 1 - moving/total (the evaluator since 2023-03-23, 84df32e); remaining: objects still there "
+                 "after 10 s / total (its earlier version, cd8486e)")
+      ->check(CLI::IsMember({"moving", "remaining"}));
+  cmd.add_flag("--objects", opt->objects, "With level files: add every object's start, end and fate to each row");
   cmd.footer(
       "A competition folder gets <team>/stability/<C>.json (official format), <team>/images/<C>/<name>.png\n"
-      "(the classifier's image) and <team>/logs/simulate.json.");
+      "(the classifier's image) and <team>/logs/simulate.json (every level and object).");
   return [opt, &global] { return run_simulate(*opt, global); };
 }
 

@@ -1,5 +1,6 @@
 #include "birds/simulate_pipeline.h"
 
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -33,14 +34,16 @@ LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_
   return out;
 }
 
-std::string stability_json(const std::vector<const LevelSimulation*>& levels) {
+std::string stability_json(const std::vector<const LevelSimulation*>& levels, StabilityMetric metric) {
   OrderedJson raws = OrderedJson::array();
   float rate = 0;
   for (const LevelSimulation* l : levels) {
-    raws.push_back({{"tag", l->tag},
-                    {"score", static_cast<double>(l->result.score)},
-                    {"startingObjects", l->result.starting_objects},
-                    {"movingObjects", l->result.moving_objects}});
+    OrderedJson raw = {{"tag", l->tag}, {"score", static_cast<double>(l->result.score)}};
+    if (metric == StabilityMetric::kMoving) {
+      raw["startingObjects"] = l->result.starting_objects;
+      raw["movingObjects"] = l->result.moving_objects;
+    }
+    raws.push_back(raw);
     rate += l->result.score;
   }
   OrderedJson j;
@@ -48,6 +51,23 @@ std::string stability_json(const std::vector<const LevelSimulation*>& levels) {
   j["rate"] = levels.empty() ? 0.0 : static_cast<double>(rate / static_cast<float>(levels.size()));
   j["raws"] = raws;
   return dump_json(j, 4) + "\n";
+}
+
+OrderedJson object_outcomes_json(const StabilityResult& result) {
+  OrderedJson out = OrderedJson::array();
+  for (const ObjectOutcome& o : result.objects) {
+    out.push_back({{"kind", o.kind},
+                   {"index", o.index},
+                   {"type", o.type},
+                   {"start", {o.start_x, o.start_y}},
+                   {"end", {o.end_x, o.end_y, o.end_rotation}},
+                   {"displacement", std::hypot(o.end_x - o.start_x, o.end_y - o.start_y)},
+                   {"moved", o.moved},
+                   {"destroyed", o.destroyed},
+                   {"destroyedAt", o.destroyed ? Json(o.destroyed_time) : Json()},
+                   {"removed", o.removed}});
+  }
+  return out;
 }
 
 std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const SimulateOptions& options, ThreadPool& pool,
@@ -82,14 +102,18 @@ std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const Sim
     OrderedJson entry = {{"character", r.character}, {"level", r.stem}, {"status", r.ok ? "ok" : "error"}};
     if (r.ok) {
       entry["score"] = static_cast<double>(r.result.score);
+      entry["startingObjects"] = r.result.starting_objects;
+      entry["movingObjects"] = r.result.moving_objects;
+      entry["remainingObjects"] = r.result.remaining_objects;
       entry["steps"] = r.result.steps;
+      entry["objects"] = object_outcomes_json(r.result);
     } else {
       entry["error"] = r.error;
     }
     logs[r.team].push_back(entry);
   }
   for (const auto& [key, list] : by_character) {
-    write_file_atomic(team_dirs[key.first] / "stability" / (key.second + ".json"), stability_json(list));
+    write_file_atomic(team_dirs[key.first] / "stability" / (key.second + ".json"), stability_json(list, options.stability.metric));
   }
   for (const auto& [team, entries] : logs) write_json_file(team_dirs[team] / "logs" / "simulate.json", entries);
   return results;

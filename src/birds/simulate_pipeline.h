@@ -11,6 +11,7 @@
 
 #include "birds/capture.h"
 #include "birds/stability.h"
+#include "core/json.h"
 #include "core/thread_pool.h"
 
 namespace pcglab::birds {
@@ -42,7 +43,13 @@ std::vector<LevelSimulation> simulate_competition(const std::filesystem::path& d
                                                   const std::function<void(const LevelSimulation&)>& on_done = {});
 
 // The official per-character JSON: {"dataCount", "rate", "raws": [{tag, score, startingObjects,
-// movingObjects}]}, with scores and the rate in single precision as the evaluator computes them.
-std::string stability_json(const std::vector<const LevelSimulation*>& levels);
+// movingObjects}]}, with scores as the evaluator stores them and the rate summed in single precision as it does.
+// With StabilityMetric::kRemaining, the format of that version: raws are {tag, score}.
+std::string stability_json(const std::vector<const LevelSimulation*>& levels,
+                           StabilityMetric metric = StabilityMetric::kMoving);
+
+// Every object's outcome: [{kind, index, type, start: [x, y], end: [x, y, rotation], displacement,
+// moved, destroyed, destroyedAt, removed}] (for logs and `birds simulate --objects`).
+OrderedJson object_outcomes_json(const StabilityResult& result);
 
 }  // namespace pcglab::birds

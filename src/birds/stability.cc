@@ -21,11 +21,13 @@ struct Tracked {
   b2Body* body = nullptr;
   std::string kind;
   int index = 0;
+  std::string type;
   double life = 0;
   bool has_life = false;
   double start_x = 0, start_y = 0;
   double last_x = 0, last_y = 0, last_angle = 0;
   bool dead = false;        // life reached 0: collider off
+  double death_time = -1;
   double removal_time = -1; // when the body is removed
   bool removed = false;
   bool counted = true;      // false when removed before start positions were recorded
@@ -124,11 +126,12 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
   add_ground(world);
 
   std::vector<std::unique_ptr<Tracked>> tracked;
-  auto track = [&](b2Body* body, const std::string& kind, int index, double life) {
+  auto track = [&](b2Body* body, const std::string& kind, int index, const std::string& type, double life) {
     auto t = std::make_unique<Tracked>();
     t->body = body;
     t->kind = kind;
     t->index = index;
+    t->type = type;
     t->life = life;
     t->has_life = life > 0;
     body->GetUserData().pointer = reinterpret_cast<uintptr_t>(t.get());
@@ -143,19 +146,19 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
     if (spec->shape == ColliderShape::kBox) add_box(body, spec->width, spec->height, f);
     if (spec->shape == ColliderShape::kCircle) add_circle(body, spec->width / 2, f);
     if (spec->shape == ColliderShape::kTriangle) add_triangle(body, spec->width, spec->height, f);
-    track(body, "block", static_cast<int>(i), block_life(b.material));
+    track(body, "block", static_cast<int>(i), b.type, block_life(b.material));
   }
   for (size_t i = 0; i < level.pigs.size(); ++i) {
     const Pig& p = level.pigs[i];
     b2Body* body = make_body(world, p.x, p.y, p.rotation, true);
     add_circle(body, pig_radius(p.type), 0.4);
-    track(body, "pig", static_cast<int>(i), kPigLife);
+    track(body, "pig", static_cast<int>(i), p.type, kPigLife);
   }
   for (size_t i = 0; i < level.tnts.size(); ++i) {
     const Tnt& t = level.tnts[i];
     b2Body* body = make_body(world, t.x, t.y, t.rotation, true);
     add_box(body, kTntSize, kTntSize, 0.4);
-    track(body, "tnt", static_cast<int>(i), 0);
+    track(body, "tnt", static_cast<int>(i), "TNT", 0);
   }
   for (const Platform& p : level.platforms) {
     b2Body* body = make_body(world, p.x, p.y, p.rotation, false);
@@ -177,6 +180,7 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
       t->last_angle = t->body->GetAngle();
       if (t->has_life && !t->dead && t->life <= 0) {
         t->dead = true;
+        t->death_time = time;
         t->removal_time = time + config.destroy_delay;
         disable_collisions(t->body);
         t->body->SetLinearVelocity(b2Vec2(0, 0));  // ABGameObject.Die: velocity = 0, collider off
@@ -186,6 +190,7 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
         world.DestroyBody(t->body);
         t->body = nullptr;
         t->removed = true;
+        if (!t->dead) t->death_time = time;
         t->dead = true;
         continue;
       }
@@ -198,6 +203,7 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
     return false;
   };
   for (int i = 0; i < settle_steps; ++i) step_world();
+  const double start_time = time;
   for (auto& t : tracked) {
     if (t->removed) {  // destroyed while settling: the evaluator never sees it
       t->counted = false;
@@ -226,10 +232,11 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
   for (auto& t : tracked) {
     if (!t->counted) continue;
     ++counted;
-    ObjectOutcome o{t->kind, t->index, t->start_x, t->start_y, t->last_x, t->last_y, t->last_angle / kDegToRad,
-                    t->dead, false};
+    ObjectOutcome o{t->kind, t->index, t->type, t->start_x, t->start_y, t->last_x, t->last_y, t->last_angle / kDegToRad,
+                    t->dead, t->dead ? t->death_time - start_time : -1.0, t->removed, false};
     o.moved = std::hypot(o.end_x - o.start_x, o.end_y - o.start_y) >= config.movement_threshold;
     result.moving_objects += o.moved ? 1 : 0;
+    result.remaining_objects += o.removed ? 0 : 1;
     result.objects.push_back(o);
     if (t->dead) continue;
     if (t->kind == "block") {
@@ -247,11 +254,19 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
     }
   }
   result.starting_objects = counted;
-  // The evaluator divides in single precision; an empty level (never produced by the converter)
-  // would divide by zero there: pcglab scores it 0.
-  result.score = result.starting_objects == 0
-                     ? 0.0f
-                     : 1.0f - static_cast<float>(result.moving_objects) / static_cast<float>(result.starting_objects);
+  // The evaluator's C# (`1.0f - ((float)moving / (float)total)`, or `eObjCount / sObjCount`) runs
+  // on Unity's Mono, which evaluates float expressions in double precision and rounds when it
+  // stores the float: 4 of 6 moving gives 0.3333333432674408 (single precision throughout would
+  // give 0.3333333134651184). Checked on the official outputs: tests/birds/official_evaluator_test.cc.
+  // An empty level (never produced by the converter) would divide by zero there: pcglab scores it 0.
+  const auto total = static_cast<double>(result.starting_objects);
+  if (result.starting_objects == 0) {
+    result.score = 0.0f;
+  } else if (config.metric == StabilityMetric::kRemaining) {
+    result.score = static_cast<float>(result.remaining_objects / total);
+  } else {
+    result.score = static_cast<float>(1.0 - result.moving_objects / total);
+  }
   return result;
 }
 

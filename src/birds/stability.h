@@ -13,7 +13,17 @@
 
 namespace pcglab::birds {
 
+// What the score counts. The evaluator changed on 2023-03-23 (modified-science-birds 84df32e):
+// before it (e86cfbe, cd8486e) the score was the share of objects that still exist after 10 s;
+// since then it is the share that did not move. The sample `!stability.json` in that repository
+// (shared/data/science-birds-levels/stability.json) was written by the earlier version.
+enum class StabilityMetric {
+  kMoving,     // 1 - moving/total: BaseStabilityEvaluator since 84df32e (the competition's)
+  kRemaining,  // remaining/total: BaseStabilityEvaluator at cd8486e
+};
+
 struct StabilityConfig {
+  StabilityMetric metric = StabilityMetric::kMoving;
   double duration = 10.0;            // game seconds (BatchStabilityTest.unity: duration 10)
   double step = 0.02;                // Unity fixed timestep
   int velocity_iterations = 100;     // Physics2DSettings
@@ -32,16 +42,22 @@ struct StabilityConfig {
 struct ObjectOutcome {
   std::string kind;  // "block", "pig", "tnt"
   int index = 0;     // in the level's list of that kind
+  std::string type;  // block or pig type ("RectSmall", "BasicSmall"), "TNT"
   double start_x = 0, start_y = 0;
   double end_x = 0, end_y = 0, end_rotation = 0;
-  bool destroyed = false;
-  bool moved = false;
+  bool destroyed = false;      // life reached 0 or it left the world (it keeps its last position)
+  double destroyed_time = -1;  // game seconds after the start positions were recorded; -1: never
+  bool removed = false;        // gone from the world by the end (destroyed 0.5 s earlier)
+  bool moved = false;          // |end - start| >= the movement threshold
 };
 
 struct StabilityResult {
-  float score = 0;  // as the evaluator computes it in single precision: 1f - (float)moving / total
+  // As the evaluator stores it: the float nearest to 1 - moving/total (Unity's Mono computes the
+  // C# float expression in double precision), or with StabilityMetric::kRemaining remaining/total.
+  float score = 0;
   int starting_objects = 0;
   int moving_objects = 0;
+  int remaining_objects = 0;  // not removed by the end (what the cd8486e metric counts)
   int steps = 0;             // physics steps simulated
   bool stopped_early = false;
   Level final_level;         // the level after the simulation (destroyed objects removed)

@@ -33,6 +33,15 @@ TEST(BirdsSimCli, SimulateWritesOfficialStabilityJsonImagesAndFailures) {
   EXPECT_EQ(img.width, 1024);
   const Json log = read_json_file(dir / "teamy/logs/simulate.json");
   ASSERT_EQ(log.size(), 3u);
+  // Every object's fate in the log: V1_L_1's staircase tips, two of its blocks die on the way.
+  EXPECT_EQ(log[1]["movingObjects"], 4);
+  EXPECT_EQ(log[1]["remainingObjects"], 4);
+  ASSERT_EQ(log[1]["objects"].size(), 6u);
+  EXPECT_EQ(log[1]["objects"][0]["type"], "SquareTiny");
+  EXPECT_EQ(log[1]["objects"][0]["moved"], false);
+  EXPECT_EQ(log[1]["objects"][2]["destroyed"], true);
+  EXPECT_GT(log[1]["objects"][2]["destroyedAt"].get<double>(), 0.0);
+  EXPECT_GE(log[1]["objects"][2]["displacement"].get<double>(), 0.1);
   EXPECT_EQ(log[2]["status"], "error");
   EXPECT_NE(log[2]["error"].get<std::string>().find("teamy_A_3.xml:1:"), std::string::npos) << log[2];
   // Same bytes with one thread.
@@ -57,6 +66,31 @@ TEST(BirdsSimCli, SingleFilesPrintJsonAndImagesGoToOut) {
   const auto render = testing::run_pcglab({"birds", "render", (ref / "result_22.xml").string(), "-o", (dir / "r.png").string()});
   EXPECT_EQ(render.exit_code, 0) << render.err;
   EXPECT_EQ(read_png(dir / "r.png").width, 1024);
+}
+
+TEST(BirdsSimCli, RemainingMetricWritesTheEarlierEvaluatorsFormat) {
+  // --metric remaining: objects still present after 10 s / objects at the start, and raws with only
+  // tag and score, as the evaluator at cd8486e wrote them.
+  testing::TempDir dir;
+  const fs::path levels = dir / "teamy/levels/L";
+  fs::create_directories(levels);
+  fs::copy_file(testing::shared_dir() / "data/science-birds-levels/V1_L_1.xml", levels / "teamy_L_1.xml");
+  const auto r = testing::run_pcglab({"birds", "simulate", dir.path().string(), "--metric", "remaining"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = read_json_file(dir / "teamy/stability/L.json");
+  ASSERT_EQ(j["raws"].size(), 1u);
+  EXPECT_EQ(j["raws"][0]["score"], 0.6666666865348816);  // as the sample stability.json
+  EXPECT_FALSE(j["raws"][0].contains("movingObjects"));
+  const auto bad = testing::run_pcglab({"birds", "simulate", dir.path().string(), "--metric", "still"});
+  EXPECT_EQ(bad.exit_code, 2);
+  // --objects: each row carries the objects' outcomes.
+  const auto one = testing::run_pcglab({"birds", "simulate", (levels / "teamy_L_1.xml").string(), "--objects",
+                                        "--format", "json"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const Json rows = Json::parse(one.out);
+  EXPECT_EQ(rows[0]["score"], 0.3333333432674408);  // the evaluator's value for 4 of 6 moving
+  ASSERT_EQ(rows[0]["objects"].size(), 6u);
+  EXPECT_EQ(rows[0]["objects"][5]["moved"], true);
 }
 
 }  // namespace
