@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 
 #include "birds/block_catalog.h"
 #include "core/check.h"
@@ -121,9 +122,17 @@ void paint(Image& img, const Transform& t, const Shape& sh, const std::array<uin
     }
     for (int x = scan_lo; x <= scan_hi; ++x) {
       if (x >= inner_lo && x <= inner_hi) {
+        // Fully covered pixels take the colour (what blend gives at coverage 1), a span at a time.
         const int end = std::min(inner_hi, scan_hi);
-        for (; x <= end; ++x) blend(img.at(x + t.offset, y + t.offset), img.channels, colour, 1.0);
-        --x;
+        uint8_t* p = img.at(x + t.offset, y + t.offset);
+        if (img.channels == 1) {
+          std::memset(p, colour[0], static_cast<size_t>(end - x + 1));
+        } else {
+          for (int i = 0; i <= end - x; ++i) {
+            for (int c = 0; c < img.channels; ++c) p[i * img.channels + c] = colour[std::min(c, 2)];
+          }
+        }
+        x = end;
         continue;
       }
       const double a = coverage(sh, x, y);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -80,16 +81,52 @@ std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const Sim
   for (const fs::path& team : find_team_folders(dir, "levels")) {
     for (TrialFile& f : list_stage_files(team, "levels", ".xml")) work.push_back({team, std::move(f)});
   }
+  // Identical level files (models often repeat a level across trials) are simulated once: the
+  // simulation is deterministic, so every copy gets the same result and the same image bytes.
+  std::vector<size_t> first(work.size());
+  std::unordered_map<std::string, size_t> seen;
+  for (size_t i = 0; i < work.size(); ++i) {
+    first[i] = i;
+    try {
+      first[i] = seen.emplace(read_file(work[i].file.path), i).first->second;
+    } catch (const SetupError&) {  // unreadable: simulate_level_file records why
+    }
+  }
+  std::vector<size_t> unique;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (first[i] == i) unique.push_back(i);
+  }
   std::vector<LevelSimulation> results(work.size());
-  pool.parallel_for(work.size(), [&](size_t i) {
-    const Work& w = work[i];
-    LevelSimulation r = simulate_level_file(w.file.path, w.team_dir / "images" / w.file.character, options);
-    r.team = w.file.team;
-    r.character = w.file.character;
-    r.tag = fs::relative(w.file.path, dir).generic_string();
+  auto image_dir = [&](size_t i) { return work[i].team_dir / "images" / work[i].file.character; };
+  auto finish = [&](size_t i, LevelSimulation r) {
+    r.team = work[i].file.team;
+    r.character = work[i].file.character;
+    r.tag = fs::relative(work[i].file.path, dir).generic_string();
     results[i] = std::move(r);
     if (on_done) on_done(results[i]);
+  };
+  pool.parallel_for(unique.size(), [&](size_t k) {
+    const size_t i = unique[k];
+    finish(i, simulate_level_file(work[i].file.path, image_dir(i), options));
   });
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (first[i] == i) continue;
+    const LevelSimulation& original = results[first[i]];
+    if (!original.ok) {  // the error names the file: let this one say its own
+      finish(i, simulate_level_file(work[i].file.path, image_dir(i), options));
+      continue;
+    }
+    LevelSimulation copy = original;
+    copy.stem = work[i].file.path.stem().string();
+    if (options.write_images) {
+      for (const char* suffix : {".png", "_raw.png"}) {
+        if (std::string(suffix) == "_raw.png" && !options.write_raw_images) continue;
+        write_file_atomic(image_dir(i) / (copy.stem + suffix),
+                          read_file(image_dir(first[i]) / (original.stem + suffix)));
+      }
+    }
+    finish(i, std::move(copy));
+  }
   // Per team and character: the stability JSON; per team: the log of every level.
   std::map<std::pair<std::string, std::string>, std::vector<const LevelSimulation*>> by_character;
   std::map<std::string, OrderedJson> logs;

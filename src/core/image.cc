@@ -68,7 +68,7 @@ std::string encode_png(const Image& image, int compression_level) {
   if (compression_level <= 1) {
     // Fast path for images with long runs (rendered levels): run-length matching, one filter.
     png_set_compression_strategy(png, 3 /* Z_RLE */);
-    png_set_filter(png, 0, PNG_FILTER_SUB);
+    png_set_filter(png, 0, PNG_FILTER_NONE);
   }
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8, color,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);

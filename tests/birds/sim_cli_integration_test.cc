@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "core/files.h"
 #include "core/image.h"
 #include "core/json.h"
@@ -66,6 +68,39 @@ TEST(BirdsSimCli, SingleFilesPrintJsonAndImagesGoToOut) {
   const auto render = testing::run_pcglab({"birds", "render", (ref / "result_22.xml").string(), "-o", (dir / "r.png").string()});
   EXPECT_EQ(render.exit_code, 0) << render.err;
   EXPECT_EQ(read_png(dir / "r.png").width, 1024);
+}
+
+TEST(BirdsSimCli, RepeatedLevelsGetTheSameResultsAndImages) {
+  // Identical files are simulated once and share the outcome; each still gets its own entry,
+  // image (also --raw) and log line, as if simulated alone.
+  testing::TempDir dir;
+  const fs::path ref = testing::shared_dir() / "data/science-birds-levels";
+  fs::create_directories(dir / "teamy/levels/L");
+  fs::create_directories(dir / "alone/levels/L");
+  for (int t = 1; t <= 3; ++t) {
+    fs::copy_file(ref / "V1_L_1.xml", dir / fmt::format("teamy/levels/L/teamy_L_{}.xml", t));
+  }
+  fs::copy_file(ref / "V1_L_5.xml", dir / "teamy/levels/L/teamy_L_4.xml");
+  fs::copy_file(ref / "V1_L_1.xml", dir / "alone/levels/L/alone_L_1.xml");
+  const auto r = testing::run_pcglab({"birds", "simulate", dir.path().string(), "--raw"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json j = read_json_file(dir / "teamy/stability/L.json");
+  ASSERT_EQ(j["raws"].size(), 4u);
+  const Json alone = read_json_file(dir / "alone/stability/L.json")["raws"][0];
+  for (int t = 0; t < 3; ++t) {
+    EXPECT_EQ(j["raws"][t]["tag"], fmt::format("teamy/levels/L/teamy_L_{}.xml", t + 1));
+    EXPECT_EQ(j["raws"][t]["score"], alone["score"]);
+    EXPECT_EQ(j["raws"][t]["movingObjects"], alone["movingObjects"]);
+    for (const char* suffix : {".png", "_raw.png"}) {
+      EXPECT_EQ(read_file(dir / fmt::format("teamy/images/L/teamy_L_{}{}", t + 1, suffix)),
+                read_file(dir / fmt::format("alone/images/L/alone_L_1{}", suffix)));
+    }
+  }
+  EXPECT_EQ(j["raws"][3]["movingObjects"], 1);  // V1_L_5 is its own level
+  const Json log = read_json_file(dir / "teamy/logs/simulate.json");
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[2]["level"], "teamy_L_3");
+  EXPECT_EQ(log[2]["objects"], read_json_file(dir / "alone/logs/simulate.json")[0]["objects"]);
 }
 
 TEST(BirdsSimCli, RemainingMetricWritesTheEarlierEvaluatorsFormat) {
