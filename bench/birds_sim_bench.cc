@@ -3,11 +3,14 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "birds/capture.h"
 #include "birds/converter.h"
+#include "birds/level_xml.h"
 #include "birds/stability.h"
 #include "core/image.h"
 #include "core/rng.h"
@@ -57,6 +60,47 @@ void BM_TypicalSimulateOnly(benchmark::State& state) {
   run(state, levels, false);
 }
 BENCHMARK(BM_TypicalSimulateOnly)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Real levels: the 150 ChatGPT levels (1-9 blocks) the official evaluator scored in
+// tests/data/official-evaluator, simulated and captured with both cores.
+void BM_OfficialLevelsSimulateAndRender(benchmark::State& state) {
+  static const auto levels = [] {
+    std::vector<Level> out;
+    const std::filesystem::path root = std::filesystem::path(PCGLAB_SOURCE_DIR) / "tests/data/official-evaluator";
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+      if (e.path().extension() == ".xml") out.push_back(read_level_file(e.path()));
+    }
+    if (out.size() != 150) std::abort();
+    return out;
+  }();
+  run(state, levels, true);
+}
+BENCHMARK(BM_OfficialLevelsSimulateAndRender)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Letter levels that stand: the built-in generator's distinct 10-30-block levels (bench/data).
+void BM_GeneratorLettersSimulateAndRender(benchmark::State& state) {
+  static const auto levels = [] {
+    std::vector<Level> out;
+    std::ifstream in(std::string(PCGLAB_SOURCE_DIR) + "/bench/data/generator-letters.txt");
+    std::string line, program;
+    auto flush = [&] {
+      if (program.empty()) return;
+      auto level = convert_program(program);
+      if (!level.ok()) std::abort();
+      out.push_back(level.value().level);
+      program.clear();
+    };
+    while (std::getline(in, line)) {
+      if (line.empty()) flush();
+      if (!line.empty() && line[0] != '#') program += line + "\n";
+    }
+    flush();
+    if (out.size() != 132) std::abort();
+    return out;
+  }();
+  run(state, levels, true);
+}
+BENCHMARK(BM_GeneratorLettersSimulateAndRender)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // A 100-block brick wall: 15 staggered rows of six b31s and ten b11s on top, all in contact.
 std::vector<Level> make_stress_levels(size_t n) {
