@@ -1,6 +1,7 @@
 #include "core/image.h"
 
 #include <png.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,6 +49,168 @@ int color_type_for(int channels) {
     default: return -1;
   }
 }
+
+// ---- Level 1: a run encoder for rendered images ----
+// One fixed-Huffman deflate block (RFC 1951) over the rows, each with filter byte 0 ("none"):
+// rows equal to the row above are copied by one long match at distance stride + 1, and inside a
+// row, runs of equal pixels by matches at distance `channels`. No search, so it runs at memory
+// speed; files are larger than zlib's (no adaptive codes) but levels are mostly runs.
+class BitWriter {
+ public:
+  explicit BitWriter(std::string& out) : out_(out) {}
+  void put(uint32_t bits, int count) {  // LSB first
+    buffer_ |= static_cast<uint64_t>(bits) << filled_;
+    filled_ += count;
+    while (filled_ >= 8) {
+      out_.push_back(static_cast<char>(buffer_ & 0xFF));
+      buffer_ >>= 8;
+      filled_ -= 8;
+    }
+  }
+  void put_huffman(uint32_t code, int length) {  // Huffman codes go most significant bit first
+    uint32_t reversed = 0;
+    for (int i = 0; i < length; ++i) reversed |= ((code >> i) & 1u) << (length - 1 - i);
+    put(reversed, length);
+  }
+  void flush() {
+    if (filled_ > 0) put(0, 8 - filled_);
+  }
+
+ private:
+  std::string& out_;
+  uint64_t buffer_ = 0;
+  int filled_ = 0;
+};
+
+class FixedHuffmanEncoder {
+ public:
+  explicit FixedHuffmanEncoder(std::string& out) : bits_(out) {
+    bits_.put(1, 1);  // BFINAL
+    bits_.put(1, 2);  // BTYPE 01: fixed Huffman codes
+  }
+  void literal(uint8_t v) { symbol(v); }
+  // A copy of `length` bytes from `distance` back, split into deflate's 3-258 byte matches.
+  void copy(size_t length, size_t distance) {
+    while (length > 0) {
+      size_t m = std::min<size_t>(length, 258);
+      if (length > 258 && length - 258 < 3) m = length - 3;
+      match(static_cast<int>(m), static_cast<int>(distance));
+      length -= m;
+    }
+  }
+  void finish() {
+    symbol(256);
+    bits_.flush();
+  }
+
+ private:
+  void symbol(int s) {
+    if (s < 144) bits_.put_huffman(0x30 + s, 8);
+    else if (s < 256) bits_.put_huffman(0x190 + (s - 144), 9);
+    else if (s < 280) bits_.put_huffman(s - 256, 7);
+    else bits_.put_huffman(0xC0 + (s - 280), 8);
+  }
+  void match(int length, int distance) {
+    static constexpr int kLengthBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                            31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+    static constexpr int kLengthExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                             2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    static constexpr int kDistBase[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+                                          193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+    static constexpr int kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+    int l = 28;
+    while (kLengthBase[l] > length) --l;
+    symbol(257 + l);
+    if (kLengthExtra[l] > 0) bits_.put(static_cast<uint32_t>(length - kLengthBase[l]), kLengthExtra[l]);
+    int d = 29;
+    while (kDistBase[d] > distance) --d;
+    bits_.put_huffman(static_cast<uint32_t>(d), 5);
+    if (kDistExtra[d] > 0) bits_.put(static_cast<uint32_t>(distance - kDistBase[d]), kDistExtra[d]);
+  }
+  BitWriter bits_;
+};
+
+// Adler-32 a block at a time: a block of n bytes b_0..b_{n-1} with a = sum b_i and
+// w = sum (n - 1 - i) b_i moves (s1, s2) to (s1 + a, s2 + n s1 + w + a), all mod 65521.
+struct Adler {
+  static constexpr uint64_t kMod = 65521;
+  uint64_t s1 = 1, s2 = 0;
+  void block(size_t n, uint64_t a, uint64_t w) {
+    s2 = (s2 + (n % kMod) * s1 + w + a) % kMod;
+    s1 = (s1 + a) % kMod;
+  }
+  uint32_t value() const { return static_cast<uint32_t>((s2 << 16) | s1); }
+};
+
+void append_be32(std::string& out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
+}
+
+void append_chunk(std::string& out, const char* type, const std::string& data) {
+  append_be32(out, static_cast<uint32_t>(data.size()));
+  const size_t start = out.size();
+  out.append(type, 4);
+  out += data;
+  const auto* p = reinterpret_cast<const Bytef*>(out.data() + start);
+  append_be32(out, static_cast<uint32_t>(crc32(0L, p, static_cast<uInt>(out.size() - start))));
+}
+
+std::string encode_png_runs(const Image& image, int color) {
+  const size_t stride = static_cast<size_t>(image.width) * image.channels;
+  const size_t row_block = stride + 1;  // filter byte + row
+  const bool copy_rows = row_block >= 3 && row_block <= 32768;  // deflate's shortest match, largest distance
+  const auto bpp = static_cast<size_t>(image.channels);
+  std::string idat{'\x78', '\x01'};  // zlib header: deflate, 32 KiB window, fastest
+  FixedHuffmanEncoder enc(idat);
+  Adler adler;
+  size_t pending_rows = 0;  // rows equal to the row above, not yet written
+  uint64_t row_a = 0, row_w = 0;
+  for (int y = 0; y < image.height; ++y) {
+    const uint8_t* row = image.pixels.data() + static_cast<size_t>(y) * stride;
+    if (copy_rows && y > 0 && std::memcmp(row, row - stride, stride) == 0) {
+      ++pending_rows;
+      adler.block(row_block, row_a, row_w);
+      continue;
+    }
+    if (pending_rows > 0) enc.copy(pending_rows * row_block, row_block);
+    pending_rows = 0;
+    enc.literal(0);  // filter: none
+    size_t i = 0;
+    while (i < stride) {
+      size_t run = 0;
+      if (i >= bpp) {
+        while (i + run < stride && row[i + run] == row[i + run - bpp]) ++run;
+      }
+      if (run >= 3) {
+        enc.copy(run, bpp);
+        i += run;
+      } else {
+        enc.literal(row[i]);
+        ++i;
+      }
+    }
+    row_a = 0;
+    row_w = 0;  // the filter byte is 0: it adds nothing to either sum
+    for (size_t k = 0; k < stride; ++k) {
+      row_a += row[k];
+      row_w += static_cast<uint64_t>(stride - 1 - k) * row[k];
+    }
+    adler.block(row_block, row_a, row_w);
+  }
+  if (pending_rows > 0) enc.copy(pending_rows * row_block, row_block);
+  enc.finish();
+  append_be32(idat, adler.value());
+
+  std::string ihdr;
+  append_be32(ihdr, static_cast<uint32_t>(image.width));
+  append_be32(ihdr, static_cast<uint32_t>(image.height));
+  ihdr += {'\x08', static_cast<char>(color), '\0', '\0', '\0'};  // 8 bits, colour type, deflate, filter 0, no interlace
+  std::string out("\x89PNG\r\n\x1a\n", 8);
+  append_chunk(out, "IHDR", ihdr);
+  append_chunk(out, "IDAT", idat);
+  append_chunk(out, "IEND", "");
+  return out;
+}
 }  // namespace
 
 std::string encode_png(const Image& image, int compression_level) {
@@ -55,6 +218,7 @@ std::string encode_png(const Image& image, int compression_level) {
   PCGLAB_CHECK(color >= 0 && image.width > 0 && image.height > 0 &&
                image.pixels.size() == static_cast<size_t>(image.width) * image.height * image.channels)
       << "bad image " << image.width << "x" << image.height << "x" << image.channels;
+  if (compression_level == 1) return encode_png_runs(image, color);
   std::string out;
   std::string error;
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, error_to_string, ignore_warning);
@@ -65,11 +229,6 @@ std::string encode_png(const Image& image, int compression_level) {
   }
   png_set_write_fn(png, &out, write_to_string, flush_nothing);
   png_set_compression_level(png, compression_level);
-  if (compression_level <= 1) {
-    // Fast path for images with long runs (rendered levels): run-length matching, one filter.
-    png_set_compression_strategy(png, 3 /* Z_RLE */);
-    png_set_filter(png, 0, PNG_FILTER_NONE);
-  }
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8, color,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);

@@ -25,8 +25,10 @@ struct Image {
   bool operator==(const Image&) const = default;
 };
 
-// PNG bytes of `image` (deterministic: no timestamps or text chunks). zlib level 0-9; level 1 is
-// several times faster than 6 on mostly-white level images and only slightly larger.
+// PNG bytes of `image` (deterministic: no timestamps or text chunks). Levels 0 and 2-9 are zlib's
+// through libpng. Level 1 is pcglab's run encoder for rendered pictures: rows equal to the row above
+// and runs of equal pixels become deflate copies, with no search; about 10x faster than zlib on the
+// 1024x1024 level images, files about twice zlib's size (noise does not compress at all).
 std::string encode_png(const Image& image, int compression_level = 6);
 // Decodes PNG bytes into 1 (grey), 3 (RGB) or 4 (RGBA) channels, 8 bits each (palette and 16-bit
 // images are converted). `source` names the input in errors. Throws SetupError on bad data.
