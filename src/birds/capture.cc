@@ -213,8 +213,9 @@ Image render_colour_image(const Level& level, const CaptureOptions& options) {
     paint(img, t, shape_at(t, b.x, b.y, spec->width - inset, spec->height - inset, b.rotation, round), fill);
   }
   for (const Pig& p : level.pigs) {
-    const double d = 2 * pig_radius(p.type);
-    paint(img, t, shape_at(t, p.x, p.y, d, d, 0, true), {90, 180, 60});
+    const PigSpec* spec = find_pig_spec(p.type);
+    if (spec == nullptr) continue;
+    paint(img, t, shape_at(t, p.x, p.y, spec->width, spec->height, p.rotation, true), {90, 180, 60});
   }
   for (const Tnt& n : level.tnts) paint(img, t, shape_at(t, n.x, n.y, kTntSize, kTntSize, n.rotation, false), {200, 40, 30});
   for (const Platform& p : level.platforms) {

@@ -3,6 +3,8 @@
 #include <box2d/box2d.h>
 
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -51,14 +53,21 @@ class DamageListener : public b2ContactListener {
   }
 };
 
-b2Body* make_body(b2World& world, double x, double y, double rotation_deg, bool dynamic) {
+struct BodySettings {  // Rigidbody2D
+  double linear_drag = 1.0;  // blocks: 1; pigs and TNT: 0
+  double angular_drag = 0.05;
+  double gravity_scale = 0.5;
+};
+
+b2Body* make_body(b2World& world, double x, double y, double rotation_deg, bool dynamic,
+                  const BodySettings& settings = {}) {
   b2BodyDef def;
   def.type = dynamic ? b2_dynamicBody : b2_staticBody;
   def.position.Set(static_cast<float>(x), static_cast<float>(y));
   def.angle = static_cast<float>(rotation_deg * kDegToRad);
-  def.linearDamping = 1.0f;    // Rigidbody2D linear drag
-  def.angularDamping = 0.05f;  // angular drag
-  def.gravityScale = 0.5f;
+  def.linearDamping = static_cast<float>(settings.linear_drag);
+  def.angularDamping = static_cast<float>(settings.angular_drag);
+  def.gravityScale = static_cast<float>(settings.gravity_scale);
   def.bullet = false;          // discrete collision detection
   return world.CreateBody(&def);
 }
@@ -74,27 +83,42 @@ void add_box(b2Body* body, double w, double h, double friction) {
   body->CreateFixture(&fd);
 }
 
-void add_circle(b2Body* body, double radius, double friction) {
-  b2CircleShape circle;
-  circle.m_radius = static_cast<float>(radius);
-  b2FixtureDef fd;
-  fd.shape = &circle;
-  fd.density = 1.0f;
-  fd.friction = static_cast<float>(friction);
-  body->CreateFixture(&fd);
+// A PolygonCollider2D: each outline as convex fixtures of at most 8 vertices (Box2D's limit), then
+// the mass, centroid and inertia of the outlines minus their holes set exactly (Unity's own
+// decomposition is not reproduced; the mass properties do not depend on it). With `mass` > 0 the
+// Rigidbody2D's fixed mass (no auto mass): the inertia scales with it.
+void add_polygon(b2Body* body, const ColliderPaths& paths, double friction, double mass = 0) {
+  for (const auto& path : paths) {
+    if (polygon_mass({path}).area <= 0) continue;  // a hole: left out of the fixtures
+    for (const auto& piece : convex_pieces(path)) {
+      std::vector<b2Vec2> v;
+      for (const Point2& p : piece) v.emplace_back(static_cast<float>(p.x), static_cast<float>(p.y));
+      b2PolygonShape shape;
+      shape.Set(v.data(), static_cast<int32>(v.size()));
+      b2FixtureDef fd;
+      fd.shape = &shape;
+      fd.density = 1.0f;
+      fd.friction = static_cast<float>(friction);
+      fd.restitution = 0.0f;
+      body->CreateFixture(&fd);
+    }
+  }
+  const PolygonMass m = polygon_mass(paths);
+  const double scale = mass > 0 ? mass / m.area : 1.0;
+  b2MassData data;
+  data.mass = static_cast<float>(m.area * scale);
+  data.center.Set(static_cast<float>(m.cx), static_cast<float>(m.cy));
+  data.I = static_cast<float>((m.inertia + m.area * (m.cx * m.cx + m.cy * m.cy)) * scale);  // about the body origin
+  body->SetMassData(&data);
 }
 
-void add_triangle(b2Body* body, double w, double h, double friction) {
-  b2Vec2 v[3] = {{static_cast<float>(-w / 2), static_cast<float>(-h / 2)},
-                 {static_cast<float>(w / 2), static_cast<float>(-h / 2)},
-                 {static_cast<float>(-w / 2), static_cast<float>(h / 2)}};
-  b2PolygonShape tri;
-  tri.Set(v, 3);
-  b2FixtureDef fd;
-  fd.shape = &tri;
-  fd.density = 1.0f;
-  fd.friction = static_cast<float>(friction);
-  body->CreateFixture(&fd);
+void set_fixed_mass(b2Body* body, double mass) {  // Rigidbody2D without auto mass
+  b2MassData data;
+  body->GetMassData(&data);
+  const double scale = mass / data.mass;
+  data.mass = static_cast<float>(mass);
+  data.I = static_cast<float>(data.I * scale);
+  body->SetMassData(&data);
 }
 
 // Landscape.prefab: three ground colliders 17.49 wide whose tops are at y = -3.5.
@@ -143,34 +167,78 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
     if (spec == nullptr) throw SetupError(fmt::format("unknown block type \"{}\"", b.type));
     b2Body* body = make_body(world, b.x, b.y, b.rotation, true);
     const double f = material_friction(b.material);
-    if (spec->shape == ColliderShape::kBox) add_box(body, spec->width, spec->height, f);
-    if (spec->shape == ColliderShape::kCircle) add_circle(body, spec->width / 2, f);
-    if (spec->shape == ColliderShape::kTriangle) add_triangle(body, spec->width, spec->height, f);
+    if (spec->paths != nullptr) {
+      add_polygon(body, *spec->paths, f);
+    } else {
+      add_box(body, spec->width, spec->height, f);
+    }
     track(body, "block", static_cast<int>(i), b.type, block_life(b.material));
   }
   for (size_t i = 0; i < level.pigs.size(); ++i) {
     const Pig& p = level.pigs[i];
-    b2Body* body = make_body(world, p.x, p.y, p.rotation, true);
-    add_circle(body, pig_radius(p.type), 0.4);
-    track(body, "pig", static_cast<int>(i), p.type, kPigLife);
+    const PigSpec* spec = find_pig_spec(p.type);
+    if (spec == nullptr) throw SetupError(fmt::format("unknown pig type \"{}\"", p.type));
+    b2Body* body = make_body(world, p.x, p.y, p.rotation, true, {0.0, 0.05, spec->gravity_scale});
+    add_polygon(body, *spec->paths, kUnityDefaultFriction, spec->mass);
+    track(body, "pig", static_cast<int>(i), p.type, spec->life);
   }
   for (size_t i = 0; i < level.tnts.size(); ++i) {
     const Tnt& t = level.tnts[i];
-    b2Body* body = make_body(world, t.x, t.y, t.rotation, true);
-    add_box(body, kTntSize, kTntSize, 0.4);
-    track(body, "tnt", static_cast<int>(i), "TNT", 0);
+    b2Body* body = make_body(world, t.x, t.y, t.rotation, true, {0.0, 0.05, kTntGravityScale});
+    add_box(body, kTntSize, kTntSize, kUnityDefaultFriction);
+    set_fixed_mass(body, kTntMass);
+    track(body, "tnt", static_cast<int>(i), "TNT", kTntLife);
   }
-  for (const Platform& p : level.platforms) {
+  for (const Platform& p : level.platforms) {  // kinematic and never moved: static for the physics
     b2Body* body = make_body(world, p.x, p.y, p.rotation, false);
-    add_box(body, kPlatformSize * p.scale_x, kPlatformSize * p.scale_y, 0.4);
+    add_box(body, kPlatformSize * p.scale_x, kPlatformSize * p.scale_y, kUnityDefaultFriction);
   }
 
   StabilityResult result;
   const int settle_steps = static_cast<int>(std::lround(config.settle_time / config.step));
   double time = 0;
+  // ABGameObject.Die: velocity 0, collider off, removed 0.5 s later. A TNT first explodes
+  // (ABTNT.Explode): objects whose colliders overlap a circle of radius 2 around it take damage and
+  // an impulse, and die at once if their life runs out (a TNT among them explodes in turn).
+  std::function<void(Tracked&)> kill = [&](Tracked& t) {
+    t.dead = true;
+    t.death_time = time;
+    t.removal_time = time + config.destroy_delay;
+    if (t.kind == "tnt") {
+      const b2Vec2 centre = t.body->GetPosition();
+      b2CircleShape area;
+      area.m_radius = static_cast<float>(kTntExplosionArea);
+      b2Transform at;
+      at.Set(centre, 0.0f);
+      for (auto& o : tracked) {
+        if (o.get() == &t || o->removed || o->dead) continue;
+        bool overlaps = false;
+        for (b2Fixture* f = o->body->GetFixtureList(); f != nullptr && !overlaps; f = f->GetNext()) {
+          overlaps = b2TestOverlap(&area, 0, f->GetShape(), 0, at, o->body->GetTransform());
+        }
+        if (!overlaps) continue;
+        const b2Vec2 d = o->body->GetPosition() - centre;
+        const double distance = d.Length();
+        if (distance > 0) {
+          const double impulse = kTntExplosionPower / (distance * 2.0);
+          o->body->ApplyLinearImpulseToCenter(
+              b2Vec2(static_cast<float>(d.x / distance * impulse), static_cast<float>(d.y / distance * impulse)), true);
+        }
+        if (o->has_life) {
+          o->life -= distance > 0 ? kTntExplosionDamage / distance : std::numeric_limits<double>::infinity();
+          if (o->life <= 0) kill(*o);
+        }
+      }
+    }
+    disable_collisions(t.body);
+    t.body->SetLinearVelocity(b2Vec2(0, 0));
+  };
   auto step_world = [&]() -> bool {  // one fixed step; false when nothing can move any more
     world.Step(static_cast<float>(config.step), config.velocity_iterations, config.position_iterations);
     time += config.step;
+    for (auto& t : tracked) {
+      if (!t->removed && t->has_life && !t->dead && t->life <= 0) kill(*t);
+    }
     bool pending = false;
     for (auto& t : tracked) {
       if (t->removed) continue;
@@ -178,13 +246,6 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
       t->last_x = pos.x;
       t->last_y = pos.y;
       t->last_angle = t->body->GetAngle();
-      if (t->has_life && !t->dead && t->life <= 0) {
-        t->dead = true;
-        t->death_time = time;
-        t->removal_time = time + config.destroy_delay;
-        disable_collisions(t->body);
-        t->body->SetLinearVelocity(b2Vec2(0, 0));  // ABGameObject.Die: velocity = 0, collider off
-      }
       const bool outside = std::abs(pos.x) > config.world_half_width;
       if ((t->dead && time + 1e-9 >= t->removal_time) || outside) {
         world.DestroyBody(t->body);

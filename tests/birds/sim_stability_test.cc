@@ -151,5 +151,47 @@ TEST(Stability, DamageDestroysAFallingBlockWhichKeepsItsLastPosition) {
   EXPECT_TRUE(r.final_level.blocks.empty());
 }
 
+TEST(Stability, PigsTntPlatformsAndPolygonBlocksRestWhereTheyStand) {
+  // Every non-box object from its prefab, set on the ground (top at -3.5) or a platform, apart.
+  Level level;
+  level.blocks.push_back(Block{"Circle", Material::kStone, -6, -3.5 + 0.375, 0});
+  level.blocks.push_back(Block{"CircleSmall", Material::kWood, -4.5, -3.5 + 0.21, 0});
+  level.blocks.push_back(Block{"Triangle", Material::kIce, -3, -3.5 + 0.41, 0});
+  level.blocks.push_back(Block{"TriangleHole", Material::kWood, -1.5, -3.5 + 0.42, 0});
+  level.pigs.push_back(Pig{"BasicSmall", 0, -3.5 + 0.225, 0});
+  level.pigs.push_back(Pig{"BasicMedium", 1.5, -3.5 + 0.38, 0});
+  level.pigs.push_back(Pig{"BasicBig", 3, -3.5 + 0.485, 0});
+  level.tnts.push_back(Tnt{"TNT", 4.5, -3.5 + 0.33, 0});
+  level.platforms.push_back(Platform{"Platform", 7, 0, 0, 4, 1});  // 2.56 wide, top at 0.32
+  level.pigs.push_back(Pig{"BasicSmall", 7, 0.32 + 0.225, 0});
+  const StabilityResult r = evaluate_stability(level);
+  EXPECT_EQ(r.starting_objects, 9);
+  EXPECT_EQ(r.moving_objects, 0);
+  for (const auto& o : r.objects) EXPECT_FALSE(o.destroyed) << o.type;
+}
+
+TEST(Stability, TntExplodesWhenItDies) {
+  // A TNT (life 2, no drag, gravity 1) dropped 3 units lands at ~7.7 and dies: its explosion deals
+  // 3 / distance to every object within 2 and pushes it away with an impulse of 3 / (2 distance).
+  Level level;
+  level.tnts.push_back(Tnt{"TNT", 0, 0, 0});
+  level.blocks.push_back(Block{"SquareTiny", Material::kWood, 0.5, -3.395, 0});  // ~0.55 away: 5.5 damage
+  level.blocks.push_back(Block{"RectSmall", Material::kWood, -1.5, -3.39, 0});   // ~1.5 away: thrown
+  level.blocks.push_back(Block{"SquareSmall", Material::kWood, 5, -3.285, 0});   // out of reach
+  const StabilityResult r = evaluate_stability(level);
+  ASSERT_EQ(r.objects.size(), 4u);
+  const ObjectOutcome& near = r.objects[0];
+  const ObjectOutcome& mid = r.objects[1];
+  const ObjectOutcome& far = r.objects[2];
+  const ObjectOutcome& tnt = r.objects[3];
+  EXPECT_TRUE(tnt.destroyed);
+  EXPECT_TRUE(near.destroyed);
+  EXPECT_NEAR(near.destroyed_time, tnt.destroyed_time, 1e-12);  // in the same instant
+  EXPECT_TRUE(mid.moved);
+  EXPECT_LT(mid.end_x, mid.start_x);  // away from the TNT
+  EXPECT_FALSE(far.moved);
+  EXPECT_FALSE(far.destroyed);
+}
+
 }  // namespace
 }  // namespace pcglab::birds
