@@ -9,9 +9,6 @@
 
 namespace pcglab::birds {
 
-// How the renderer draws a type; the physics uses `paths` when a type has them.
-enum class ColliderShape { kBox, kCircle, kTriangle };
-
 struct Point2 {
   double x, y;
 };
@@ -21,7 +18,6 @@ using ColliderPaths = std::vector<std::vector<Point2>>;
 
 struct BlockSpec {
   std::string_view name;
-  ColliderShape shape;
   double width;          // collider size in world units (for polygons: their bounding box)
   double height;
   double sprite_width;   // OCR sprite size (pure black, 100 px per unit)

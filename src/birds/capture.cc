@@ -28,12 +28,11 @@ Transform transform_for(const Frame& f, const CaptureOptions& o) {
   return {(f.min_x + f.max_x) / 2, (f.min_y + f.max_y) / 2, view / extent, view, o.margin};
 }
 
-// A rotated rectangle (or ellipse) in view pixel coordinates.
+// A rotated rectangle in view pixel coordinates.
 struct Shape {
   double px, py;     // centre in view pixels (y down)
   double hw, hh;     // half sizes in pixels
   double c, s;       // cos and sin of the rotation (counter-clockwise in the world)
-  bool ellipse;
 };
 
 // Signed distance (in pixels, approximately) from a view point to the shape's edge; < 0 inside.
@@ -42,7 +41,6 @@ double signed_distance(const Shape& sh, double x, double y) {
   const double dy = sh.py - y;  // back to y up
   const double u = dx * sh.c + dy * sh.s;
   const double v = -dx * sh.s + dy * sh.c;
-  if (sh.ellipse) return (std::hypot(u / sh.hw, v / sh.hh) - 1.0) * std::min(sh.hw, sh.hh);
   return std::max(std::abs(u) - sh.hw, std::abs(v) - sh.hh);
 }
 
@@ -100,26 +98,20 @@ void paint(Image& img, const Transform& t, const Shape& sh, const std::array<uin
   const int y0 = std::max(0, static_cast<int>(std::floor(sh.py - r)));
   const int y1 = std::min(t.view - 1, static_cast<int>(std::ceil(sh.py + r)));
   for (int y = y0; y <= y1; ++y) {
-    int inner_lo = x1 + 1;
-    int inner_hi = x0 - 1;
-    int scan_lo = x0;
-    int scan_hi = x1;
-    if (!sh.ellipse) {
-      // Pixels whose whole area is inside: the spans of the rows at y and y + 1, shrunk by 1 px.
-      const auto [a0, b0] = row_span(sh, y);
-      const auto [a1, b1] = row_span(sh, y + 1.0);
-      const auto [am, bm] = row_span(sh, y + 0.5);
-      if (bm < am && b0 < a0 && b1 < a1) continue;  // the row misses the shape
-      // Spans may be unbounded (±1e18) or empty: clamp to the box before converting to int.
-      const auto px = [&](double v) { return std::clamp(v, x0 - 4.0, x1 + 4.0); };
-      inner_lo = static_cast<int>(std::ceil(px(std::max(a0, a1) + 1.0)));
-      inner_hi = static_cast<int>(std::floor(px(std::min(b0, b1) - 1.0))) - 1;
-      const double lo = px(std::min({a0, a1, am}));
-      const double hi = px(std::max({b0, b1, bm}));
-      scan_lo = std::max(x0, static_cast<int>(std::floor(lo)) - 1);
-      scan_hi = std::min(x1, static_cast<int>(std::ceil(hi)) + 1);
-      if (b0 < a0 || b1 < a1) inner_lo = scan_hi + 1, inner_hi = scan_lo - 1;
-    }
+    // Pixels whose whole area is inside: the spans of the rows at y and y + 1, shrunk by 1 px.
+    const auto [a0, b0] = row_span(sh, y);
+    const auto [a1, b1] = row_span(sh, y + 1.0);
+    const auto [am, bm] = row_span(sh, y + 0.5);
+    if (bm < am && b0 < a0 && b1 < a1) continue;  // the row misses the shape
+    // Spans may be unbounded (±1e18) or empty: clamp to the box before converting to int.
+    const auto px = [&](double v) { return std::clamp(v, x0 - 4.0, x1 + 4.0); };
+    int inner_lo = static_cast<int>(std::ceil(px(std::max(a0, a1) + 1.0)));
+    int inner_hi = static_cast<int>(std::floor(px(std::min(b0, b1) - 1.0))) - 1;
+    const double lo = px(std::min({a0, a1, am}));
+    const double hi = px(std::max({b0, b1, bm}));
+    const int scan_lo = std::max(x0, static_cast<int>(std::floor(lo)) - 1);
+    const int scan_hi = std::min(x1, static_cast<int>(std::ceil(hi)) + 1);
+    if (b0 < a0 || b1 < a1) inner_lo = scan_hi + 1, inner_hi = scan_lo - 1;
     for (int x = scan_lo; x <= scan_hi; ++x) {
       if (x >= inner_lo && x <= inner_hi) {
         // Fully covered pixels take the colour (what blend gives at coverage 1), a span at a time.
@@ -141,10 +133,102 @@ void paint(Image& img, const Transform& t, const Shape& sh, const std::array<uin
   }
 }
 
-Shape shape_at(const Transform& t, double x, double y, double w, double h, double rotation_deg, bool ellipse) {
+// A PolygonCollider2D's paths placed in the view (pixels, y down), stretched about the collider's
+// centre to `w` × `h` (its sprite's size, slightly larger than the collider).
+std::vector<std::vector<std::pair<double, double>>> polygon_at(const Transform& t, double x, double y,
+                                                               const ColliderPaths& paths, double w, double h,
+                                                               double cw, double ch, double rotation_deg) {
+  double min_x = 1e9, max_x = -1e9, min_y = 1e9, max_y = -1e9;
+  for (const auto& path : paths) {
+    for (const Point2& p : path) {
+      min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
+      min_y = std::min(min_y, p.y), max_y = std::max(max_y, p.y);
+    }
+  }
+  const double mx = (min_x + max_x) / 2, my = (min_y + max_y) / 2;
+  const double a = rotation_deg * kDegToRad, c = std::cos(a), s = std::sin(a);
+  std::vector<std::vector<std::pair<double, double>>> out;
+  for (const auto& path : paths) {
+    auto& o = out.emplace_back();
+    for (const Point2& p : path) {
+      const double lx = mx + (p.x - mx) * w / cw, ly = my + (p.y - my) * h / ch;
+      const double wx = x + lx * c - ly * s, wy = y + lx * s + ly * c;
+      o.emplace_back((wx - t.cx) * t.scale + t.view / 2.0, t.view / 2.0 - (wy - t.cy) * t.scale);
+    }
+  }
+  return out;
+}
+
+// Polygons with holes (even-odd rule), 4×4 samples per pixel like the rectangles' edges: per
+// sample row, the spans between edge crossings are counted into the pixels they cover.
+void paint_polygon(Image& img, const Transform& t, const std::vector<std::vector<std::pair<double, double>>>& paths,
+                   const std::array<uint8_t, 3>& colour) {
+  double x_lo = 1e18, x_hi = -1e18, y_lo = 1e18, y_hi = -1e18;
+  for (const auto& path : paths) {
+    for (const auto& [px, py] : path) {
+      x_lo = std::min(x_lo, px), x_hi = std::max(x_hi, px), y_lo = std::min(y_lo, py), y_hi = std::max(y_hi, py);
+    }
+  }
+  const int x0 = std::max(0, static_cast<int>(std::floor(x_lo)));
+  const int x1 = std::min(t.view - 1, static_cast<int>(std::ceil(x_hi)));
+  if (x1 < x0) return;
+  std::vector<int> counts(static_cast<size_t>(x1 - x0 + 1));
+  std::vector<double> crossings;
+  for (int y = std::max(0, static_cast<int>(std::floor(y_lo))); y <= std::min(t.view - 1, static_cast<int>(std::ceil(y_hi))); ++y) {
+    std::fill(counts.begin(), counts.end(), 0);
+    for (int sy = 0; sy < 4; ++sy) {
+      const double ys = y + (sy + 0.5) / 4;
+      crossings.clear();
+      for (const auto& path : paths) {
+        for (size_t i = 0, j = path.size() - 1; i < path.size(); j = i++) {
+          const auto& [xi, yi] = path[i];
+          const auto& [xj, yj] = path[j];
+          if ((yi > ys) != (yj > ys)) crossings.push_back((xj - xi) * (ys - yi) / (yj - yi) + xi);
+        }
+      }
+      std::sort(crossings.begin(), crossings.end());
+      for (size_t k = 0; k + 1 < crossings.size(); k += 2) {
+        // Samples at x + (sx + 0.5) / 4 inside [a, b): sample index s = 4x + sx from ceil(4a - 0.5).
+        const long s0 = std::max(static_cast<long>(std::ceil(4 * crossings[k] - 0.5)), 4L * x0);
+        const long s1 = std::min(static_cast<long>(std::ceil(4 * crossings[k + 1] - 0.5)), 4L * (x1 + 1));
+        for (long sample = s0; sample < s1; ++sample) ++counts[static_cast<size_t>(sample / 4 - x0)];
+      }
+    }
+    for (int x = x0; x <= x1; ++x) {
+      const int n = counts[static_cast<size_t>(x - x0)];
+      if (n > 0) blend(img.at(x + t.offset, y + t.offset), img.channels, colour, n / 16.0);
+    }
+  }
+}
+
+Shape shape_at(const Transform& t, double x, double y, double w, double h, double rotation_deg) {
   const double a = rotation_deg * kDegToRad;
   return {(x - t.cx) * t.scale + t.view / 2.0, t.view / 2.0 - (y - t.cy) * t.scale, w * t.scale / 2, h * t.scale / 2,
-          std::cos(a), std::sin(a), ellipse};
+          std::cos(a), std::sin(a)};
+}
+
+void extend_box(Frame& f, double min_x, double max_x, double min_y, double max_y) {
+  if (f.empty) {
+    f = {min_x, max_x, min_y, max_y, false};
+    return;
+  }
+  f.min_x = std::min(f.min_x, min_x);
+  f.max_x = std::max(f.max_x, max_x);
+  f.min_y = std::min(f.min_y, min_y);
+  f.max_y = std::max(f.max_y, max_y);
+}
+
+// The world-space bounding box of a rotated polygon collider (what Collider2D.bounds gives).
+void extend_polygon(Frame& f, double x, double y, const ColliderPaths& paths, double rotation_deg) {
+  const double a = rotation_deg * kDegToRad, c = std::cos(a), s = std::sin(a);
+  double min_x = 1e18, max_x = -1e18, min_y = 1e18, max_y = -1e18;
+  for (const auto& path : paths) {
+    for (const Point2& p : path) {
+      const double wx = x + p.x * c - p.y * s, wy = y + p.x * s + p.y * c;
+      min_x = std::min(min_x, wx), max_x = std::max(max_x, wx), min_y = std::min(min_y, wy), max_y = std::max(max_y, wy);
+    }
+  }
+  extend_box(f, min_x, max_x, min_y, max_y);
 }
 
 // The world-space bounding box of a rotated w×h rectangle.
@@ -169,7 +253,11 @@ Frame frame_of(const Level& level) {
   for (const Block& b : level.blocks) {
     const BlockSpec* spec = find_block_spec(b.type);
     if (spec == nullptr) continue;
-    extend(f, b.x, b.y, spec->width, spec->height, b.rotation);
+    if (spec->paths != nullptr) {
+      extend_polygon(f, b.x, b.y, *spec->paths, b.rotation);
+    } else {
+      extend(f, b.x, b.y, spec->width, spec->height, b.rotation);
+    }
   }
   return f;
 }
@@ -183,16 +271,29 @@ Image render_ocr_image(const Level& level, const CaptureOptions& options) {
   for (const Block& b : level.blocks) {
     const BlockSpec* spec = find_block_spec(b.type);
     if (spec == nullptr) continue;
-    paint(img, t, shape_at(t, b.x, b.y, spec->sprite_width, spec->sprite_height, b.rotation,
-                           spec->shape == ColliderShape::kCircle),
-          {0, 0, 0});
+    if (spec->paths != nullptr) {
+      paint_polygon(img, t,
+                    polygon_at(t, b.x, b.y, *spec->paths, spec->sprite_width, spec->sprite_height, spec->width,
+                               spec->height, b.rotation),
+                    {0, 0, 0});
+      continue;
+    }
+    paint(img, t, shape_at(t, b.x, b.y, spec->sprite_width, spec->sprite_height, b.rotation), {0, 0, 0});
   }
   return img;
 }
 
 Image render_colour_image(const Level& level, const CaptureOptions& options) {
   Image img(options.size, options.size, 3, 255);
-  const Frame f = frame_of(level);
+  // The frame of the blocks (as the classifier's image) widened to pigs, TNT and platforms.
+  Frame f = frame_of(level);
+  for (const Pig& p : level.pigs) {
+    if (const PigSpec* spec = find_pig_spec(p.type)) extend_polygon(f, p.x, p.y, *spec->paths, p.rotation);
+  }
+  for (const Tnt& n : level.tnts) extend(f, n.x, n.y, kTntSize, kTntSize, n.rotation);
+  for (const Platform& p : level.platforms) {
+    extend(f, p.x, p.y, kPlatformSize * p.scale_x, kPlatformSize * p.scale_y, p.rotation);
+  }
   const Transform t = transform_for(f, options);
   // Sky over the whole view, ground below y = -3.5.
   for (int y = 0; y < t.view; ++y) {
@@ -207,19 +308,28 @@ Image render_colour_image(const Level& level, const CaptureOptions& options) {
     const std::array<uint8_t, 3> fill = b.material == Material::kStone ? std::array<uint8_t, 3>{128, 132, 140}
                                         : b.material == Material::kIce ? std::array<uint8_t, 3>{150, 210, 240}
                                                                         : std::array<uint8_t, 3>{196, 140, 76};
-    const bool round = spec->shape == ColliderShape::kCircle;
-    paint(img, t, shape_at(t, b.x, b.y, spec->width, spec->height, b.rotation, round), {60, 40, 25});
     const double inset = 0.03;
-    paint(img, t, shape_at(t, b.x, b.y, spec->width - inset, spec->height - inset, b.rotation, round), fill);
+    if (spec->paths != nullptr) {
+      paint_polygon(img, t, polygon_at(t, b.x, b.y, *spec->paths, spec->width, spec->height, spec->width, spec->height, b.rotation),
+                    {60, 40, 25});
+      paint_polygon(img, t,
+                    polygon_at(t, b.x, b.y, *spec->paths, spec->width - inset, spec->height - inset, spec->width,
+                               spec->height, b.rotation),
+                    fill);
+      continue;
+    }
+    paint(img, t, shape_at(t, b.x, b.y, spec->width, spec->height, b.rotation), {60, 40, 25});
+    paint(img, t, shape_at(t, b.x, b.y, spec->width - inset, spec->height - inset, b.rotation), fill);
   }
   for (const Pig& p : level.pigs) {
     const PigSpec* spec = find_pig_spec(p.type);
     if (spec == nullptr) continue;
-    paint(img, t, shape_at(t, p.x, p.y, spec->width, spec->height, p.rotation, true), {90, 180, 60});
+    paint_polygon(img, t, polygon_at(t, p.x, p.y, *spec->paths, spec->width, spec->height, spec->width, spec->height, p.rotation),
+                  {90, 180, 60});
   }
-  for (const Tnt& n : level.tnts) paint(img, t, shape_at(t, n.x, n.y, kTntSize, kTntSize, n.rotation, false), {200, 40, 30});
+  for (const Tnt& n : level.tnts) paint(img, t, shape_at(t, n.x, n.y, kTntSize, kTntSize, n.rotation), {200, 40, 30});
   for (const Platform& p : level.platforms) {
-    paint(img, t, shape_at(t, p.x, p.y, kPlatformSize * p.scale_x, kPlatformSize * p.scale_y, p.rotation, false),
+    paint(img, t, shape_at(t, p.x, p.y, kPlatformSize * p.scale_x, kPlatformSize * p.scale_y, p.rotation),
           {90, 90, 90});
   }
   return img;

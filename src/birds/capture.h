@@ -29,7 +29,7 @@ Frame frame_of(const Level& level);
 Image render_ocr_image(const Level& level, const CaptureOptions& options = {});
 
 // A colour view for reports (RGB): sky, the ground below y = -3.5, blocks by material (wood,
-// stone, ice), pigs and TNT, in the same framing as the OCR image.
+// stone, ice), pigs, TNT and platforms, framed on all of them (the OCR image frames the blocks).
 Image render_colour_image(const Level& level, const CaptureOptions& options = {});
 
 }  // namespace pcglab::birds

@@ -99,6 +99,34 @@ TEST(Capture, GoldenImagesAfterSimulation) {
   }
 }
 
+TEST(Capture, PolygonBlocksAreDrawnAsTheirColliders) {
+  // A lone block fills the frame (its collider's bounding box); the sprite is drawn as the collider
+  // outline stretched to the sprite's size.
+  auto dark = [](const Image& img, int x, int y) { return img.at(x, y)[0] < 128; };
+  auto share = [&](const Image& img) {
+    int n = 0;
+    for (int y = 100; y < 924; ++y) {
+      for (int x = 100; x < 924; ++x) n += dark(img, x, y);
+    }
+    return n / (824.0 * 824.0);
+  };
+  Level level;
+  level.blocks.push_back(Block{"Triangle", Material::kWood, 0, 0, 0});
+  Image img = render_ocr_image(level);
+  EXPECT_NEAR(share(img), 0.55, 0.06);  // a right triangle, half its box (and the sprite margin)
+  EXPECT_TRUE(dark(img, 110, 910));     // the right angle: bottom left
+  EXPECT_FALSE(dark(img, 910, 110));    // the hypotenuse's side: top right
+  level.blocks[0].type = "TriangleHole";
+  img = render_ocr_image(level);
+  EXPECT_FALSE(dark(img, 512, 512 + 70));  // the hole (centred near (0, -0.08) in the prefab)
+  EXPECT_TRUE(dark(img, 512, 880));
+  level.blocks[0].type = "Circle";
+  img = render_ocr_image(level);
+  EXPECT_NEAR(share(img), 0.87, 0.06);  // a 12-gon close to a circle (π/4 = 0.785) with flattened sides
+  EXPECT_TRUE(dark(img, 512, 512));
+  EXPECT_FALSE(dark(img, 105, 105));
+}
+
 TEST(Capture, SameBytesOnAnyThreadAndRun) {
   std::vector<Level> levels;
   for (const char* name : {"V1_L_1.xml", "V1_L_5.xml", "result_22.xml", "result_23.xml"}) levels.push_back(reference_level(name));
