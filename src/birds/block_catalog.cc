@@ -36,18 +36,18 @@ const ColliderPaths kBasicBigPaths = {{{0.345, 0.24499999}, {0.39499998, 0.305},
 // for RectSmall (0.72×0.24) and SquareTiny (0.24×0.23) as recorded; pcglab assumes the same margin
 // for the other types. Triangles and circles are polygons (no ChatGPT4PCG level uses them).
 const std::array<BlockSpec, 12> kBlocks = {{
-    {"RectSmall", 0.70, 0.22, 0.72, 0.24, true},
-    {"SquareTiny", 0.22, 0.21, 0.24, 0.23, true},
-    {"SquareHole", 0.84, 0.84, 0.86, 0.86, true},
-    {"RectFat", 0.85, 0.43, 0.87, 0.45, true},
-    {"RectTiny", 0.43, 0.22, 0.45, 0.24, true},
-    {"RectMedium", 1.68, 0.22, 1.70, 0.24, true},
-    {"RectBig", 2.06, 0.22, 2.08, 0.24, true},
-    {"SquareSmall", 0.43, 0.43, 0.45, 0.45, true},
-    {"TriangleHole", 0.84, 0.84, 0.86, 0.86, true, &kTriangleHolePaths},
-    {"Triangle", 0.8343, 0.82, 0.85, 0.84, true, &kTrianglePaths},
-    {"Circle", 0.76, 0.75, 0.78, 0.77, true, &kCirclePaths},
-    {"CircleSmall", 0.4109, 0.4139, 0.43, 0.43, true, &kCircleSmallPaths},
+    {"RectSmall", 0.70, 0.22, 0.72, 0.24},
+    {"SquareTiny", 0.22, 0.21, 0.24, 0.23},
+    {"SquareHole", 0.84, 0.84, 0.86, 0.86},
+    {"RectFat", 0.85, 0.43, 0.87, 0.45},
+    {"RectTiny", 0.43, 0.22, 0.45, 0.24},
+    {"RectMedium", 1.68, 0.22, 1.70, 0.24},
+    {"RectBig", 2.06, 0.22, 2.08, 0.24},
+    {"SquareSmall", 0.43, 0.43, 0.45, 0.45},
+    {"TriangleHole", 0.84, 0.84, 0.86, 0.86, &kTriangleHolePaths},
+    {"Triangle", 0.8343, 0.82, 0.85, 0.84, &kTrianglePaths},
+    {"Circle", 0.76, 0.75, 0.78, 0.77, &kCirclePaths},
+    {"CircleSmall", 0.4109, 0.4139, 0.43, 0.43, &kCircleSmallPaths},
 }};
 
 // Rigidbody2D and _life of the pig prefabs.

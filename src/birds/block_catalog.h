@@ -18,11 +18,10 @@ using ColliderPaths = std::vector<std::vector<Point2>>;
 
 struct BlockSpec {
   std::string_view name;
-  double width;          // collider size in world units (for polygons: their bounding box)
+  double width;          // collider size in world units, from the prefab (for polygons: their bounding box)
   double height;
   double sprite_width;   // OCR sprite size (pure black, 100 px per unit)
   double sprite_height;
-  bool from_evaluator;   // true: read from the evaluator's prefabs; false: pcglab's estimate
   const ColliderPaths* paths = nullptr;  // a PolygonCollider2D; nullptr: a BoxCollider2D of width × height
 };
 
