@@ -3,7 +3,6 @@
 #include <box2d/box2d.h>
 
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <memory>
 
@@ -199,39 +198,58 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
   double time = 0;
   // ABGameObject.Die: velocity 0, collider off, removed 0.5 s later. A TNT first explodes
   // (ABTNT.Explode): objects whose colliders overlap a circle of radius 2 around it take damage and
-  // an impulse, and die at once if their life runs out (a TNT among them explodes in turn).
-  std::function<void(Tracked&)> kill = [&](Tracked& t) {
-    t.dead = true;
-    t.death_time = time;
-    t.removal_time = time + config.destroy_delay;
-    if (t.kind == "tnt") {
-      const b2Vec2 centre = t.body->GetPosition();
-      b2CircleShape area;
-      area.m_radius = static_cast<float>(kTntExplosionArea);
-      b2Transform at;
-      at.Set(centre, 0.0f);
-      for (auto& o : tracked) {
-        if (o.get() == &t || o->removed || o->dead) continue;
-        bool overlaps = false;
-        for (b2Fixture* f = o->body->GetFixtureList(); f != nullptr && !overlaps; f = f->GetNext()) {
-          overlaps = b2TestOverlap(&area, 0, f->GetShape(), 0, at, o->body->GetTransform());
-        }
-        if (!overlaps) continue;
-        const b2Vec2 d = o->body->GetPosition() - centre;
-        const double distance = d.Length();
-        if (distance > 0) {
-          const double impulse = kTntExplosionPower / (distance * 2.0);
-          o->body->ApplyLinearImpulseToCenter(
-              b2Vec2(static_cast<float>(d.x / distance * impulse), static_cast<float>(d.y / distance * impulse)), true);
-        }
-        if (o->has_life) {
-          o->life -= distance > 0 ? kTntExplosionDamage / distance : std::numeric_limits<double>::infinity();
-          if (o->life <= 0) kill(*o);
-        }
-      }
-    }
+  // an impulse, and die at once if their life runs out; a TNT among them explodes in turn before
+  // the first one goes on (Unity's recursion, kept on an explicit stack so that a long chain of TNT
+  // cannot overflow the thread's stack).
+  auto finish = [&](Tracked& t) {
     disable_collisions(t.body);
     t.body->SetLinearVelocity(b2Vec2(0, 0));
+  };
+  auto kill = [&](Tracked& first) {
+    std::vector<std::pair<Tracked*, size_t>> exploding;  // a TNT and the next object it reaches
+    auto start = [&](Tracked& t) {
+      t.dead = true;
+      t.death_time = time;
+      t.removal_time = time + config.destroy_delay;
+      if (t.kind == "tnt") {
+        exploding.emplace_back(&t, 0);
+      } else {
+        finish(t);
+      }
+    };
+    start(first);
+    b2CircleShape area;
+    area.m_radius = static_cast<float>(kTntExplosionArea);
+    while (!exploding.empty()) {
+      auto& [tnt, next] = exploding.back();
+      if (next == tracked.size()) {
+        Tracked& done = *tnt;
+        exploding.pop_back();
+        finish(done);
+        continue;
+      }
+      Tracked& o = *tracked[next++];
+      if (&o == tnt || o.removed || o.dead) continue;
+      const b2Vec2 centre = tnt->body->GetPosition();
+      b2Transform at;
+      at.Set(centre, 0.0f);
+      bool overlaps = false;
+      for (b2Fixture* f = o.body->GetFixtureList(); f != nullptr && !overlaps; f = f->GetNext()) {
+        overlaps = b2TestOverlap(&area, 0, f->GetShape(), 0, at, o.body->GetTransform());
+      }
+      if (!overlaps) continue;
+      const b2Vec2 d = o.body->GetPosition() - centre;
+      const double distance = d.Length();
+      if (distance > 0) {
+        const double impulse = kTntExplosionPower / (distance * 2.0);
+        o.body->ApplyLinearImpulseToCenter(
+            b2Vec2(static_cast<float>(d.x / distance * impulse), static_cast<float>(d.y / distance * impulse)), true);
+      }
+      if (o.has_life) {
+        o.life -= distance > 0 ? kTntExplosionDamage / distance : std::numeric_limits<double>::infinity();
+        if (o.life <= 0) start(o);  // may push a TNT: `tnt` and `next` are not used after this
+      }
+    }
   };
   auto step_world = [&]() -> bool {  // one fixed step; false when nothing can move any more
     world.Step(static_cast<float>(config.step), config.velocity_iterations, config.position_iterations);

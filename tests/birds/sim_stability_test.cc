@@ -193,5 +193,22 @@ TEST(Stability, TntExplodesWhenItDies) {
   EXPECT_FALSE(far.destroyed);
 }
 
+TEST(Stability, TntChainReactionsGoOffInOneInstant) {
+  // 20 columns × 30 TNT (0.7 apart, so every explosion reaches a neighbour with 3 / 0.7 > 2 of
+  // damage) and one more dropped on top: the whole block goes off in the instant it lands.
+  Level level;
+  for (int c = 0; c < 20; ++c) {
+    for (int r = 0; r < 30; ++r) level.tnts.push_back(Tnt{"TNT", -7 + 0.7 * c, -3.17 + 0.67 * r, 0});
+  }
+  level.tnts.push_back(Tnt{"TNT", -7, 20, 0});
+  const StabilityResult r = evaluate_stability(level);
+  ASSERT_EQ(r.objects.size(), 601u);
+  for (const auto& o : r.objects) {
+    ASSERT_TRUE(o.destroyed);
+    EXPECT_EQ(o.destroyed_time, r.objects.back().destroyed_time);
+  }
+  EXPECT_EQ(r.remaining_objects, 0);
+}
+
 }  // namespace
 }  // namespace pcglab::birds
