@@ -30,7 +30,8 @@ LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_
     }
     out.ok = true;
   } catch (const SetupError& e) {
-    out.error = e.what();
+    const std::string what = e.what();  // reader errors name the file already; the simulation's do not
+    out.error = what.rfind(path.string(), 0) == 0 ? what : path.string() + ": " + what;
   }
   return out;
 }

@@ -63,7 +63,9 @@ b2Body* make_body(b2World& world, double x, double y, double rotation_deg, bool 
   b2BodyDef def;
   def.type = dynamic ? b2_dynamicBody : b2_staticBody;
   def.position.Set(static_cast<float>(x), static_cast<float>(y));
-  def.angle = static_cast<float>(rotation_deg * kDegToRad);
+  // Unity keeps a rotation as a quaternion, so only the angle modulo 360° matters (fmod is exact, and
+  // leaves |rotation| < 360 as it is); this also keeps huge values finite for Box2D.
+  def.angle = static_cast<float>(std::fmod(rotation_deg, 360.0) * kDegToRad);
   def.linearDamping = static_cast<float>(settings.linear_drag);
   def.angularDamping = static_cast<float>(settings.angular_drag);
   def.gravityScale = static_cast<float>(settings.gravity_scale);
@@ -138,9 +140,47 @@ void disable_collisions(b2Body* body) {
   }
 }
 
+// Box2D aborts the process on a non-finite position or a degenerate box, so values it cannot take
+// are refused here with the object named (the level fails alone).
+constexpr double kMaxCoordinate = 1e6;
+void check_object(const std::string& what, double x, double y, double rotation) {
+  for (const auto& [name, v] : {std::pair{"x", x}, std::pair{"y", y}}) {
+    if (!std::isfinite(v) || std::abs(v) > kMaxCoordinate) {
+      throw SetupError(fmt::format("{}: {} = {} is out of range (|x|, |y| <= {})", what, name, v, kMaxCoordinate));
+    }
+  }
+  if (!std::isfinite(rotation)) throw SetupError(fmt::format("{}: rotation {} is not a number", what, rotation));
+}
+
+void check_level(const Level& level) {
+  for (size_t i = 0; i < level.blocks.size(); ++i) {
+    const Block& b = level.blocks[i];
+    check_object(fmt::format("block {} ({})", i, b.type), b.x, b.y, b.rotation);
+  }
+  for (size_t i = 0; i < level.pigs.size(); ++i) {
+    const Pig& p = level.pigs[i];
+    check_object(fmt::format("pig {} ({})", i, p.type), p.x, p.y, p.rotation);
+  }
+  for (size_t i = 0; i < level.tnts.size(); ++i) {
+    check_object(fmt::format("TNT {}", i), level.tnts[i].x, level.tnts[i].y, level.tnts[i].rotation);
+  }
+  for (size_t i = 0; i < level.platforms.size(); ++i) {
+    const Platform& p = level.platforms[i];
+    const std::string what = fmt::format("platform {}", i);
+    check_object(what, p.x, p.y, p.rotation);
+    for (const auto& [name, v] : {std::pair{"scaleX", p.scale_x}, std::pair{"scaleY", p.scale_y}}) {
+      if (!std::isfinite(v) || std::abs(v) < 1e-3 || std::abs(v) > kMaxCoordinate) {
+        throw SetupError(fmt::format("{}: {} = {} gives no usable collider (1e-3 <= |scale| <= {})", what, name, v,
+                                     kMaxCoordinate));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 StabilityResult evaluate_stability(const Level& level, const StabilityConfig& config) {
+  check_level(level);
   b2World world(b2Vec2(0.0f, -9.81f));
   world.SetContinuousPhysics(false);  // Rigidbody2D collision detection: discrete
   world.SetAllowSleeping(true);
@@ -190,7 +230,7 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
   }
   for (const Platform& p : level.platforms) {  // kinematic and never moved: static for the physics
     b2Body* body = make_body(world, p.x, p.y, p.rotation, false);
-    add_box(body, kPlatformSize * p.scale_x, kPlatformSize * p.scale_y, kUnityDefaultFriction);
+    add_box(body, kPlatformSize * std::abs(p.scale_x), kPlatformSize * std::abs(p.scale_y), kUnityDefaultFriction);
   }
 
   StabilityResult result;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "birds/converter.h"
 #include "birds/level_xml.h"
 #include "core/json.h"
@@ -191,6 +193,37 @@ TEST(Stability, TntExplodesWhenItDies) {
   EXPECT_LT(mid.end_x, mid.start_x);  // away from the TNT
   EXPECT_FALSE(far.moved);
   EXPECT_FALSE(far.destroyed);
+}
+
+TEST(Stability, ValuesBox2DCannotTakeAreRefusedWithTheObjectNamed) {
+  // Box2D aborts the process on a non-finite position or angle; pcglab refuses such levels instead.
+  Level level;
+  level.blocks.push_back(Block{"RectSmall", Material::kWood, 0, -3.39, 0});
+  level.blocks.push_back(Block{"SquareTiny", Material::kWood, 1e300, 0, 0});
+  try {
+    evaluate_stability(level);
+    FAIL() << "accepted x = 1e300";
+  } catch (const SetupError& e) {
+    EXPECT_NE(std::string(e.what()).find("block 1 (SquareTiny): x = 1e+300 is out of range"), std::string::npos) << e.what();
+  }
+  level.blocks[1].x = 3;
+  level.blocks[1].rotation = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(evaluate_stability(level), SetupError);
+  level.blocks[1].rotation = 1e300;  // finite: only the angle modulo 360 matters
+  EXPECT_EQ(evaluate_stability(level).starting_objects, 2);
+  level.blocks[1].rotation = 0;
+  level.platforms.push_back(Platform{"Platform", 5, 0, 0, 0, 1});
+  EXPECT_THROW(evaluate_stability(level), SetupError);  // a zero-width collider
+  level.platforms[0].scale_x = -2;                        // mirrored: the same box
+  level.blocks.push_back(Block{"SquareTiny", Material::kWood, 5, 0.5, 0});
+  const StabilityResult r = evaluate_stability(level);
+  EXPECT_NEAR(r.objects[2].end_y, 0.32 + 0.105, 0.02);  // resting on the platform's top
+  // A rotation of 90 + 3 × 360 degrees lands as 90.
+  Level turned;
+  turned.blocks.push_back(Block{"RectSmall", Material::kWood, 0, -3.14, 90 + 3 * 360});
+  Level plain = turned;
+  plain.blocks[0].rotation = 90;
+  EXPECT_EQ(evaluate_stability(turned).objects[0].end_y, evaluate_stability(plain).objects[0].end_y);
 }
 
 TEST(Stability, TntChainReactionsGoOffInOneInstant) {
