@@ -135,7 +135,11 @@ struct RenderOptions {
 
 int run_render(const RenderOptions& opt) {
   Level level = read_level_file(opt.level);
-  if (!opt.as_placed) level = evaluate_stability(level).final_level;
+  try {
+    if (!opt.as_placed) level = evaluate_stability(level).final_level;
+  } catch (const SetupError& e) {
+    throw SetupError(fmt::format("{}: {}", opt.level, e.what()));
+  }
   write_png(opt.out, opt.colour ? render_colour_image(level) : render_ocr_image(level));
   return kExitOk;
 }
