@@ -65,7 +65,8 @@ struct StabilityResult {
 };
 
 // Simulates `level`. Deterministic: the same level gives the same result, bit for bit, on any
-// thread. Throws SetupError for an unknown block type.
+// thread. Throws SetupError for an unknown block or pig type and for positions, angles or platform
+// scales Box2D cannot take (|x|, |y| > 1e6, not finite, |scale| outside 1e-3..1e6).
 StabilityResult evaluate_stability(const Level& level, const StabilityConfig& config = {});
 
 }  // namespace pcglab::birds
