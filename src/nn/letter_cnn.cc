@@ -25,7 +25,7 @@ constexpr const char* kArchitecture = "pcglab-letter-cnn-v1";
 
 LetterCnn LetterCnn::random(uint64_t seed) {
   LetterCnn m;
-  m.handle_ = create(seed);
+  m.handle_ = TorchHandle(create(seed), "pcglab_letter_cnn_destroy");
   return m;
 }
 
@@ -36,21 +36,12 @@ LetterCnn LetterCnn::load(const std::filesystem::path& path) {
     throw SetupError(fmt::format("{}: not a pcglab built-in letter classifier (metadata architecture is not '{}')",
                                  path.string(), kArchitecture));
   LetterCnn m = random(0);
-  load_module_weights(m.handle_, "pcglab_letter_cnn", file, path);
+  load_module_weights(m.handle_.get(), "pcglab_letter_cnn", file, path);
   return m;
 }
 
-LetterCnn::LetterCnn(LetterCnn&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
-LetterCnn& LetterCnn::operator=(LetterCnn&& other) noexcept {
-  std::swap(handle_, other.handle_);
-  return *this;
-}
-LetterCnn::~LetterCnn() {
-  if (handle_ != nullptr) torch_entry<void(void*)>("pcglab_letter_cnn_destroy")(handle_);
-}
-
 void LetterCnn::save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata) const {
-  const auto tensors = export_module_weights(handle_, "pcglab_letter_cnn");
+  const auto tensors = export_module_weights(handle_.get(), "pcglab_letter_cnn");
   auto meta = metadata;
   meta["architecture"] = kArchitecture;
   meta["input"] = fmt::format("{}x{} grey, ink=1, box-filtered level image", kLetterImageSize, kLetterImageSize);
@@ -64,8 +55,8 @@ std::vector<LetterProbabilities> LetterCnn::predict(const uint8_t* images, size_
   constexpr size_t kBatch = 256;
   for (size_t start = 0; start < n; start += kBatch) {
     const size_t m = std::min(kBatch, n - start);
-    if (fn(handle_, images + start * kLetterPixels, static_cast<int64_t>(m), out[start].data()) != 0)
-      throw SetupError(fmt::format("letter classifier failed: {}", error_of(handle_)));
+    if (fn(handle_.get(), images + start * kLetterPixels, static_cast<int64_t>(m), out[start].data()) != 0)
+      throw SetupError(fmt::format("letter classifier failed: {}", error_of(handle_.get())));
   }
   return out;
 }
@@ -73,9 +64,9 @@ std::vector<LetterProbabilities> LetterCnn::predict(const uint8_t* images, size_
 double LetterCnn::train_epoch(const LetterDataset& data, const std::vector<int64_t>& order, int batch, double lr) {
   PCGLAB_CHECK(order.size() <= data.size()) << "order longer than the data";
   const double loss = torch_entry<double(void*, const uint8_t*, const int32_t*, const int64_t*, int64_t, int, double)>(
-      "pcglab_letter_cnn_train_epoch")(handle_, data.images.data(), data.labels.data(), order.data(),
+      "pcglab_letter_cnn_train_epoch")(handle_.get(), data.images.data(), data.labels.data(), order.data(),
                                        static_cast<int64_t>(order.size()), batch, lr);
-  if (loss < 0) throw SetupError(fmt::format("letter classifier training failed: {}", error_of(handle_)));
+  if (loss < 0) throw SetupError(fmt::format("letter classifier training failed: {}", error_of(handle_.get())));
   return loss;
 }
 

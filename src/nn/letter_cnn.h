@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nn/letter_data.h"
+#include "nn/torch_runtime.h"
 
 namespace pcglab::nn {
 
@@ -23,10 +24,6 @@ class LetterCnn {
   // From a safetensors file written by save(). Throws SetupError naming the file and the tensor.
   static LetterCnn load(const std::filesystem::path& path);
 
-  LetterCnn(LetterCnn&&) noexcept;
-  LetterCnn& operator=(LetterCnn&&) noexcept;
-  LetterCnn(const LetterCnn&) = delete;
-  ~LetterCnn();
 
   void save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata = {}) const;
 
@@ -41,7 +38,7 @@ class LetterCnn {
 
  private:
   LetterCnn() = default;
-  void* handle_ = nullptr;
+  TorchHandle handle_;
 };
 
 // Fraction of `data` classified correctly (argmax).

@@ -30,7 +30,7 @@ PpoAgent PpoAgent::create(const PpoConfig& config) {
   PpoAgent a;
   a.config_ = config;
   const PcglabPpoConfig c = to_c(config);
-  a.handle_ = torch_entry<void*(const PcglabPpoConfig*)>("pcglab_ppo_create")(&c);
+  a.handle_ = TorchHandle(torch_entry<void*(const PcglabPpoConfig*)>("pcglab_ppo_create")(&c), "pcglab_ppo_destroy");
   return a;
 }
 
@@ -53,22 +53,12 @@ PpoAgent PpoAgent::load(const std::filesystem::path& path) {
     throw SetupError(fmt::format("{}: malformed PPO metadata", path.string()));
   }
   PpoAgent a = create(c);
-  load_module_weights(a.handle_, "pcglab_ppo", file, path);
+  load_module_weights(a.handle_.get(), "pcglab_ppo", file, path);
   return a;
 }
 
-PpoAgent::PpoAgent(PpoAgent&& o) noexcept : config_(o.config_), handle_(o.handle_) { o.handle_ = nullptr; }
-PpoAgent& PpoAgent::operator=(PpoAgent&& o) noexcept {
-  std::swap(config_, o.config_);
-  std::swap(handle_, o.handle_);
-  return *this;
-}
-PpoAgent::~PpoAgent() {
-  if (handle_ != nullptr) torch_entry<void(void*)>("pcglab_ppo_destroy")(handle_);
-}
-
 void PpoAgent::save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata) const {
-  const auto tensors = export_module_weights(handle_, "pcglab_ppo");
+  const auto tensors = export_module_weights(handle_.get(), "pcglab_ppo");
   auto meta = metadata;
   meta["architecture"] = kArchitecture;
   meta["obs_size"] = std::to_string(config_.obs_size);
@@ -82,8 +72,8 @@ void PpoAgent::evaluate(const uint8_t* observations, int n, std::vector<float>& 
   values.assign(n, 0.0f);
   if (n == 0) return;
   if (torch_entry<int(void*, const uint8_t*, int64_t, float*, float*)>("pcglab_ppo_evaluate")(
-          handle_, observations, n, probabilities.data(), values.data()) != 0)
-    throw SetupError(fmt::format("PPO forward pass failed: {}", error_of(handle_)));
+          handle_.get(), observations, n, probabilities.data(), values.data()) != 0)
+    throw SetupError(fmt::format("PPO forward pass failed: {}", error_of(handle_.get())));
 }
 
 PpoLosses PpoAgent::update(const PpoBatch& batch, uint64_t order_seed) {
@@ -93,9 +83,9 @@ PpoLosses PpoAgent::update(const PpoBatch& batch, uint64_t order_seed) {
   double losses[4] = {0, 0, 0, 0};
   const int rc = torch_entry<int(void*, const uint8_t*, const int32_t*, const float*, const float*, const float*,
                                  const float*, int64_t, const int64_t*, double*)>("pcglab_ppo_update")(
-      handle_, batch.observations.data(), batch.actions.data(), batch.log_probs.data(), batch.values.data(),
+      handle_.get(), batch.observations.data(), batch.actions.data(), batch.log_probs.data(), batch.values.data(),
       batch.advantages.data(), batch.returns.data(), n, order.data(), losses);
-  if (rc != 0) throw SetupError(fmt::format("PPO update failed: {}", error_of(handle_)));
+  if (rc != 0) throw SetupError(fmt::format("PPO update failed: {}", error_of(handle_.get())));
   return {losses[0], losses[1], losses[2], losses[3]};
 }
 

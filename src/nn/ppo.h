@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "nn/torch_runtime.h"
+
 namespace pcglab::nn {
 
 struct PpoConfig {
@@ -40,10 +42,6 @@ class PpoAgent {
   static PpoAgent create(const PpoConfig& config);
   // A checkpoint written by save(); its configuration is read from the file's metadata.
   static PpoAgent load(const std::filesystem::path& path);
-  PpoAgent(PpoAgent&&) noexcept;
-  PpoAgent& operator=(PpoAgent&&) noexcept;
-  PpoAgent(const PpoAgent&) = delete;
-  ~PpoAgent();
 
   const PpoConfig& config() const { return config_; }
   void save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata = {}) const;
@@ -56,7 +54,7 @@ class PpoAgent {
  private:
   PpoAgent() = default;
   PpoConfig config_;
-  void* handle_ = nullptr;
+  TorchHandle handle_;
 };
 
 // The minibatch order of one update: `epochs` permutations of [0, n) back to back, drawn from

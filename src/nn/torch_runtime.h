@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 
 namespace pcglab::nn {
 
@@ -22,6 +23,28 @@ template <class F>
 F* torch_entry(const char* symbol) {
   return reinterpret_cast<F*>(torch_symbol(symbol));
 }
+
+// Owns an object a module entry point created and frees it with the module's `destroy` entry point
+// on destruction. Move-only, so classes holding one need no move or destructor code of their own.
+class TorchHandle {
+ public:
+  TorchHandle() = default;
+  TorchHandle(void* object, const char* destroy) : object_(object), destroy_(destroy) {}
+  TorchHandle(TorchHandle&& o) noexcept : object_(std::exchange(o.object_, nullptr)), destroy_(o.destroy_) {}
+  TorchHandle& operator=(TorchHandle&& o) noexcept {
+    std::swap(object_, o.object_);
+    std::swap(destroy_, o.destroy_);
+    return *this;
+  }
+  ~TorchHandle() {
+    if (object_ != nullptr) torch_entry<void(void*)>(destroy_)(object_);
+  }
+  void* get() const { return object_; }
+
+ private:
+  void* object_ = nullptr;
+  const char* destroy_ = nullptr;
+};
 
 // Where the module was loaded from (loads it if needed).
 std::filesystem::path torch_module_path();

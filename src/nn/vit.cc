@@ -231,21 +231,10 @@ VitClassifier VitClassifier::load(const std::filesystem::path& dir) {
   }
   const PcglabVitConfig pc{c.hidden, c.layers, c.heads, c.intermediate, c.image, c.patch, c.channels,
                            static_cast<int>(L), c.layer_norm_eps, c.hidden_act == "gelu" ? 0 : 1};
-  vit.handle_ = torch_entry<void*(const PcglabVitConfig*, const PcglabTensorView*, int)>("pcglab_vit_create")(
-      &pc, views.data(), static_cast<int>(views.size()));
+  vit.handle_ = TorchHandle(torch_entry<void*(const PcglabVitConfig*, const PcglabTensorView*, int)>("pcglab_vit_create")(
+                                &pc, views.data(), static_cast<int>(views.size())),
+                            "pcglab_vit_destroy");
   return vit;
-}
-
-VitClassifier::VitClassifier(VitClassifier&& o) noexcept : config_(std::move(o.config_)), handle_(o.handle_) {
-  o.handle_ = nullptr;
-}
-VitClassifier& VitClassifier::operator=(VitClassifier&& o) noexcept {
-  std::swap(config_, o.config_);
-  std::swap(handle_, o.handle_);
-  return *this;
-}
-VitClassifier::~VitClassifier() {
-  if (handle_ != nullptr) torch_entry<void(void*)>("pcglab_vit_destroy")(handle_);
 }
 
 void VitClassifier::forward(const float* pixels, size_t n, std::vector<float>& logits, std::vector<float>* cls) const {
@@ -253,9 +242,9 @@ void VitClassifier::forward(const float* pixels, size_t n, std::vector<float>& l
   if (cls != nullptr) cls->assign(n * config_.hidden, 0.0f);
   if (n == 0) return;
   const int rc = torch_entry<int(void*, const float*, int64_t, float*, float*)>("pcglab_vit_forward")(
-      handle_, pixels, static_cast<int64_t>(n), logits.data(), cls != nullptr ? cls->data() : nullptr);
+      handle_.get(), pixels, static_cast<int64_t>(n), logits.data(), cls != nullptr ? cls->data() : nullptr);
   if (rc != 0)
-    throw SetupError(fmt::format("ViT forward pass failed: {}", torch_entry<const char*(void*)>("pcglab_vit_error")(handle_)));
+    throw SetupError(fmt::format("ViT forward pass failed: {}", torch_entry<const char*(void*)>("pcglab_vit_error")(handle_.get())));
 }
 
 void write_random_vit(const std::filesystem::path& dir, VitConfig c, uint64_t seed) {

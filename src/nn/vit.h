@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/image.h"
+#include "nn/torch_runtime.h"
 
 namespace pcglab::nn {
 
@@ -38,10 +39,6 @@ std::vector<float> vit_pixels(const Image& image, const VitConfig& config);
 class VitClassifier {
  public:
   static VitClassifier load(const std::filesystem::path& dir);
-  VitClassifier(VitClassifier&&) noexcept;
-  VitClassifier& operator=(VitClassifier&&) noexcept;
-  VitClassifier(const VitClassifier&) = delete;
-  ~VitClassifier();
 
   const VitConfig& config() const { return config_; }
 
@@ -52,7 +49,7 @@ class VitClassifier {
  private:
   VitClassifier() = default;
   VitConfig config_;
-  void* handle_ = nullptr;
+  TorchHandle handle_;
 };
 
 // Writes a randomly initialised checkpoint folder of `config`'s shape (labels A..Z when empty),
