@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -14,19 +15,32 @@
 namespace pcglab::birds {
 namespace fs = std::filesystem;
 
-LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_dir, const SimulateOptions& options) {
+namespace {
+
+using Images = std::vector<std::pair<std::string, std::string>>;  // file suffix, PNG bytes
+
+void write_images(const Images& images, const fs::path& dir, const std::string& stem) {
+  for (const auto& [suffix, png] : images) write_file_atomic(dir / (stem + suffix), png);
+}
+
+// Parses (from `bytes`, or the file when null), simulates and writes the images of one level
+// (none when `image_dir` is empty); `images` receives their bytes for copies. Failures are
+// recorded in the result, naming the file.
+LevelSimulation simulate_one(const fs::path& path, const std::string* bytes, const fs::path& image_dir,
+                             const SimulateOptions& options, Images* images) {
   LevelSimulation out;
   out.stem = path.stem().string();
   out.tag = path.string();
   try {
-    const Level level = read_level_file(path);
+    const Level level = bytes != nullptr ? parse_level_xml(*bytes, path.string()) : read_level_file(path);
     out.result = evaluate_stability(level, options.stability);
     if (!image_dir.empty() && options.write_images) {
-      write_png(image_dir / (out.stem + ".png"), render_ocr_image(out.result.final_level), options.png_compression);
+      Images encoded{{".png", encode_png(render_ocr_image(out.result.final_level), options.png_compression)}};
       if (options.write_raw_images) {
-        write_png(image_dir / (out.stem + "_raw.png"), render_colour_image(out.result.final_level),
-                  options.png_compression);
+        encoded.emplace_back("_raw.png", encode_png(render_colour_image(out.result.final_level), options.png_compression));
       }
+      write_images(encoded, image_dir, out.stem);
+      if (images != nullptr) *images = std::move(encoded);
     }
     out.ok = true;
   } catch (const SetupError& e) {
@@ -34,6 +48,12 @@ LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_
     out.error = what.rfind(path.string(), 0) == 0 ? what : path.string() + ": " + what;
   }
   return out;
+}
+
+}  // namespace
+
+LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_dir, const SimulateOptions& options) {
+  return simulate_one(path, nullptr, image_dir, options, nullptr);
 }
 
 std::string stability_json(const std::vector<const LevelSimulation*>& levels, StabilityMetric metric) {
@@ -84,13 +104,19 @@ std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const Sim
   }
   // Identical level files (models often repeat a level across trials) are simulated once: the
   // simulation is deterministic, so every copy gets the same result and the same image bytes.
+  std::vector<std::string> bytes(work.size());
+  std::vector<bool> readable(work.size(), false);
   std::vector<size_t> first(work.size());
-  std::unordered_map<std::string, size_t> seen;
+  std::vector<bool> has_copies(work.size(), false);
+  std::unordered_map<std::string_view, size_t> seen;
   for (size_t i = 0; i < work.size(); ++i) {
     first[i] = i;
     try {
-      first[i] = seen.emplace(read_file(work[i].file.path), i).first->second;
-    } catch (const SetupError&) {  // unreadable: simulate_level_file records why
+      bytes[i] = read_file(work[i].file.path);
+      readable[i] = true;
+      first[i] = seen.emplace(bytes[i], i).first->second;
+      if (first[i] != i) has_copies[first[i]] = true;
+    } catch (const SetupError&) {  // unreadable: simulate_one records why
     }
   }
   std::vector<size_t> unique;
@@ -98,6 +124,7 @@ std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const Sim
     if (first[i] == i) unique.push_back(i);
   }
   std::vector<LevelSimulation> results(work.size());
+  std::vector<Images> images(work.size());  // kept only for levels that have copies
   auto image_dir = [&](size_t i) { return work[i].team_dir / "images" / work[i].file.character; };
   auto finish = [&](size_t i, LevelSimulation r) {
     r.team = work[i].file.team;
@@ -108,23 +135,23 @@ std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const Sim
   };
   pool.parallel_for(unique.size(), [&](size_t k) {
     const size_t i = unique[k];
-    finish(i, simulate_level_file(work[i].file.path, image_dir(i), options));
+    finish(i, simulate_one(work[i].file.path, readable[i] ? &bytes[i] : nullptr, image_dir(i), options,
+                           has_copies[i] ? &images[i] : nullptr));
   });
   for (size_t i = 0; i < work.size(); ++i) {
     if (first[i] == i) continue;
     const LevelSimulation& original = results[first[i]];
     if (!original.ok) {  // the error names the file: let this one say its own
-      finish(i, simulate_level_file(work[i].file.path, image_dir(i), options));
+      finish(i, simulate_one(work[i].file.path, &bytes[i], image_dir(i), options, nullptr));
       continue;
     }
     LevelSimulation copy = original;
     copy.stem = work[i].file.path.stem().string();
-    if (options.write_images) {
-      for (const char* suffix : {".png", "_raw.png"}) {
-        if (std::string(suffix) == "_raw.png" && !options.write_raw_images) continue;
-        write_file_atomic(image_dir(i) / (copy.stem + suffix),
-                          read_file(image_dir(first[i]) / (original.stem + suffix)));
-      }
+    try {
+      write_images(images[first[i]], image_dir(i), copy.stem);
+    } catch (const SetupError& e) {
+      copy.ok = false;
+      copy.error = e.what();
     }
     finish(i, std::move(copy));
   }
