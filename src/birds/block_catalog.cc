@@ -1,5 +1,6 @@
 #include "birds/block_catalog.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -31,6 +32,21 @@ const ColliderPaths kBasicBigPaths = {{{0.345, 0.24499999}, {0.39499998, 0.305},
                                        {-0.24499999, -0.48499998}, {0.24499999, -0.48499998}, {0.36499998, -0.435},
                                        {0.49499997, -0.265}, {0.49499997, 0.065}}};
 
+// Boxes: colliders and OCR sprites as recorded. Polygons: their size is the paths' bounding box
+// and their sprite that plus the same 0.02 margin (see below).
+constexpr double kSpriteMargin = 0.02;
+
+BlockSpec polygon_block(std::string_view name, const ColliderPaths& paths) {
+  const Bounds b = bounds_of(paths);
+  const double w = b.max_x - b.min_x, h = b.max_y - b.min_y;
+  return {name, w, h, w + kSpriteMargin, h + kSpriteMargin, &paths};
+}
+
+PigSpec pig(std::string_view name, double mass, double gravity_scale, double life, const ColliderPaths& paths) {
+  const Bounds b = bounds_of(paths);
+  return {name, mass, gravity_scale, life, b.max_x - b.min_x, b.max_y - b.min_y, &paths};
+}
+
 // Colliders from Assets/Resources/Prefabs/GameWorld/Blocks (modified-science-birds): RectSmall was
 // shrunk to 0.70 (from 0.85) to fit the drop grid. OCR sprites are 0.02 larger than the colliders
 // for RectSmall (0.72×0.24) and SquareTiny (0.24×0.23) as recorded; pcglab assumes the same margin
@@ -44,17 +60,17 @@ const std::array<BlockSpec, 12> kBlocks = {{
     {"RectMedium", 1.68, 0.22, 1.70, 0.24},
     {"RectBig", 2.06, 0.22, 2.08, 0.24},
     {"SquareSmall", 0.43, 0.43, 0.45, 0.45},
-    {"TriangleHole", 0.84, 0.84, 0.86, 0.86, &kTriangleHolePaths},
-    {"Triangle", 0.8343, 0.82, 0.85, 0.84, &kTrianglePaths},
-    {"Circle", 0.76, 0.75, 0.78, 0.77, &kCirclePaths},
-    {"CircleSmall", 0.4109, 0.4139, 0.43, 0.43, &kCircleSmallPaths},
+    polygon_block("TriangleHole", kTriangleHolePaths),
+    polygon_block("Triangle", kTrianglePaths),
+    polygon_block("Circle", kCirclePaths),
+    polygon_block("CircleSmall", kCircleSmallPaths),
 }};
 
-// Rigidbody2D and _life of the pig prefabs.
+// Rigidbody2D mass and gravity scale, and _life, of the pig prefabs.
 const std::array<PigSpec, 3> kPigs = {{
-    {"BasicSmall", 0.1, 0.5, 2, 0.47, 0.45, &kBasicSmallPaths},
-    {"BasicMedium", 1, 1, 4, 0.78, 0.76, &kBasicMediumPaths},
-    {"BasicBig", 1, 1, 6, 0.99, 0.97, &kBasicBigPaths},
+    pig("BasicSmall", 0.1, 0.5, 2, kBasicSmallPaths),
+    pig("BasicMedium", 1, 1, 4, kBasicMediumPaths),
+    pig("BasicBig", 1, 1, 6, kBasicBigPaths),
 }};
 
 double cross(const Point2& o, const Point2& a, const Point2& b) {
@@ -90,6 +106,17 @@ double block_life(Material) {
 }
 
 double material_friction(Material material) { return material == Material::kIce ? 0.74 : 4.0; }
+
+Bounds bounds_of(const ColliderPaths& paths) {
+  Bounds b{1e18, -1e18, 1e18, -1e18};
+  for (const auto& path : paths) {
+    for (const Point2& p : path) {
+      b.min_x = std::min(b.min_x, p.x), b.max_x = std::max(b.max_x, p.x);
+      b.min_y = std::min(b.min_y, p.y), b.max_y = std::max(b.max_y, p.y);
+    }
+  }
+  return b;
+}
 
 const PigSpec* find_pig_spec(std::string_view type) {
   for (const PigSpec& p : kPigs) {

@@ -16,6 +16,11 @@ struct Point2 {
 // clockwise paths inside them that Unity subtracts (TriangleHole's hole).
 using ColliderPaths = std::vector<std::vector<Point2>>;
 
+struct Bounds {
+  double min_x, max_x, min_y, max_y;
+};
+Bounds bounds_of(const ColliderPaths& paths);
+
 struct BlockSpec {
   std::string_view name;
   double width;          // collider size in world units, from the prefab (for polygons: their bounding box)

@@ -138,14 +138,8 @@ void paint(Image& img, const Transform& t, const Shape& sh, const std::array<uin
 std::vector<std::vector<std::pair<double, double>>> polygon_at(const Transform& t, double x, double y,
                                                                const ColliderPaths& paths, double w, double h,
                                                                double cw, double ch, double rotation_deg) {
-  double min_x = 1e9, max_x = -1e9, min_y = 1e9, max_y = -1e9;
-  for (const auto& path : paths) {
-    for (const Point2& p : path) {
-      min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
-      min_y = std::min(min_y, p.y), max_y = std::max(max_y, p.y);
-    }
-  }
-  const double mx = (min_x + max_x) / 2, my = (min_y + max_y) / 2;
+  const Bounds b = bounds_of(paths);
+  const double mx = (b.min_x + b.max_x) / 2, my = (b.min_y + b.max_y) / 2;
   const double a = rotation_deg * kDegToRad, c = std::cos(a), s = std::sin(a);
   std::vector<std::vector<std::pair<double, double>>> out;
   for (const auto& path : paths) {
