@@ -2,7 +2,6 @@
 // in-flight limit of the rate limiter under load (reached and never exceeded).
 #include <benchmark/benchmark.h>
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +10,7 @@
 #include "core/thread_pool.h"
 #include "llm/chat_client.h"
 #include "llm/rate_limiter.h"
+#include "testing/loopback_http.h"
 
 namespace {
 
@@ -21,7 +21,6 @@ struct LoopbackServer {
   httplib::Server server;
   std::thread thread;
   int port = 0;
-  int listen_fd = -1;
   std::atomic<int> in_flight{0}, max_in_flight{0};
   int delay_ms = 0;
   LoopbackServer() {
@@ -35,14 +34,7 @@ struct LoopbackServer {
       res.set_content(kReply, "application/json");
       --in_flight;
     });
-    // httplib (the Debian library) listens with a backlog of 5: a burst of connects beyond it loses
-    // SYNs, which the kernel resends after 1 s. Listen again on the same socket with a real backlog.
-    server.set_socket_options([this](int sock) {
-      httplib::default_socket_options(sock);
-      listen_fd = sock;
-    });
-    port = server.bind_to_any_port("127.0.0.1");
-    if (listen_fd >= 0) ::listen(listen_fd, 256);
+    port = pcglab::testing::bind_loopback(server);
     thread = std::thread([this] { server.listen_after_bind(); });
     while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "testing/loopback_http.h"
 
 namespace pcglab::llm::testing {
 
@@ -64,14 +64,7 @@ class FakeOpenAiServer {
       std::lock_guard lock(mutex_);
       --in_flight_;
     });
-    // httplib (the Debian library) listens with a backlog of 5: a burst of connects beyond it loses
-    // SYNs, which the kernel resends after 1 s. Listen again on the same socket with a real backlog.
-    server_.set_socket_options([this](int sock) {
-      httplib::default_socket_options(sock);
-      listen_fd_ = sock;
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    if (listen_fd_ >= 0) ::listen(listen_fd_, 256);
+    port_ = pcglab::testing::bind_loopback(server_);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -110,7 +103,6 @@ class FakeOpenAiServer {
  private:
   httplib::Server server_;
   int port_ = 0;
-  int listen_fd_ = -1;
   std::thread thread_;
   std::mutex mutex_;
   std::deque<FakeReply> script_;
