@@ -230,14 +230,7 @@ void extend(Frame& f, double x, double y, double w, double h, double rotation_de
   const double a = rotation_deg * kDegToRad;
   const double ex = std::abs(std::cos(a)) * w / 2 + std::abs(std::sin(a)) * h / 2;
   const double ey = std::abs(std::sin(a)) * w / 2 + std::abs(std::cos(a)) * h / 2;
-  if (f.empty) {
-    f = {x - ex, x + ex, y - ey, y + ey, false};
-    return;
-  }
-  f.min_x = std::min(f.min_x, x - ex);
-  f.max_x = std::max(f.max_x, x + ex);
-  f.min_y = std::min(f.min_y, y - ey);
-  f.max_y = std::max(f.max_y, y + ey);
+  extend_box(f, x - ex, x + ex, y - ey, y + ey);
 }
 
 }  // namespace
