@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/check.h"
+#include "core/files.h"
 
 namespace pcglab::birds {
 namespace fs = std::filesystem;
@@ -34,7 +35,7 @@ std::vector<TrialFile> list_stage_files(const fs::path& team_dir, const std::str
     if (!character.is_directory(ec)) continue;
     for (const auto& file : fs::directory_iterator(character.path(), ec)) {
       if (!file.is_regular_file(ec) || file.path().extension() != extension) continue;
-      if (file.path().filename().string().find(".pcglab-tmp-") != std::string::npos) continue;
+      if (is_temporary_file(file.path())) continue;
       out.push_back({team, character.path().filename().string(), file.path().stem().string(), file.path()});
     }
   }

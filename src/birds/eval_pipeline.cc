@@ -25,7 +25,7 @@ std::string fingerprint(const fs::path& team, const std::vector<std::string>& fo
   for (const auto& folder : folders) {
     if (!fs::exists(team / folder, ec)) continue;
     for (auto it = fs::recursive_directory_iterator(team / folder, ec); !ec && it != fs::end(it); it.increment(ec)) {
-      if (!it->is_regular_file(ec) || it->path().filename().string().find(".pcglab-tmp-") != std::string::npos) continue;
+      if (!it->is_regular_file(ec) || is_temporary_file(it->path())) continue;
       const auto time = fs::last_write_time(it->path(), ec).time_since_epoch().count();
       lines.push_back(fmt::format("{}\t{}\t{}", fs::relative(it->path(), team, ec).string(), it->file_size(ec), time));
     }

@@ -69,6 +69,8 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   const OrderedJson config = run_config(o, program);
   store::RunStore store(summary.team_dir / "logs" / "run.sqlite");
   const int64_t run = store.open_run("birds-run", config.dump());
+  // A run killed mid-write leaves unfinished temporaries beside its responses: clear them.
+  remove_stale_temporaries(summary.team_dir / "raw");
   std::vector<std::string> keys;
   for (char letter : o.letters)
     for (int t = 1; t <= o.trials; ++t) keys.push_back(item_key(letter, t));

@@ -88,11 +88,15 @@ void write_file_atomic(const fs::path& path, std::string_view data) {
   }
 }
 
+bool is_temporary_file(const fs::path& path) {
+  return path.filename().string().find(kTempMarker) != std::string::npos;
+}
+
 int remove_stale_temporaries(const fs::path& dir) {
   int removed = 0;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().filename().string().find(kTempMarker) != std::string::npos) {
+    if (it->is_regular_file(ec) && is_temporary_file(it->path())) {
       if (fs::remove(it->path(), ec)) ++removed;
     }
   }

@@ -19,6 +19,9 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view data)
 // The temporary name used while writing `path` (exposed for tests of interrupted writes).
 std::filesystem::path temp_path_for(const std::filesystem::path& path);
 
+// True for write_file_atomic's unfinished temporaries (named .<name>.pcglab-tmp-<pid>-<n>): never
+// a finished file, so listings skip them.
+bool is_temporary_file(const std::filesystem::path& path);
 // Removes temporaries left in `dir` by writers that were killed (files named *.pcglab-tmp-*).
 int remove_stale_temporaries(const std::filesystem::path& dir);
 

@@ -38,17 +38,13 @@ bool is_file(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
-bool is_temporary(const fs::path& p) {
-  return p.filename().string().find(".pcglab-tmp-") != std::string::npos;
-}
-
 // Sorted names of the sub-folders (or of the files with `extension`, without it) of `dir`.
 std::vector<std::string> entries_of(const fs::path& dir, const std::string& extension = "") {
   std::vector<std::string> out;
   std::error_code ec;
   if (!is_dir(dir)) return out;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (is_temporary(e.path())) continue;
+    if (is_temporary_file(e.path())) continue;
     if (extension.empty() ? e.is_directory(ec)
                           : (e.is_regular_file(ec) && e.path().extension() == extension)) {
       out.push_back(extension.empty() ? e.path().filename().string() : e.path().stem().string());
