@@ -9,7 +9,7 @@ ifeq ($(CI),true)
   WERROR := -DPCGLAB_WERROR=ON
 endif
 
-.PHONY: all deps configure build test test-unit demo bench format clean
+.PHONY: all deps configure build test test-unit test-asan format-check demo bench format clean
 
 all: build
 
@@ -29,6 +29,16 @@ test: build
 # Only the fast unit tests.
 test-unit: build
 	@ctest --preset $(PRESET) -j $(JOBS) -L unit
+
+# The unit and integration tests again, built with AddressSanitizer and UBSan (preset `debug`).
+test-asan: deps
+	@cmake --preset debug $(WERROR) >/dev/null
+	@cmake --build --preset debug -j $(JOBS)
+	@ctest --preset debug -j $(JOBS) -L 'unit|integration'
+
+# Fails when a tracked C++ file is not formatted as .clang-format says (CI runs it).
+format-check: deps
+	@git ls-files '*.h' '*.cc' | xargs clang-format --dry-run --Werror
 
 demo: build
 	@bash scripts/demo.sh $(PCGLAB)
