@@ -228,7 +228,7 @@ EntryResults read_team_results(const fs::path& team, ScoringPolicy policy,
                                const std::vector<std::string>& characters_in) {
   const std::vector<std::string> characters = characters_in.empty() ? default_characters() : characters_in;
   std::error_code ec;
-  EntryResults e{team.filename().string(), {}};
+  EntryResults e{team_name_of(team), {}};
   std::vector<std::pair<std::string, fs::path>> model_dirs;
   if (policy == ScoringPolicy::k2025) {
     for (const auto& m : fs::directory_iterator(team, ec)) {

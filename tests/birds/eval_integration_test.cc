@@ -113,6 +113,18 @@ TEST(BirdsEval, SymlinkLoopsAndSecondNamesAreNotRankedAsTeams) {
   EXPECT_EQ(scored[0]["normalized_prompt_score"], ranking[0]["normalized_prompt_score"]);
 }
 
+TEST(BirdsEval, ATeamFolderGivenWithATrailingSlashKeepsItsName) {
+  // "handwritten/" has an empty file name: the team was ranked as "" with no failed trials.
+  testing::TempDir dir;
+  const fs::path team = copy_example(dir);
+  const auto r = testing::run_pcglab({"birds", "eval", team.string() + "/", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  const Json ranking = Json::parse(r.out);
+  ASSERT_EQ(ranking.size(), 1u) << r.out;
+  EXPECT_EQ(ranking[0]["team"], "handwritten");
+  EXPECT_EQ(ranking[0]["failed_trials"], 1);
+}
+
 TEST(BirdsClassify, WritesSimilarityAndRejectsEmbeddingsWithoutAViT) {
   testing::TempDir dir;
   const fs::path team = copy_example(dir);
