@@ -1,5 +1,6 @@
 // `pcglab birds simulate | render`: the Science Birds evaluator, headless on Box2D.
 #include <atomic>
+#include <cctype>
 #include <filesystem>
 #include <map>
 
@@ -39,7 +40,8 @@ SimulateOptions to_options(const SimulateCommandOptions& o) {
 
 Table result_table(const std::vector<LevelSimulation>& results, bool objects) {
   Table t;
-  t.columns = {"level", "status", "score", "startingObjects", "movingObjects", "remainingObjects", "steps", "error"};
+  t.columns = {"level",         "status",           "score", "startingObjects",
+               "movingObjects", "remainingObjects", "steps", "error"};
   if (objects) t.columns.push_back("objects");
   for (const auto& r : results) {
     std::vector<Json> row{r.tag,
@@ -62,14 +64,27 @@ int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global)
   const bool single_folder = opt.inputs.size() == 1 && fs::is_directory(opt.inputs[0]);
   std::vector<LevelSimulation> results;
   if (single_folder) {
+    const fs::path folder = opt.inputs[0];
+    if (list_team_folders(folder, "levels", LayoutWarnings::kSilent).empty() &&
+        folder.extension() == ".xml") {
+      throw SetupError(
+          fmt::format("{}: a folder, not a level file; give level files, or a competition folder "
+                      "(<team>/levels/<C>/*.xml)",
+                      folder.string()));
+    }
     size_t total = 0;
-    for (const fs::path& team : find_team_folders(opt.inputs[0], "levels")) total += list_stage_files(team, "levels", ".xml").size();
+    for (const fs::path& team : find_team_folders(folder, "levels", LayoutWarnings::kSilent))
+      total += list_stage_files(team, "levels", ".xml", LayoutWarnings::kSilent).size();
     ProgressBar bar("simulate", total);
-    results = simulate_competition(opt.inputs[0], options, pool, [&](const LevelSimulation& r) { bar.advance(r.ok); });
+    results = simulate_competition(opt.inputs[0], options, pool,
+                                   [&](const LevelSimulation& r) { bar.advance(r.ok); });
     bar.finish();
   } else {
     for (const auto& in : opt.inputs) {
-      if (fs::is_directory(in)) throw SetupError(fmt::format("{}: give one competition folder, or level files", in));
+      if (fs::is_directory(in)) {
+        throw SetupError(fmt::format(
+            "{}: a folder among several inputs; give one competition folder alone, or level files", in));
+      }
     }
     ProgressBar bar("simulate", opt.inputs.size());
     results.resize(opt.inputs.size());
@@ -95,7 +110,8 @@ int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global)
     }
     Table t;
     t.columns = {"team", "character", "levels", "mean_stability"};
-    for (const auto& [k, v] : sums) t.add_row({k.first, k.second, v.first, v.first ? v.second / v.first : 0.0});
+    for (const auto& [k, v] : sums)
+      t.add_row({k.first, k.second, v.first, v.first ? v.second / v.first : 0.0});
     print_table(t, global);
   } else {
     print_table(result_table(results, opt.objects), global);
@@ -109,17 +125,21 @@ Action setup_simulate(CLI::App& cmd, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingPath);
   cmd.add_option("-o,--out", opt->out, "Folder for the images of single level files (none: no images)");
-  cmd.add_option("--trials", opt->trials, "Official best-of trials (the simulation is deterministic: one run decides)")
+  cmd.add_option("--trials", opt->trials,
+                 "Official best-of trials (the simulation is deterministic: one run decides)")
       ->check(CLI::Range(1, 100));
   cmd.add_flag("--no-early-stop", opt->no_early_stop, "Simulate the full 10 s even when every body sleeps");
   cmd.add_flag("--raw", opt->raw, "Also write the colour view as <name>_raw.png");
-  cmd.add_option("--settle-time", opt->settle_time, "Game seconds simulated before start positions are recorded")
+  cmd.add_option("--settle-time", opt->settle_time,
+                 "Game seconds simulated before start positions are recorded")
       ->check(CLI::Range(0.0, 10.0));
-  cmd.add_option("--metric", opt->metric,
-                 "moving: 1 - moving/total (the evaluator since 2023-03-23, 84df32e); remaining: objects still there "
-                 "after 10 s / total (its earlier version, cd8486e)")
+  cmd.add_option(
+         "--metric", opt->metric,
+         "moving: 1 - moving/total (the evaluator since 2023-03-23, 84df32e); remaining: objects still there "
+         "after 10 s / total (its earlier version, cd8486e)")
       ->check(CLI::IsMember({"moving", "remaining"}));
-  cmd.add_flag("--objects", opt->objects, "With level files: add every object's start, end and fate to each row");
+  cmd.add_flag("--objects", opt->objects,
+               "With level files: add every object's start, end and fate to each row");
   cmd.footer(
       "A competition folder gets <team>/stability/<C>.json (official format), <team>/images/<C>/<name>.png\n"
       "(the classifier's image) and <team>/logs/simulate.json (every level and object).");
@@ -133,12 +153,25 @@ struct RenderOptions {
   bool as_placed = false;
 };
 
+// Whether `path` names a PNG file (the only image format pcglab writes).
+bool has_png_extension(const fs::path& path) {
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".png";
+}
+
 int run_render(const RenderOptions& opt) {
+  if (!has_png_extension(opt.out)) {
+    throw SetupError(
+        fmt::format("--out {}: render writes PNG images only; give a file name ending in .png", opt.out));
+  }
   Level level = read_level_file(opt.level);
-  try {
-    if (!opt.as_placed) level = evaluate_stability(level).final_level;
-  } catch (const SetupError& e) {
-    throw SetupError(fmt::format("{}: {}", opt.level, e.what()));
+  if (!opt.as_placed) {
+    if (const Status simulable = check_simulable(level); !simulable.ok()) {
+      log_error("{}: {}", opt.level, simulable.error().message);
+      return kExitItemsFailed;
+    }
+    level = evaluate_stability(level).final_level;
   }
   write_png(opt.out, opt.colour ? render_colour_image(level) : render_ocr_image(level));
   return kExitOk;
@@ -147,9 +180,10 @@ int run_render(const RenderOptions& opt) {
 Action setup_render(CLI::App& cmd, const GlobalOptions&) {
   auto opt = std::make_shared<RenderOptions>();
   cmd.add_option("level", opt->level, "Level XML file")->required()->check(CLI::ExistingFile);
-  cmd.add_option("-o,--out", opt->out, "Output PNG")->required();
+  cmd.add_option("-o,--out", opt->out, "Output PNG file (name ending in .png)")->required();
   cmd.add_flag("--colour", opt->colour, "The colour view instead of the classifier's black-on-white image");
-  cmd.add_flag("--as-placed", opt->as_placed, "Render the blocks where the level places them (no simulation)");
+  cmd.add_flag("--as-placed", opt->as_placed,
+               "Render the blocks where the level places them (no simulation)");
   return [opt] { return run_render(*opt); };
 }
 

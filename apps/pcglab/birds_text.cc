@@ -1,10 +1,10 @@
 // `pcglab birds check-prompt | extract | convert`: the text half of the ChatGPT4PCG pipeline,
 // exactly as the official scripts behave (see docs/birds.md).
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <array>
 
 #include "birds/competition_layout.h"
 #include "birds/converter.h"
@@ -13,6 +13,7 @@
 #include "birds/text_pipeline.h"
 #include "command.h"
 #include "core/files.h"
+#include "core/item_boundary.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -50,7 +51,8 @@ int run_check_prompt(const CheckPromptOptions& opt, const GlobalOptions& global)
 Action setup_check_prompt(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<CheckPromptOptions>();
   cmd.add_option("file", opt->file, "Prompt file (UTF-8 text)")->required()->check(CLI::ExistingFile);
-  cmd.add_option("--rules", opt->rules, "Competition year whose rules apply")->check(CLI::IsMember({"2023", "2024", "2025"}));
+  cmd.add_option("--rules", opt->rules, "Competition year whose rules apply")
+      ->check(CLI::IsMember({"2023", "2024", "2025"}));
   return [opt, &global] { return run_check_prompt(*opt, global); };
 }
 
@@ -63,50 +65,80 @@ struct ExtractOptions {
 
 Json report_json(const std::string& file, const ExtractionReport& r) {
   Json dropped = Json::array();
-  for (const auto& d : r.dropped) dropped.push_back({{"line", d.line}, {"call", d.text}, {"reason", d.reason}});
+  for (const auto& d : r.dropped)
+    dropped.push_back({{"line", d.line}, {"call", d.text}, {"reason", d.reason}});
   Json loops = Json::array();
   for (const auto& l : r.loops) {
-    loops.push_back({{"line", l.line}, {"header", l.header}, {"calls_in_body", l.calls_in_body},
-                     {"iterations", l.iterations < 0 ? Json() : Json(l.iterations)},
-                     {"note", "the official extraction keeps each call in the body once, not once per iteration"}});
+    Json loop = {
+        {"line", l.line},
+        {"header", l.header},
+        {"calls_in_body", l.calls_in_body},
+        {"iterations", l.iterations ? Json(*l.iterations) : Json()},
+        {"note", "the official extraction keeps each call in the body once, not once per iteration"}};
+    if (l.iterations_saturated) loop["iterations_at_least"] = true;
+    loops.push_back(std::move(loop));
   }
   return {{"file", file},
           {"code", r.code ? Json(*r.code) : Json()},
           {"accepted_calls", r.accepted_calls},
           {"fence_markers", r.fence_markers},
           {"blocks", r.blocks},
+          {"dropped_calls", r.dropped_calls},
           {"dropped", dropped},
+          {"loops_seen", r.loops_seen},
           {"loops", loops},
           {"calls_in_earlier_blocks", r.calls_in_earlier_blocks},
           {"calls_outside_blocks", r.calls_outside_blocks},
           {"no_code_reason", r.no_code_reason.empty() ? Json() : Json(r.no_code_reason)}};
 }
 
+// One response: its diagnostics, or its error (unreadable, over kMaxResponseBytes, internal error).
+Result<ExtractionReport> extract_one(const std::string& file, const std::string& function) {
+  return run_item(file, [&]() -> Result<ExtractionReport> {
+    auto text = read_response_file(file);
+    if (!text.ok()) return text.error();
+    return diagnose_extraction(text.value(), function);
+  });
+}
+
+// md: the official output as it is (several files: each after a "==> FILE <==" line, as head(1)
+// does); csv: one row per response; json, jsonl: the diagnostics. A response with no code or an
+// error is also reported on stderr, naming the file.
 int run_extract(const ExtractOptions& opt, const GlobalOptions& global) {
   validate_function_name(opt.function);
-  const bool diagnostics = global.format == "json" || global.format == "jsonl";
+  const OutputFormat format = global.output_format();
+  const bool several = opt.responses.size() > 1;
   bool all_ok = true;
   Json reports = Json::array();
-  for (const std::string& file : opt.responses) {
-    const std::string text = read_file(file);
-    if (!diagnostics) {
-      const auto code = extract_code(text, opt.function);
-      if (code) {
-        std::fwrite(code->data(), 1, code->size(), stdout);
-      } else {
-        all_ok = false;
-      }
+  Table table;
+  table.columns = {"file", "status", "accepted_calls", "dropped_calls", "loops", "code", "detail"};
+  for (size_t i = 0; i < opt.responses.size(); ++i) {
+    const std::string& file = opt.responses[i];
+    const Result<ExtractionReport> r = extract_one(file, opt.function);
+    if (!r.ok()) {
+      all_ok = false;
+      log_error("{}", r.error().describe());
+      table.add_row({file, "error", Json(), Json(), Json(), Json(), r.error().message});
+      reports.push_back({{"file", file}, {"error", r.error().message}});
+      if (format == OutputFormat::kJsonl) std::puts(dump_json(reports.back()).c_str());
       continue;
     }
-    const ExtractionReport r = diagnose_extraction(text, opt.function);
-    all_ok = all_ok && r.code.has_value();
-    if (global.format == "jsonl") {
-      std::puts(dump_json(report_json(file, r)).c_str());
-    } else {
-      reports.push_back(report_json(file, r));
+    const ExtractionReport& report = r.value();
+    if (!report.code) {
+      all_ok = false;
+      log_warn("{}: no code: {}", file, report.no_code_reason);
+    }
+    table.add_row({file, report.code ? "ok" : "no-code", report.accepted_calls, report.dropped_calls,
+                   report.loops_seen, report.code ? Json(*report.code) : Json(), report.no_code_reason});
+    reports.push_back(report_json(file, report));
+    if (format == OutputFormat::kJsonl) std::puts(dump_json(reports.back()).c_str());
+    if (format == OutputFormat::kMd) {
+      if (several) std::printf("%s==> %s <==\n", i > 0 ? "\n" : "", file.c_str());
+      if (report.code) std::fwrite(report.code->data(), 1, report.code->size(), stdout);
     }
   }
-  if (global.format == "json") std::puts(dump_json(reports, 2).c_str());
+  if (format == OutputFormat::kJson) std::puts(dump_json(reports, 2).c_str());
+  if (format == OutputFormat::kCsv) print_table(table, global);
   std::fflush(stdout);
   return all_ok ? kExitOk : kExitItemsFailed;
 }
@@ -116,8 +148,11 @@ Action setup_extract(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("responses", opt->responses, "Response files")->required()->check(CLI::ExistingFile);
   cmd.add_option("--function", opt->function, "Drop function name (2023: ab_drop)");
   cmd.footer(
-      "Prints exactly what the official extractCode returns; nothing (and exit 1) where it returns null.\n"
-      "--format json or jsonl prints diagnostics instead: dropped calls and why, loops, why no code.");
+      "Prints exactly what the official extractCode returns; nothing (and exit 1, with the reason on "
+      "stderr)\n"
+      "where it returns null. Several files: each output after a line \"==> FILE <==\".\n"
+      "--format csv prints one row per response; json or jsonl print diagnostics: dropped calls and why,\n"
+      "loops, why no code. Responses over 1 MiB are refused (that file's error).");
   return [opt, &global] { return run_extract(*opt, global); };
 }
 
@@ -146,14 +181,17 @@ int run_convert(const ConvertCommandOptions& opt, const GlobalOptions& global) {
   if (fs::is_regular_file(opt.input)) return convert_single_file(opt, version);
   ThreadPool pool(global.threads);
   size_t total = 0;
-  for (const fs::path& team : find_team_folders(opt.input, "raw")) total += list_stage_files(team, "raw", ".txt").size();
+  std::map<std::string, std::array<int, 3>>
+      per_team;  // ok, no code, other errors; every team, even with no trials
+  for (const fs::path& team : find_team_folders(opt.input, "raw", LayoutWarnings::kSilent)) {
+    total += list_stage_files(team, "raw", ".txt", LayoutWarnings::kSilent).size();
+    per_team[team_name_of(team)] = {0, 0, 0};
+  }
   ProgressBar bar("convert", total);
-  const auto results = convert_competition(opt.input, {opt.function, version}, pool, [&](const TrialConversion& t) {
-    bar.advance(t.status == "ok");
-  });
+  const auto results = convert_competition(opt.input, {opt.function, version}, pool,
+                                           [&](const TrialConversion& t) { bar.advance(t.status == "ok"); });
   bar.finish();
   // Summary per team, then every failure.
-  std::map<std::string, std::array<int, 3>> per_team;  // ok, no code, other errors
   for (const auto& t : results) {
     auto& c = per_team[t.team];
     c[t.status == "ok" ? 0 : t.status == "no-code" ? 1 : 2]++;
@@ -174,26 +212,31 @@ int run_convert(const ConvertCommandOptions& opt, const GlobalOptions& global) {
 
 Action setup_convert(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<ConvertCommandOptions>();
-  cmd.add_option("input", opt->input, "Competition folder (<team>/raw/<C>/*.txt), a team folder, or one program file")
+  cmd.add_option("input", opt->input,
+                 "Competition folder (<team>/raw/<C>/*.txt), a team folder, or one program file")
       ->required()
       ->check(CLI::ExistingPath);
   cmd.add_option("--function", opt->function, "Drop function name (2023: ab_drop)");
-  cmd.add_option("--converter", opt->converter, "Official converter to reproduce: 1.4.1, or 2023-initial (before boundary errors)")
+  cmd.add_option("--converter", opt->converter,
+                 "Official converter to reproduce: 1.4.1, or 2023-initial (before boundary errors)")
       ->check(CLI::IsMember({"1.4.1", "2023-initial"}));
   cmd.footer(
       "Writes <team>/intermediate/<C>/<name>.txt (extracted code) and <team>/levels/<C>/<name>.xml, as the\n"
-      "official scripts do, plus <team>/logs/convert.json with each trial's outcome. Given one program file,\n"
+      "official scripts do, plus <team>/logs/convert.json with each trial's outcome. Given one program "
+      "file,\n"
       "prints its level XML.");
   return [opt, &global] { return run_convert(*opt, global); };
 }
 
 }  // namespace
 
-PCGLAB_REGISTER_COMMAND("birds", "check-prompt", "Check a prompt against the competition's qualification rules",
-                        setup_check_prompt);
-PCGLAB_REGISTER_COMMAND("birds", "extract", "Extract drop calls from responses exactly as the official extractCode",
+PCGLAB_REGISTER_COMMAND("birds", "check-prompt",
+                        "Check a prompt against the competition's qualification rules", setup_check_prompt);
+PCGLAB_REGISTER_COMMAND("birds", "extract",
+                        "Extract drop calls from responses exactly as the official extractCode",
                         setup_extract);
-PCGLAB_REGISTER_COMMAND("birds", "convert", "Convert responses to Science Birds levels as the official scripts do",
+PCGLAB_REGISTER_COMMAND("birds", "convert",
+                        "Convert responses to Science Birds levels as the official scripts do",
                         setup_convert);
 
 }  // namespace pcglab::cli

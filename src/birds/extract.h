@@ -4,15 +4,34 @@
 // - `"` replaced by `'`, each call followed by "\n", the whole lower-cased;
 // - null (std::nullopt) when there is no block or no call.
 // Plus diagnostics for a prompt engineer: the calls the pattern dropped and why, loops, and why a
-// response yields no code.
+// response yields no code. Both run in time and memory linear in the response's size.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/result.h"
+
 namespace pcglab::birds {
+
+// The largest response pcglab reads: 1 MiB, 16 times the longest response a competition model can
+// give (25,000 tokens ≈ 100 KB in 2024). A larger file is that trial's error, not a crash or a
+// stall; the official scripts have no limit.
+inline constexpr size_t kMaxResponseBytes = size_t{1} << 20;
+
+// Reads one response file; an ItemError naming the file when it cannot be read or is larger than
+// kMaxResponseBytes (checked before reading).
+Result<std::string> read_response_file(const std::filesystem::path& path);
+
+// Diagnostics list at most this many dropped calls and loops (their totals are counted), and show
+// at most kMaxCallText bytes of a dropped call.
+inline constexpr size_t kMaxListed = 1000;
+inline constexpr size_t kMaxCallText = 200;
 
 // Accepts identifiers only ([A-Za-z_][A-Za-z0-9_]*); throws SetupError otherwise.
 void validate_function_name(std::string_view function);
@@ -30,28 +49,41 @@ struct FencedBlock {
 std::vector<FencedBlock> fenced_blocks(std::string_view response);
 
 struct DroppedCall {
-  int line = 0;         // 1-based line in the response
-  std::string text;     // the call as written
-  std::string reason;   // why the official pattern does not match it
+  int line = 0;        // 1-based line in the response
+  std::string text;    // the call as written (its first kMaxCallText bytes, then "...")
+  std::string reason;  // why the official pattern does not match it
 };
 
 struct LoopSeen {
   int line = 0;
-  std::string header;       // e.g. "for i in range(3):"
-  int calls_in_body = 0;    // extracted once each, not once per iteration
-  int iterations = -1;      // from range(N) when it can be read, else -1
+  std::string header;     // e.g. "for i in range(3):"
+  int calls_in_body = 0;  // extracted once each, not once per iteration
+  // len(range(...)) as Python computes it, when the arguments are integer literals; saturated at
+  // UINT64_MAX (iterations_saturated) when larger; nullopt when not a range of literals or a literal
+  // has more than 36 digits.
+  std::optional<uint64_t> iterations;
+  bool iterations_saturated = false;
 };
+
+// len(range(args)) for the text between the parentheses of range(...) (see LoopSeen::iterations).
+struct RangeLength {
+  uint64_t count = 0;
+  bool saturated = false;
+};
+std::optional<RangeLength> range_length(std::string_view args);
 
 struct ExtractionReport {
   std::optional<std::string> code;  // the official output
   int accepted_calls = 0;
-  int fence_markers = 0;            // occurrences of ```
-  int blocks = 0;                   // complete blocks matched by the official pattern
-  std::vector<DroppedCall> dropped;
-  std::vector<LoopSeen> loops;
-  int calls_in_earlier_blocks = 0;  // ignored: only the last block counts
-  int calls_outside_blocks = 0;     // ignored
-  std::string no_code_reason;       // empty when code was found
+  int fence_markers = 0;             // occurrences of ```
+  int blocks = 0;                    // complete blocks matched by the official pattern
+  std::vector<DroppedCall> dropped;  // the first kMaxListed
+  int dropped_calls = 0;             // all of them
+  std::vector<LoopSeen> loops;       // the first kMaxListed
+  int loops_seen = 0;                // all of them
+  int calls_in_earlier_blocks = 0;   // ignored: only the last block counts
+  int calls_outside_blocks = 0;      // ignored
+  std::string no_code_reason;        // empty when code was found
 };
 
 ExtractionReport diagnose_extraction(std::string_view response, std::string_view function = "drop_block");

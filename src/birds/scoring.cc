@@ -43,8 +43,9 @@ const CharacterResults* find_results(const EntryResults& e, const std::string& m
 }
 
 // The 2024 weights of one model: max(1 - Σ_k Σ_i x / (P · T), 1/C) per metric.
-std::vector<CharacterWeight> weights_for(const std::vector<const EntryResults*>& scored, const std::string& model,
-                                         const std::vector<std::string>& characters, const ScoringConfig& config) {
+std::vector<CharacterWeight> weights_for(const std::vector<const EntryResults*>& scored,
+                                         const std::string& model, const std::vector<std::string>& characters,
+                                         const ScoringConfig& config) {
   const double p = static_cast<double>(scored.size());
   const double floor = 1.0 / kNumCharacters;
   std::vector<CharacterWeight> out;
@@ -63,7 +64,8 @@ std::vector<CharacterWeight> weights_for(const std::vector<const EntryResults*>&
       w.similarity = std::max(1.0 - sim / (p * config.trials), floor);
       w.diversity = std::max(1.0 - div / p, floor);
     }
-    w.weight = config.policy == ScoringPolicy::k2023 ? w.stability * w.similarity : w.stability * w.similarity * w.diversity;
+    w.weight = config.policy == ScoringPolicy::k2023 ? w.stability * w.similarity
+                                                     : w.stability * w.similarity * w.diversity;
     out.push_back(w);
   }
   return out;
@@ -80,7 +82,8 @@ ScoringPolicy parse_scoring_policy(std::string_view name) {
 
 ScoringResult score_competition(const std::vector<EntryResults>& entries, const ScoringConfig& config) {
   PCGLAB_CHECK(config.trials > 0) << "trials " << config.trials;
-  const std::vector<std::string> characters = config.characters.empty() ? default_characters() : config.characters;
+  const std::vector<std::string> characters =
+      config.characters.empty() ? default_characters() : config.characters;
   std::vector<const EntryResults*> scored;
   std::set<std::string> models;
   for (const EntryResults& e : entries) {
@@ -112,9 +115,11 @@ ScoringResult score_competition(const std::vector<EntryResults>& entries, const 
           trial_sum += t;
           result.trials.push_back({e->name, model, characters[j], i, t, sta, sim, r->diversity});
         }
-        const double char_score = config.policy == ScoringPolicy::k2023 ? trial_sum / config.trials
-                                                                        : r->diversity * trial_sum / config.trials;
-        result.characters.push_back({e->name, model, characters[j], char_score, sum_values(r->stability) / config.trials,
+        const double char_score = config.policy == ScoringPolicy::k2023
+                                      ? trial_sum / config.trials
+                                      : r->diversity * trial_sum / config.trials;
+        result.characters.push_back({e->name, model, characters[j], char_score,
+                                     sum_values(r->stability) / config.trials,
                                      sum_values(r->similarity) / config.trials, r->diversity});
         entry_sum += char_score;
       }
@@ -143,12 +148,13 @@ ScoringResult score_competition(const std::vector<EntryResults>& entries, const 
     const auto it = config.prompt_lengths.find(name);
     return it == config.prompt_lengths.end() ? std::numeric_limits<int>::max() : it->second;
   };
-  std::stable_sort(result.entries.begin(), result.entries.end(), [&](const EntryScore& a, const EntryScore& b) {
-    if ((a.rank == -2) != (b.rank == -2)) return b.rank == -2;
-    if (a.normalized != b.normalized) return a.normalized > b.normalized;
-    if (length(a.name) != length(b.name)) return length(a.name) < length(b.name);
-    return a.name < b.name;
-  });
+  std::stable_sort(result.entries.begin(), result.entries.end(),
+                   [&](const EntryScore& a, const EntryScore& b) {
+                     if ((a.rank == -2) != (b.rank == -2)) return b.rank == -2;
+                     if (a.normalized != b.normalized) return a.normalized > b.normalized;
+                     if (length(a.name) != length(b.name)) return length(a.name) < length(b.name);
+                     return a.name < b.name;
+                   });
   int next = 1;
   for (EntryScore& s : result.entries) {
     if (s.rank == 0) s.rank = next++;
@@ -206,20 +212,23 @@ void read_character_files(const fs::path& base, const std::string& character, Ch
   const fs::path sim = base / "similarity" / (character + ".json");
   if (fs::exists(sim, ec)) {
     for (const Json& t : json_field<Json>(read_json_file(sim), "trials", sim.string())) {
-      const int trial = trial_number_of(fs::path(json_field<std::string>(t, "id", sim.string())).stem().string());
+      const int trial =
+          trial_number_of(fs::path(json_field<std::string>(t, "id", sim.string())).stem().string());
       if (trial >= 0) r.similarity[trial] = json_field<double>(t, "similarity", sim.string());
     }
   }
   const fs::path div = base / "diversity" / (character + ".json");
-  if (fs::exists(div, ec)) r.diversity = json_field<double>(read_json_file(div), "diversityRate", div.string());
+  if (fs::exists(div, ec))
+    r.diversity = json_field<double>(read_json_file(div), "diversityRate", div.string());
 }
 
 }  // namespace
 
-EntryResults read_team_results(const fs::path& team, ScoringPolicy policy, const std::vector<std::string>& characters_in) {
+EntryResults read_team_results(const fs::path& team, ScoringPolicy policy,
+                               const std::vector<std::string>& characters_in) {
   const std::vector<std::string> characters = characters_in.empty() ? default_characters() : characters_in;
   std::error_code ec;
-  EntryResults e{team.filename().string(), {}};
+  EntryResults e{team_name_of(team), {}};
   std::vector<std::pair<std::string, fs::path>> model_dirs;
   if (policy == ScoringPolicy::k2025) {
     for (const auto& m : fs::directory_iterator(team, ec)) {
@@ -239,13 +248,9 @@ EntryResults read_team_results(const fs::path& team, ScoringPolicy policy, const
 
 std::vector<EntryResults> read_official_results(const fs::path& dir, ScoringPolicy policy,
                                                 const std::vector<std::string>& characters) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw SetupError(fmt::format("{}: not a folder", dir.string()));
-  std::vector<fs::path> teams;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_directory(ec) && entry.path().filename() != "result") teams.push_back(entry.path());
-  }
-  std::sort(teams.begin(), teams.end());
+  // Every sub-folder but result/ is a team, as for the official script (symlink loops and second
+  // names of a team are left out with a warning: competition_layout.h).
+  const std::vector<fs::path> teams = list_team_folders(dir, "");
   std::vector<EntryResults> out;
   for (const fs::path& team : teams) out.push_back(read_team_results(team, policy, characters));
   if (out.empty()) throw SetupError(fmt::format("{}: no team folders", dir.string()));
@@ -281,7 +286,9 @@ std::vector<EntryResults> read_trial_scores_csv(const fs::path& csv) {
 }
 
 namespace {
-std::string num(double v) { return fmt::format("{}", v); }
+std::string num(double v) {
+  return fmt::format("{}", v);
+}
 std::string q(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -296,8 +303,11 @@ void write_scoring_outputs(const ScoringResult& r, const fs::path& out) {
   for (const auto& [model, weights] : r.weights) {
     OrderedJson list = OrderedJson::array();
     for (const CharacterWeight& w : weights) {
-      list.push_back({{"character", w.character}, {"weight", num(w.weight)}, {"weightStability", num(w.stability)},
-                      {"weightSimilarity", num(w.similarity)}, {"weightDiversity", num(w.diversity)}});
+      list.push_back({{"character", w.character},
+                      {"weight", num(w.weight)},
+                      {"weightStability", num(w.stability)},
+                      {"weightSimilarity", num(w.similarity)},
+                      {"weightDiversity", num(w.diversity)}});
     }
     if (per_model) {
       constants["weightsByModel"][model] = list;
@@ -308,10 +318,12 @@ void write_scoring_outputs(const ScoringResult& r, const fs::path& out) {
   write_json_file(out / "constants.json", constants);
 
   std::string trials = std::string(per_model ? "\"model\"," : "") +
-                       "\"teamName\",\"character\",\"trial\",\"trial_score\",\"stabilityScore\",\"similarityScore\",\"diversityScore\"\n";
+                       "\"teamName\",\"character\",\"trial\",\"trial_score\",\"stabilityScore\","
+                       "\"similarityScore\",\"diversityScore\"\n";
   for (const TrialScore& t : r.trials) {
-    trials += (per_model ? q(t.model) + "," : "") + q(t.entry) + "," + q(t.character) + "," + std::to_string(t.trial) + "," +
-              q(num(t.score)) + "," + q(num(t.stability)) + "," + q(num(t.similarity)) + "," + q(num(t.diversity)) + "\n";
+    trials += (per_model ? q(t.model) + "," : "") + q(t.entry) + "," + q(t.character) + "," +
+              std::to_string(t.trial) + "," + q(num(t.score)) + "," + q(num(t.stability)) + "," +
+              q(num(t.similarity)) + "," + q(num(t.diversity)) + "\n";
   }
   write_file_atomic(out / "trial_scores.csv", trials);
 
@@ -319,16 +331,20 @@ void write_scoring_outputs(const ScoringResult& r, const fs::path& out) {
                       "\"teamName\",\"character\",\"characterScore\",\"nonWeightedAverageStabilityScore\","
                       "\"nonWeightedAverageSimilarityScore\",\"diversityScore\"\n";
   for (const CharacterScore& c : r.characters) {
-    chars += (per_model ? q(c.model) + "," : "") + q(c.entry) + "," + q(c.character) + "," + q(num(c.score)) + "," +
-             q(num(c.mean_stability)) + "," + q(num(c.mean_similarity)) + "," + q(num(c.diversity)) + "\n";
+    chars += (per_model ? q(c.model) + "," : "") + q(c.entry) + "," + q(c.character) + "," + q(num(c.score)) +
+             "," + q(num(c.mean_stability)) + "," + q(num(c.mean_similarity)) + "," + q(num(c.diversity)) +
+             "\n";
   }
   write_file_atomic(out / "character_scores.csv", chars);
 
   std::string ranks = "\"teamName\",\"normalizedPromptScore\",\"promptScore\",\"rank\"\n";
   OrderedJson result = OrderedJson::array();
   for (const EntryScore& e : r.entries) {
-    ranks += q(e.name) + "," + q(num(e.normalized)) + "," + q(num(e.prompt_score)) + "," + std::to_string(e.rank) + "\n";
-    result.push_back({{"teamName", e.name}, {"normalizedPromptScore", e.normalized}, {"promptScore", e.prompt_score},
+    ranks += q(e.name) + "," + q(num(e.normalized)) + "," + q(num(e.prompt_score)) + "," +
+             std::to_string(e.rank) + "\n";
+    result.push_back({{"teamName", e.name},
+                      {"normalizedPromptScore", e.normalized},
+                      {"promptScore", e.prompt_score},
                       {"rank", e.rank}});
   }
   write_file_atomic(out / "prompt_scores_ranks.csv", ranks);

@@ -1,6 +1,7 @@
 #include "birds/similarity.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "core/image.h"
+#include "core/item_boundary.h"
 #include "core/json.h"
 
 namespace pcglab::birds {
@@ -29,15 +31,40 @@ std::vector<ImageFile> list_images(const fs::path& team_dir) {
   }
   std::stable_sort(out.begin(), out.end(), [](const ImageFile& a, const ImageFile& b) {
     if (a.character != b.character) return a.character < b.character;
-    const int ta = trial_number_of(fs::path(a.id).stem().string()), tb = trial_number_of(fs::path(b.id).stem().string());
+    const int ta = trial_number_of(fs::path(a.id).stem().string()),
+              tb = trial_number_of(fs::path(b.id).stem().string());
     return ta != tb ? ta < tb : a.id < b.id;
   });
   return out;
 }
 
+// Classifies images[i] for i in `which` together, each one an item: when the batch fails, each image
+// is classified alone so that only the images that fail get an error.
+void classify_images(const nn::LetterClassifier& classifier, bool embeddings, std::vector<Image>& images,
+                     const std::vector<size_t>& which,
+                     const std::function<void(size_t, Result<nn::LetterScores>)>& done) {
+  std::vector<Image> batch;
+  for (size_t i : which) batch.push_back(std::move(images[i]));
+  auto all = run_item("", [&] { return classifier.classify(batch, embeddings); });
+  if (all.ok() && all.value().size() == batch.size()) {
+    for (size_t k = 0; k < which.size(); ++k) done(which[k], std::move(all.value()[k]));
+    return;
+  }
+  for (size_t k = 0; k < which.size(); ++k) {
+    auto one = run_item("", [&]() -> Result<nn::LetterScores> {
+      auto scores = classifier.classify({batch[k]}, embeddings);
+      PCGLAB_CHECK(scores.size() == 1)
+          << classifier.name() << " returned " << scores.size() << " results for one image";
+      return std::move(scores[0]);
+    });
+    done(which[k], std::move(one));
+  }
+}
+
 }  // namespace
 
-std::string similarity_json(const std::vector<const ImageClassification*>& images, const nn::LetterClassifier& classifier) {
+std::string similarity_json(const std::vector<const ImageClassification*>& images,
+                            const nn::LetterClassifier& classifier) {
   OrderedJson j;
   double sum = 0;
   size_t count = 0;
@@ -48,11 +75,13 @@ std::string similarity_json(const std::vector<const ImageClassification*>& image
     sum += im->similarity;
     OrderedJson raws = OrderedJson::array();
     for (size_t l = 0; l < classifier.labels().size(); ++l)
-      raws.push_back({{"id", im->id}, {"label", classifier.labels()[l]}, {"softmax_prob", im->probabilities[l]}});
+      raws.push_back(
+          {{"id", im->id}, {"label", classifier.labels()[l]}, {"softmax_prob", im->probabilities[l]}});
     OrderedJson entry = {{"id", im->id}, {"raws", std::move(raws)}};
     if (!im->embedding.empty()) entry["cls_embedding"] = im->embedding;
     similarities.push_back(std::move(entry));
-    trials.push_back({{"id", im->id}, {"label", im->character}, {"similarity", static_cast<float>(im->similarity)}});
+    trials.push_back(
+        {{"id", im->id}, {"label", im->character}, {"similarity", static_cast<float>(im->similarity)}});
   }
   j["count"] = count;
   j["similarityRate"] = count > 0 ? sum / static_cast<double>(count) : 0.0;
@@ -61,12 +90,13 @@ std::string similarity_json(const std::vector<const ImageClassification*>& image
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::vector<ImageClassification> classify_competition(const fs::path& dir, const nn::LetterClassifier& classifier,
-                                                      const ClassifyOptions& options, ThreadPool& pool,
-                                                      const std::function<void(const ImageClassification&)>& on_done) {
+std::vector<ImageClassification> classify_competition(
+    const fs::path& dir, const nn::LetterClassifier& classifier, const ClassifyOptions& options,
+    ThreadPool& pool, const std::function<void(const ImageClassification&)>& on_done) {
   if (options.embeddings && classifier.embedding_size() == 0)
-    throw SetupError(fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
-                                 classifier.name()));
+    throw SetupError(
+        fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
+                    classifier.name()));
   std::vector<ImageClassification> all;
   for (const fs::path& team : find_team_folders(dir, "images")) {
     const auto files = list_images(team);
@@ -78,25 +108,35 @@ std::vector<ImageClassification> classify_competition(const fs::path& dir, const
         const ImageFile& f = files[start + i];
         ImageClassification& r = results[start + i];
         r.team = f.team, r.character = f.character, r.id = f.id;
-        try {
-          images[i] = read_png(f.path);
-        } catch (const std::exception& e) {
-          r.error = e.what();
+        auto image = run_item(f.path.string(), [&]() -> Result<Image> {
+          try {
+            return read_png(f.path);
+          } catch (const SetupError& e) {  // unreadable or not a PNG: this image's error
+            return ItemError{"", e.what()};
+          }
+        });
+        if (image.ok()) {
+          images[i] = std::move(image).value();
+        } else {
+          r.error = image.error().message;
         }
       });
-      std::vector<Image> good;
       std::vector<size_t> where;
       for (size_t i = 0; i < m; ++i)
-        if (!images[i].empty()) good.push_back(std::move(images[i])), where.push_back(start + i);
-      const auto scores = classifier.classify(good, options.embeddings);
-      for (size_t k = 0; k < where.size(); ++k) {
-        ImageClassification& r = results[where[k]];
-        r.ok = true;
-        r.probabilities = scores[k].probabilities;
-        r.embedding = scores[k].embedding;
-        const int index = classifier.label_index(r.character);
-        r.similarity = index >= 0 ? r.probabilities[index] : 0.0;
-      }
+        if (results[start + i].error.empty()) where.push_back(i);
+      classify_images(classifier, options.embeddings, images, where,
+                      [&](size_t i, Result<nn::LetterScores> scores) {
+                        ImageClassification& r = results[start + i];
+                        if (!scores.ok()) {
+                          r.error = scores.error().message;
+                          return;
+                        }
+                        r.ok = true;
+                        r.probabilities = std::move(scores.value().probabilities);
+                        r.embedding = std::move(scores.value().embedding);
+                        const int index = classifier.label_index(r.character);
+                        r.similarity = index >= 0 ? r.probabilities[index] : 0.0;
+                      });
       for (size_t i = 0; i < m; ++i)
         if (on_done) on_done(results[start + i]);
     }
@@ -105,7 +145,8 @@ std::vector<ImageClassification> classify_competition(const fs::path& dir, const
     for (const auto& r : results) by_character[r.character].push_back(&r);
     for (const auto& [character, list] : by_character)
       write_file_atomic(team / "similarity" / (character + ".json"), similarity_json(list, classifier));
-    OrderedJson log = {{"classifier", classifier.name()}, {"images", results.size()}, {"failures", OrderedJson::array()}};
+    OrderedJson log = {
+        {"classifier", classifier.name()}, {"images", results.size()}, {"failures", OrderedJson::array()}};
     for (const auto& r : results)
       if (!r.ok) log["failures"].push_back({{"character", r.character}, {"id", r.id}, {"error", r.error}});
     write_json_file(team / "logs" / "classify.json", log);

@@ -1,6 +1,7 @@
 #include "birds/simulate_pipeline.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 #include "birds/competition_layout.h"
 #include "birds/level_xml.h"
 #include "core/files.h"
+#include "core/item_boundary.h"
 #include "core/json.h"
 
 namespace pcglab::birds {
@@ -23,36 +25,61 @@ void write_images(const Images& images, const fs::path& dir, const std::string& 
   for (const auto& [suffix, png] : images) write_file_atomic(dir / (stem + suffix), png);
 }
 
-// Parses (from `bytes`, or the file when null), simulates and writes the images of one level
-// (none when `image_dir` is empty); `images` receives their bytes for copies. Failures are
-// recorded in the result, naming the file.
-LevelSimulation simulate_one(const fs::path& path, const std::string* bytes, const fs::path& image_dir,
-                             const SimulateOptions& options, Images* images) {
-  LevelSimulation out;
-  out.stem = path.stem().string();
-  out.tag = path.string();
-  try {
-    const Level level = bytes != nullptr ? parse_level_xml(*bytes, path.string()) : read_level_file(path);
-    out.result = evaluate_stability(level, options.stability);
-    if (!image_dir.empty() && options.write_images) {
-      Images encoded{{".png", encode_png(render_ocr_image(out.result.final_level), options.png_compression)}};
-      if (options.write_raw_images) {
-        encoded.emplace_back("_raw.png", encode_png(render_colour_image(out.result.final_level), options.png_compression));
-      }
-      write_images(encoded, image_dir, out.stem);
-      if (images != nullptr) *images = std::move(encoded);
-    }
-    out.ok = true;
-  } catch (const SetupError& e) {
-    const std::string what = e.what();  // reader errors name the file already; the simulation's do not
+// The item boundary of every level: `work` fills `out` and returns the level's expected failures;
+// anything it throws (but a SetupError) is the level's error too. Errors name the file.
+LevelSimulation as_level_item(const fs::path& path, LevelSimulation out,
+                              const std::function<Status(LevelSimulation&)>& work) {
+  const Status s = run_item(path.string(), [&] { return work(out); });
+  out.ok = s.ok();
+  if (!s.ok()) {
+    const std::string& what = s.error().message;  // reader errors name the file already
     out.error = what.rfind(path.string(), 0) == 0 ? what : path.string() + ": " + what;
   }
   return out;
 }
 
+// A SetupError from writing a file (it names the file) as the level's error.
+Status write_level_images(const Images& images, const fs::path& dir, const std::string& stem) {
+  try {
+    write_images(images, dir, stem);
+  } catch (const SetupError& e) {
+    return ItemError{"", e.what()};
+  }
+  return ok_status();
+}
+
+// Parses (from `bytes`, or the file when null), simulates and writes the images of one level
+// (none when `image_dir` is empty); `images` receives their bytes for copies.
+LevelSimulation simulate_one(const fs::path& path, const std::string* bytes, const fs::path& image_dir,
+                             const SimulateOptions& options, Images* images) {
+  LevelSimulation start;
+  start.stem = path.stem().string();
+  start.tag = path.string();
+  return as_level_item(path, std::move(start), [&](LevelSimulation& out) -> Status {
+    Level level;
+    try {
+      level = bytes != nullptr ? parse_level_xml(*bytes, path.string()) : read_level_file(path);
+    } catch (const SetupError& e) {  // unreadable or malformed: this level's error
+      return ItemError{"", e.what()};
+    }
+    if (Status simulable = check_simulable(level); !simulable.ok()) return simulable;
+    out.result = evaluate_stability(level, options.stability);
+    if (image_dir.empty() || !options.write_images) return ok_status();
+    Images encoded{{".png", encode_png(render_ocr_image(out.result.final_level), options.png_compression)}};
+    if (options.write_raw_images) {
+      encoded.emplace_back("_raw.png",
+                           encode_png(render_colour_image(out.result.final_level), options.png_compression));
+    }
+    Status written = write_level_images(encoded, image_dir, out.stem);
+    if (images != nullptr) *images = std::move(encoded);
+    return written;
+  });
+}
+
 }  // namespace
 
-LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_dir, const SimulateOptions& options) {
+LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_dir,
+                                    const SimulateOptions& options) {
   return simulate_one(path, nullptr, image_dir, options, nullptr);
 }
 
@@ -92,8 +119,9 @@ OrderedJson object_outcomes_json(const StabilityResult& result) {
   return out;
 }
 
-std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const SimulateOptions& options, ThreadPool& pool,
-                                                  const std::function<void(const LevelSimulation&)>& on_done) {
+std::vector<LevelSimulation> simulate_competition(
+    const fs::path& dir, const SimulateOptions& options, ThreadPool& pool,
+    const std::function<void(const LevelSimulation&)>& on_done) {
   struct Work {
     fs::path team_dir;
     TrialFile file;
@@ -147,12 +175,9 @@ std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const Sim
     }
     LevelSimulation copy = original;
     copy.stem = work[i].file.path.stem().string();
-    try {
-      write_images(images[first[i]], image_dir(i), copy.stem);
-    } catch (const SetupError& e) {
-      copy.ok = false;
-      copy.error = e.what();
-    }
+    copy = as_level_item(work[i].file.path, std::move(copy), [&](LevelSimulation& out) {
+      return write_level_images(images[first[i]], image_dir(i), out.stem);
+    });
     finish(i, std::move(copy));
   }
   // Per team and character: the stability JSON; per team: the log of every level.
@@ -178,9 +203,11 @@ std::vector<LevelSimulation> simulate_competition(const fs::path& dir, const Sim
     logs[r.team].push_back(entry);
   }
   for (const auto& [key, list] : by_character) {
-    write_file_atomic(team_dirs[key.first] / "stability" / (key.second + ".json"), stability_json(list, options.stability.metric));
+    write_file_atomic(team_dirs[key.first] / "stability" / (key.second + ".json"),
+                      stability_json(list, options.stability.metric));
   }
-  for (const auto& [team, entries] : logs) write_json_file(team_dirs[team] / "logs" / "simulate.json", entries);
+  for (const auto& [team, entries] : logs)
+    write_json_file(team_dirs[team] / "logs" / "simulate.json", entries);
   return results;
 }
 

@@ -27,11 +27,11 @@ struct Tracked {
   bool has_life = false;
   double start_x = 0, start_y = 0;
   double last_x = 0, last_y = 0, last_angle = 0;
-  bool dead = false;        // life reached 0: collider off
+  bool dead = false;  // life reached 0: collider off
   double death_time = -1;
-  double removal_time = -1; // when the body is removed
+  double removal_time = -1;  // when the body is removed
   bool removed = false;
-  bool counted = true;      // false when removed before start positions were recorded
+  bool counted = true;  // false when removed before start positions were recorded
 };
 
 // OnCollisionEnter2D: each object in a new contact loses |relative velocity| of life.
@@ -52,7 +52,7 @@ class DamageListener : public b2ContactListener {
   }
 };
 
-struct BodySettings {  // Rigidbody2D
+struct BodySettings {        // Rigidbody2D
   double linear_drag = 1.0;  // blocks: 1; pigs and TNT: 0
   double angular_drag = 0.05;
   double gravity_scale = 0.5;
@@ -69,7 +69,7 @@ b2Body* make_body(b2World& world, double x, double y, double rotation_deg, bool 
   def.linearDamping = static_cast<float>(settings.linear_drag);
   def.angularDamping = static_cast<float>(settings.angular_drag);
   def.gravityScale = static_cast<float>(settings.gravity_scale);
-  def.bullet = false;          // discrete collision detection
+  def.bullet = false;  // discrete collision detection
   return world.CreateBody(&def);
 }
 
@@ -109,7 +109,8 @@ void add_polygon(b2Body* body, const ColliderPaths& paths, double friction, doub
   b2MassData data;
   data.mass = static_cast<float>(m.area * scale);
   data.center.Set(static_cast<float>(m.cx), static_cast<float>(m.cy));
-  data.I = static_cast<float>((m.inertia + m.area * (m.cx * m.cx + m.cy * m.cy)) * scale);  // about the body origin
+  data.I = static_cast<float>((m.inertia + m.area * (m.cx * m.cx + m.cy * m.cy)) *
+                              scale);  // about the body origin
   body->SetMassData(&data);
 }
 
@@ -141,46 +142,60 @@ void disable_collisions(b2Body* body) {
 }
 
 // Box2D aborts the process on a non-finite position or a degenerate box, so values it cannot take
-// are refused here with the object named (the level fails alone).
+// are refused before (the level fails alone). Each returns why, naming the object, or "".
 constexpr double kMaxCoordinate = 1e6;
-void check_object(const std::string& what, double x, double y, double rotation) {
+std::string object_problem(const std::string& what, double x, double y, double rotation) {
   for (const auto& [name, v] : {std::pair{"x", x}, std::pair{"y", y}}) {
     if (!std::isfinite(v) || std::abs(v) > kMaxCoordinate) {
-      throw SetupError(fmt::format("{}: {} = {} is out of range (|x|, |y| <= {})", what, name, v, kMaxCoordinate));
+      return fmt::format("{}: {} = {} is out of range (|x|, |y| <= {})", what, name, v, kMaxCoordinate);
     }
   }
-  if (!std::isfinite(rotation)) throw SetupError(fmt::format("{}: rotation {} is not a number", what, rotation));
+  if (!std::isfinite(rotation)) return fmt::format("{}: rotation {} is not a number", what, rotation);
+  return "";
 }
 
-void check_level(const Level& level) {
+std::string level_problem(const Level& level) {
   for (size_t i = 0; i < level.blocks.size(); ++i) {
     const Block& b = level.blocks[i];
-    check_object(fmt::format("block {} ({})", i, b.type), b.x, b.y, b.rotation);
+    const std::string what = fmt::format("block {} ({})", i, b.type);
+    if (find_block_spec(b.type) == nullptr) return fmt::format("{}: unknown block type \"{}\"", what, b.type);
+    if (auto p = object_problem(what, b.x, b.y, b.rotation); !p.empty()) return p;
   }
   for (size_t i = 0; i < level.pigs.size(); ++i) {
     const Pig& p = level.pigs[i];
-    check_object(fmt::format("pig {} ({})", i, p.type), p.x, p.y, p.rotation);
+    const std::string what = fmt::format("pig {} ({})", i, p.type);
+    if (find_pig_spec(p.type) == nullptr) return fmt::format("{}: unknown pig type \"{}\"", what, p.type);
+    if (auto problem = object_problem(what, p.x, p.y, p.rotation); !problem.empty()) return problem;
   }
   for (size_t i = 0; i < level.tnts.size(); ++i) {
-    check_object(fmt::format("TNT {}", i), level.tnts[i].x, level.tnts[i].y, level.tnts[i].rotation);
+    const Tnt& t = level.tnts[i];
+    if (auto p = object_problem(fmt::format("TNT {}", i), t.x, t.y, t.rotation); !p.empty()) return p;
   }
   for (size_t i = 0; i < level.platforms.size(); ++i) {
     const Platform& p = level.platforms[i];
     const std::string what = fmt::format("platform {}", i);
-    check_object(what, p.x, p.y, p.rotation);
+    if (auto problem = object_problem(what, p.x, p.y, p.rotation); !problem.empty()) return problem;
     for (const auto& [name, v] : {std::pair{"scaleX", p.scale_x}, std::pair{"scaleY", p.scale_y}}) {
       if (!std::isfinite(v) || std::abs(v) < 1e-3 || std::abs(v) > kMaxCoordinate) {
-        throw SetupError(fmt::format("{}: {} = {} gives no usable collider (1e-3 <= |scale| <= {})", what, name, v,
-                                     kMaxCoordinate));
+        return fmt::format("{}: {} = {} gives no usable collider (1e-3 <= |scale| <= {})", what, name, v,
+                           kMaxCoordinate);
       }
     }
   }
+  return "";
 }
 
 }  // namespace
 
+Status check_simulable(const Level& level) {
+  std::string problem = level_problem(level);
+  if (problem.empty()) return ok_status();
+  return ItemError{"", std::move(problem)};
+}
+
 StabilityResult evaluate_stability(const Level& level, const StabilityConfig& config) {
-  check_level(level);
+  const std::string problem = level_problem(level);
+  PCGLAB_CHECK(problem.empty()) << "evaluate_stability on a level check_simulable refuses: " << problem;
   b2World world(b2Vec2(0.0f, -9.81f));
   world.SetContinuousPhysics(false);  // Rigidbody2D collision detection: discrete
   world.SetAllowSleeping(true);
@@ -203,7 +218,7 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
   for (size_t i = 0; i < level.blocks.size(); ++i) {
     const Block& b = level.blocks[i];
     const BlockSpec* spec = find_block_spec(b.type);
-    if (spec == nullptr) throw SetupError(fmt::format("unknown block type \"{}\"", b.type));
+    PCGLAB_CHECK(spec != nullptr) << "unknown block type " << b.type;
     b2Body* body = make_body(world, b.x, b.y, b.rotation, true);
     const double f = material_friction(b.material);
     if (spec->paths != nullptr) {
@@ -216,7 +231,7 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
   for (size_t i = 0; i < level.pigs.size(); ++i) {
     const Pig& p = level.pigs[i];
     const PigSpec* spec = find_pig_spec(p.type);
-    if (spec == nullptr) throw SetupError(fmt::format("unknown pig type \"{}\"", p.type));
+    PCGLAB_CHECK(spec != nullptr) << "unknown pig type " << p.type;
     b2Body* body = make_body(world, p.x, p.y, p.rotation, true, {0.0, 0.05, spec->gravity_scale});
     add_polygon(body, *spec->paths, kUnityDefaultFriction, spec->mass);
     track(body, "pig", static_cast<int>(i), p.type, spec->life);
@@ -230,7 +245,8 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
   }
   for (const Platform& p : level.platforms) {  // kinematic and never moved: static for the physics
     b2Body* body = make_body(world, p.x, p.y, p.rotation, false);
-    add_box(body, kPlatformSize * std::abs(p.scale_x), kPlatformSize * std::abs(p.scale_y), kUnityDefaultFriction);
+    add_box(body, kPlatformSize * std::abs(p.scale_x), kPlatformSize * std::abs(p.scale_y),
+            kUnityDefaultFriction);
   }
 
   StabilityResult result;
@@ -282,8 +298,9 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
       const double distance = d.Length();
       if (distance > 0) {
         const double impulse = kTntExplosionPower / (distance * 2.0);
-        o.body->ApplyLinearImpulseToCenter(
-            b2Vec2(static_cast<float>(d.x / distance * impulse), static_cast<float>(d.y / distance * impulse)), true);
+        o.body->ApplyLinearImpulseToCenter(b2Vec2(static_cast<float>(d.x / distance * impulse),
+                                                  static_cast<float>(d.y / distance * impulse)),
+                                           true);
       }
       if (o.has_life) {
         o.life -= distance > 0 ? kTntExplosionDamage / distance : std::numeric_limits<double>::infinity();
@@ -351,8 +368,12 @@ StabilityResult evaluate_stability(const Level& level, const StabilityConfig& co
   for (auto& t : tracked) {
     if (!t->counted) continue;
     ++counted;
-    ObjectOutcome o{t->kind, t->index, t->type, t->start_x, t->start_y, t->last_x, t->last_y, t->last_angle / kDegToRad,
-                    t->dead, t->dead ? t->death_time - start_time : -1.0, t->removed, false};
+    ObjectOutcome o{t->kind,    t->index,
+                    t->type,    t->start_x,
+                    t->start_y, t->last_x,
+                    t->last_y,  t->last_angle / kDegToRad,
+                    t->dead,    t->dead ? t->death_time - start_time : -1.0,
+                    t->removed, false};
     o.moved = std::hypot(o.end_x - o.start_x, o.end_y - o.start_y) >= config.movement_threshold;
     result.moving_objects += o.moved ? 1 : 0;
     result.remaining_objects += o.removed ? 0 : 1;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "birds/level.h"
+#include "core/result.h"
 
 namespace pcglab::birds {
 
@@ -24,16 +25,16 @@ enum class StabilityMetric {
 
 struct StabilityConfig {
   StabilityMetric metric = StabilityMetric::kMoving;
-  double duration = 10.0;            // game seconds (BatchStabilityTest.unity: duration 10)
-  double step = 0.02;                // Unity fixed timestep
-  int velocity_iterations = 100;     // Physics2DSettings
+  double duration = 10.0;         // game seconds (BatchStabilityTest.unity: duration 10)
+  double step = 0.02;             // Unity fixed timestep
+  int velocity_iterations = 100;  // Physics2DSettings
   int position_iterations = 100;
-  double movement_threshold = 0.1;   // the scene overrides the code default of 3
-  int trials = 3;                    // official best-of-3; deterministic here, so one run decides
-  bool early_stop = true;            // stop once every body sleeps (cannot change the result)
-  bool damage = true;                // life minus impact speed; destroyed at life <= 0
-  double destroy_delay = 0.5;        // collider off at death, object removed 0.5 s later
-  double world_half_width = 26.25;   // objects beyond |x| are removed (LevelWidth / 2)
+  double movement_threshold = 0.1;  // the scene overrides the code default of 3
+  int trials = 3;                   // official best-of-3; deterministic here, so one run decides
+  bool early_stop = true;           // stop once every body sleeps (cannot change the result)
+  bool damage = true;               // life minus impact speed; destroyed at life <= 0
+  double destroy_delay = 0.5;       // collider off at death, object removed 0.5 s later
+  double world_half_width = 26.25;  // objects beyond |x| are removed (LevelWidth / 2)
   // Game seconds simulated before start positions are recorded. The evaluator records them a few
   // frames after loading the scene at time scale 10, so physics has already run; see docs/birds.md.
   double settle_time = 0.0;
@@ -58,15 +59,19 @@ struct StabilityResult {
   int starting_objects = 0;
   int moving_objects = 0;
   int remaining_objects = 0;  // not removed by the end (what the cd8486e metric counts)
-  int steps = 0;             // physics steps simulated
+  int steps = 0;              // physics steps simulated
   bool stopped_early = false;
-  Level final_level;         // the level after the simulation (destroyed objects removed)
+  Level final_level;  // the level after the simulation (destroyed objects removed)
   std::vector<ObjectOutcome> objects;
 };
 
-// Simulates `level`. Deterministic: the same level gives the same result, bit for bit, on any
-// thread. Throws SetupError for an unknown block or pig type and for positions, angles or platform
-// scales Box2D cannot take (|x|, |y| > 1e6, not finite, |scale| outside 1e-3..1e6).
+// Whether `level` can be simulated: an ItemError naming the object for an unknown block or pig
+// type and for positions, angles or platform scales Box2D cannot take (|x|, |y| > 1e6, not
+// finite, |scale| outside 1e-3..1e6). A level read from a file may break these: check it first.
+Status check_simulable(const Level& level);
+
+// Simulates `level`, which check_simulable accepts (otherwise: CheckError, a bug in the caller).
+// Deterministic: the same level gives the same result, bit for bit, on any thread.
 StabilityResult evaluate_stability(const Level& level, const StabilityConfig& config = {});
 
 }  // namespace pcglab::birds

@@ -7,6 +7,7 @@
 #include "birds/competition_layout.h"
 #include "birds/extract.h"
 #include "core/files.h"
+#include "core/item_boundary.h"
 #include "core/json.h"
 
 namespace pcglab::birds {
@@ -14,44 +15,55 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Removes a trial's intermediate and level files (a failed trial has none, as with the official scripts).
+void remove_outputs(const fs::path& team_dir, const TrialFile& f) {
+  std::error_code ec;
+  fs::remove(stage_path(team_dir, "intermediate", f.character, f.stem, ".txt"), ec);
+  fs::remove(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), ec);
+}
+
 TrialConversion convert_trial(const fs::path& team_dir, const TrialFile& f, const ConvertOptions& options) {
   TrialConversion t{f.team, f.character, f.stem, "ok", "", "", 0};
-  const fs::path code_path = stage_path(team_dir, "intermediate", f.character, f.stem, ".txt");
-  const fs::path level_path = stage_path(team_dir, "levels", f.character, f.stem, ".xml");
-  std::error_code ec;
-  std::string raw;
-  try {
-    raw = read_file(f.path);
-  } catch (const SetupError& e) {
+  const Result<std::string> raw = read_response_file(f.path);
+  if (!raw.ok()) {
+    remove_outputs(team_dir, f);
     t.status = "read-error";
-    t.error = e.what();
+    t.error = raw.error().describe();
     return t;
   }
-  const ExtractionReport report = diagnose_extraction(raw, options.function);
+  const ExtractionReport report = diagnose_extraction(raw.value(), options.function);
   if (!report.code) {
-    fs::remove(code_path, ec);
-    fs::remove(level_path, ec);
+    remove_outputs(team_dir, f);
     t.status = "no-code";
     t.error = "Code not found.";
     t.detail = report.no_code_reason;
     return t;
   }
-  write_file_atomic(code_path, *report.code);
   auto level = convert_program(*report.code, options.function, f.stem, options.converter);
-  if (!level.ok()) {
-    fs::remove(level_path, ec);
-    t.status = "conversion-error";
-    t.error = level.error().message;
+  try {
+    write_file_atomic(stage_path(team_dir, "intermediate", f.character, f.stem, ".txt"), *report.code);
+    if (!level.ok()) {
+      std::error_code ec;
+      fs::remove(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), ec);
+      t.status = "conversion-error";
+      t.error = level.error().message;
+      return t;
+    }
+    write_file_atomic(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), level.value().xml);
+  } catch (const SetupError& e) {  // a file that cannot be written: this trial's error
+    remove_outputs(team_dir, f);
+    t.status = "write-error";
+    t.error = e.what();
     return t;
   }
-  write_file_atomic(level_path, level.value().xml);
   t.blocks = static_cast<int>(level.value().blocks.size());
   return t;
 }
 
 }  // namespace
 
-std::vector<TrialConversion> convert_competition(const fs::path& dir, const ConvertOptions& options, ThreadPool& pool,
+std::vector<TrialConversion> convert_competition(const fs::path& dir, const ConvertOptions& options,
+                                                 ThreadPool& pool,
                                                  const std::function<void(const TrialConversion&)>& on_done) {
   std::vector<std::pair<fs::path, TrialFile>> work;
   for (const fs::path& team : find_team_folders(dir, "raw")) {
@@ -59,10 +71,21 @@ std::vector<TrialConversion> convert_competition(const fs::path& dir, const Conv
   }
   std::vector<TrialConversion> results(work.size());
   pool.parallel_for(work.size(), [&](size_t i) {
-    try {
-      results[i] = convert_trial(work[i].first, work[i].second, options);
-    } catch (const SetupError& e) {  // e.g. a file that cannot be written
-      results[i] = {work[i].second.team, work[i].second.character, work[i].second.stem, "write-error", e.what(), "", 0};
+    const fs::path& team_dir = work[i].first;
+    const TrialFile& f = work[i].second;
+    Result<TrialConversion> r =
+        run_item(f.path.string(), [&] { return convert_trial(team_dir, f, options); });
+    if (r.ok()) {
+      results[i] = std::move(r).value();
+    } else {  // anything unexpected: this trial's error, and no stale outputs
+      remove_outputs(team_dir, f);
+      results[i] = {f.team,
+                    f.character,
+                    f.stem,
+                    r.error().internal ? "internal-error" : "error",
+                    r.error().describe(),
+                    "",
+                    0};
     }
     if (on_done) on_done(results[i]);
   });

@@ -1,5 +1,6 @@
 // Result<T>: the value of one item of a batch, or the error that item met.
 // Errors name the item ("team_A_3.txt") and the cause, so a batch can record them and go on.
+// run_item (item_boundary.h) turns anything thrown inside an item into its ItemError.
 #pragma once
 
 #include <string>
@@ -11,8 +12,9 @@
 namespace pcglab {
 
 struct ItemError {
-  std::string item;     // what failed: a file, a trial id, a request
-  std::string message;  // why, in words a user can act on
+  std::string item;       // what failed: a file, a trial id, a request
+  std::string message;    // why, in words a user can act on
+  bool internal = false;  // a bug in pcglab (a broken invariant), not a fault of the input
 
   std::string describe() const { return item.empty() ? message : item + ": " + message; }
   bool operator==(const ItemError&) const = default;
@@ -21,7 +23,7 @@ struct ItemError {
 template <class T>
 class Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
   Result(ItemError error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   static Result failure(std::string item, std::string message) {
@@ -57,6 +59,8 @@ struct Unit {
   bool operator==(const Unit&) const = default;
 };
 using Status = Result<Unit>;
-inline Status ok_status() { return Status(Unit{}); }
+inline Status ok_status() {
+  return Status(Unit{});
+}
 
 }  // namespace pcglab

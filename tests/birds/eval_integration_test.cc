@@ -11,7 +11,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path copy_example(const testing::TempDir& dir) {
-  fs::copy(testing::source_dir() / "examples/birds/handwritten", dir / "handwritten", fs::copy_options::recursive);
+  fs::copy(testing::source_dir() / "examples/birds/handwritten", dir / "handwritten",
+           fs::copy_options::recursive);
   return dir / "handwritten";
 }
 
@@ -21,9 +22,9 @@ TEST(BirdsEval, RunsEveryStageWritesOfficialFilesAndListsFailures) {
   const auto r = testing::run_pcglab({"birds", "eval", team.string(), "--format", "json"});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // one response has no code block
   EXPECT_NE(r.err.find("handwritten_T_3 [convert]: Code not found."), std::string::npos) << r.err;
-  for (const char* f : {"result/constants.json", "result/trial_scores.csv", "result/character_scores.csv", "result/result.json",
-                        "stability/T.json", "similarity/T.json", "diversity/T.json", "images/T/handwritten_T_1.png",
-                        "logs/eval.json", "logs/classify.json"})
+  for (const char* f : {"result/constants.json", "result/trial_scores.csv", "result/character_scores.csv",
+                        "result/result.json", "stability/T.json", "similarity/T.json", "diversity/T.json",
+                        "images/T/handwritten_T_1.png", "logs/eval.json", "logs/classify.json"})
     EXPECT_TRUE(fs::exists(team / f)) << f;
 
   // The official similarity layout: ids are image file names, 26 raws A..Z, similarity = raw of T.
@@ -49,7 +50,8 @@ TEST(BirdsEval, RunsEveryStageWritesOfficialFilesAndListsFailures) {
   // Scores see the similarity of trial 1 (ids with the .png extension).
   const std::string trials = read_file(team / "result/trial_scores.csv");
   EXPECT_NE(trials.find("\"handwritten\",\"T\",1,"), std::string::npos);
-  EXPECT_EQ(trials.find("\"handwritten\",\"T\",1,\"0\",\"1\",\"0\""), std::string::npos) << "similarity of T 1 read as 0";
+  EXPECT_EQ(trials.find("\"handwritten\",\"T\",1,\"0\",\"1\",\"0\""), std::string::npos)
+      << "similarity of T 1 read as 0";
 
   const Json table = parse_json(r.out, "stdout");
   ASSERT_EQ(table.size(), 1u);
@@ -69,7 +71,8 @@ TEST(BirdsEval, FinishedStagesAreSkippedAndChangedInputsRedone) {
 
   // A changed response: every stage of the team runs again, and the new level is simulated.
   const fs::path response = team / "raw/I/handwritten_I_1.txt";
-  write_file_atomic(response, "```\ndrop_block('b13', 10)\ndrop_block('b13', 10)\ndrop_block('b13', 10)\n```\n");
+  write_file_atomic(response,
+                    "```\ndrop_block('b13', 10)\ndrop_block('b13', 10)\ndrop_block('b13', 10)\n```\n");
   const auto third = testing::run_pcglab({"birds", "eval", team.string()});
   EXPECT_EQ(third.exit_code, 1);
   EXPECT_EQ(testing::count_occurrences(third.err, "finished earlier, skipped"), 0u) << third.err;
@@ -79,6 +82,47 @@ TEST(BirdsEval, FinishedStagesAreSkippedAndChangedInputsRedone) {
   // --force redoes everything.
   const auto forced = testing::run_pcglab({"birds", "eval", team.string(), "--force"});
   EXPECT_EQ(testing::count_occurrences(forced.err, "finished earlier, skipped"), 0u);
+}
+
+TEST(BirdsEval, SymlinkLoopsAndSecondNamesAreNotRankedAsTeams) {
+  // A folder whose raw/ links back to itself was ranked as an extra team (changing every team's
+  // weights) while convert ignored it; eval, convert and score now leave it out alike, with a warning.
+  testing::TempDir dir;
+  copy_example(dir);
+  fs::create_directories(dir / "loop");
+  fs::create_directory_symlink("../loop", dir / "loop/raw");
+  fs::create_directory_symlink("handwritten", dir / "again");
+  const auto r = testing::run_pcglab({"birds", "eval", dir.path().string(), "--format", "json"});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  const Json ranking = Json::parse(r.out);
+  ASSERT_EQ(ranking.size(), 1u) << r.out;
+  EXPECT_EQ(ranking[0]["team"], "handwritten");
+  EXPECT_EQ(testing::count_occurrences(
+                r.err, (dir / "loop").string() + ": left out as a team folder: a symlink loop"),
+            1u)
+      << r.err;
+  EXPECT_EQ(testing::count_occurrences(
+                r.err, (dir / "again").string() + ": left out as a team folder: the same folder as"),
+            1u)
+      << r.err;
+  const auto score = testing::run_pcglab({"birds", "score", dir.path().string(), "--format", "json"});
+  ASSERT_EQ(score.exit_code, 0) << score.err;
+  const Json scored = Json::parse(score.out);
+  ASSERT_EQ(scored.size(), 1u) << score.out;
+  EXPECT_EQ(scored[0]["team"], "handwritten");
+  EXPECT_EQ(scored[0]["normalized_prompt_score"], ranking[0]["normalized_prompt_score"]);
+}
+
+TEST(BirdsEval, ATeamFolderGivenWithATrailingSlashKeepsItsName) {
+  // "handwritten/" has an empty file name: the team was ranked as "" with no failed trials.
+  testing::TempDir dir;
+  const fs::path team = copy_example(dir);
+  const auto r = testing::run_pcglab({"birds", "eval", team.string() + "/", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  const Json ranking = Json::parse(r.out);
+  ASSERT_EQ(ranking.size(), 1u) << r.out;
+  EXPECT_EQ(ranking[0]["team"], "handwritten");
+  EXPECT_EQ(ranking[0]["failed_trials"], 1);
 }
 
 TEST(BirdsClassify, WritesSimilarityAndRejectsEmbeddingsWithoutAViT) {
@@ -107,9 +151,11 @@ TEST(BirdsEval, Policy2025UsesTheVitsClsEmbeddings) {
   testing::TempDir dir;
   const fs::path team = copy_example(dir);
   nn::VitConfig small;
-  small.hidden = 32, small.layers = 2, small.heads = 4, small.intermediate = 64, small.image = 32, small.patch = 8;
+  small.hidden = 32, small.layers = 2, small.heads = 4, small.intermediate = 64, small.image = 32,
+  small.patch = 8;
   nn::write_random_vit(dir / "vit", small, 5);
-  const auto r = testing::run_pcglab({"birds", "eval", team.string(), "--model", (dir / "vit").string(), "--policy", "2025"});
+  const auto r = testing::run_pcglab(
+      {"birds", "eval", team.string(), "--model", (dir / "vit").string(), "--policy", "2025"});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // the one response without code
   const Json sim = read_json_file(team / "similarity/L.json");
   ASSERT_EQ(sim["similarities"][0]["cls_embedding"].size(), 32u);

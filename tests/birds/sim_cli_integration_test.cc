@@ -21,7 +21,8 @@ TEST(BirdsSimCli, SimulateWritesOfficialStabilityJsonImagesAndFailures) {
   fs::create_directories(levels / "A");
   fs::copy_file(ref / "result_22.xml", levels / "A/teamy_A_1.xml");
   fs::copy_file(ref / "V1_L_1.xml", levels / "A/teamy_A_2.xml");
-  write_file_atomic(levels / "A/teamy_A_3.xml", "<Level><GameObjects><Block type=\"Nope\"/></GameObjects></Level>");
+  write_file_atomic(levels / "A/teamy_A_3.xml",
+                    "<Level><GameObjects><Block type=\"Nope\"/></GameObjects></Level>");
   const auto r = testing::run_pcglab({"birds", "simulate", dir.path().string(), "--format", "csv"});
   EXPECT_EQ(r.exit_code, 1) << r.err;  // one level failed
   const Json j = read_json_file(dir / "teamy/stability/A.json");
@@ -57,17 +58,58 @@ TEST(BirdsSimCli, SimulateWritesOfficialStabilityJsonImagesAndFailures) {
 TEST(BirdsSimCli, SingleFilesPrintJsonAndImagesGoToOut) {
   testing::TempDir dir;
   const fs::path ref = testing::shared_dir() / "data/science-birds-levels";
-  const auto r = testing::run_pcglab({"birds", "simulate", (ref / "result_23.xml").string(), (ref / "V1_L_1.xml").string(),
-                                      "--format", "json", "-o", (dir / "img").string()});
+  const auto r =
+      testing::run_pcglab({"birds", "simulate", (ref / "result_23.xml").string(),
+                           (ref / "V1_L_1.xml").string(), "--format", "json", "-o", (dir / "img").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json j = Json::parse(r.out);
   ASSERT_EQ(j.size(), 2u);
   EXPECT_EQ(j[0]["score"], 1.0);
   EXPECT_TRUE(fs::exists(dir / "img/result_23.png"));
   EXPECT_TRUE(fs::exists(dir / "img/V1_L_1.png"));
-  const auto render = testing::run_pcglab({"birds", "render", (ref / "result_22.xml").string(), "-o", (dir / "r.png").string()});
+  const auto render = testing::run_pcglab(
+      {"birds", "render", (ref / "result_22.xml").string(), "-o", (dir / "r.png").string()});
   EXPECT_EQ(render.exit_code, 0) << render.err;
   EXPECT_EQ(read_png(dir / "r.png").width, 1024);
+}
+
+TEST(BirdsSimCli, RenderWritesPngOnlyAndUnsimulableLevelsFailAlone) {
+  testing::TempDir dir;
+  const fs::path level = testing::shared_dir() / "data/science-birds-levels/result_22.xml";
+  // It wrote PNG bytes to x.jpg before.
+  const auto jpg = testing::run_pcglab({"birds", "render", level.string(), "-o", (dir / "x.jpg").string()});
+  EXPECT_EQ(jpg.exit_code, 2);
+  EXPECT_NE(jpg.err.find("--out " + (dir / "x.jpg").string() +
+                         ": render writes PNG images only; give a file name ending in .png"),
+            std::string::npos)
+      << jpg.err;
+  EXPECT_FALSE(fs::exists(dir / "x.jpg"));
+  EXPECT_EQ(
+      testing::run_pcglab({"birds", "render", level.string(), "-o", (dir / "x.PNG").string()}).exit_code, 0);
+  write_file_atomic(
+      dir / "far.xml",
+      "<Level><GameObjects><Block type=\"SquareTiny\" material=\"wood\" x=\"1e9\" y=\"0\" rotation=\"0\"/>"
+      "</GameObjects></Level>");
+  const auto far =
+      testing::run_pcglab({"birds", "render", (dir / "far.xml").string(), "-o", (dir / "far.png").string()});
+  EXPECT_EQ(far.exit_code, 1) << far.err;
+  EXPECT_NE(far.err.find("far.xml: block 0 (SquareTiny): x = 1000000000 is out of range"), std::string::npos)
+      << far.err;
+}
+
+TEST(BirdsSimCli, AFolderNamedLikeALevelFileIsCalledAFolder) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "x.xml");
+  const auto r = testing::run_pcglab({"birds", "simulate", (dir / "x.xml").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find((dir / "x.xml").string() + ": a folder, not a level file; give level files, or a "
+                                                  "competition folder (<team>/levels/<C>/*.xml)"),
+            std::string::npos)
+      << r.err;
+  fs::create_directories(dir / "plain");
+  const auto plain = testing::run_pcglab({"birds", "simulate", (dir / "plain").string()});
+  EXPECT_EQ(plain.exit_code, 2);
+  EXPECT_NE(plain.err.find("no team folder: neither"), std::string::npos) << plain.err;
 }
 
 TEST(BirdsSimCli, RepeatedLevelsGetTheSameResultsAndImages) {
@@ -119,8 +161,8 @@ TEST(BirdsSimCli, RemainingMetricWritesTheEarlierEvaluatorsFormat) {
   const auto bad = testing::run_pcglab({"birds", "simulate", dir.path().string(), "--metric", "still"});
   EXPECT_EQ(bad.exit_code, 2);
   // --objects: each row carries the objects' outcomes.
-  const auto one = testing::run_pcglab({"birds", "simulate", (levels / "teamy_L_1.xml").string(), "--objects",
-                                        "--format", "json"});
+  const auto one = testing::run_pcglab(
+      {"birds", "simulate", (levels / "teamy_L_1.xml").string(), "--objects", "--format", "json"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   const Json rows = Json::parse(one.out);
   EXPECT_EQ(rows[0]["score"], 0.3333333432674408);  // the evaluator's value for 4 of 6 moving
