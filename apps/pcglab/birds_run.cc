@@ -1,10 +1,13 @@
 // `pcglab birds run`: a prompt against an OpenAI-compatible model for every letter and trial,
 // resumable, then optionally the whole evaluation.
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <mutex>
 
 #include "birds/competition_layout.h"
-#include "birds_eval.h"
 #include "birds/run_pipeline.h"
+#include "birds_eval.h"
 #include "command.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -13,6 +16,18 @@
 namespace pcglab::cli {
 namespace {
 namespace fs = std::filesystem;
+
+// CLI::Range for a floating-point option that also refuses nan (every comparison with nan is
+// false, so CLI::Range lets it through).
+CLI::Validator real_range(double min, double max) {
+  const CLI::Range range(min, max);
+  return CLI::Validator(
+      [range](std::string& input) {
+        if (std::isnan(std::strtod(input.c_str(), nullptr))) return "Value " + input + " is not a number";
+        return range(input);
+      },
+      range.get_description());
+}
 
 struct RunCommandOptions {
   birds::RunOptions run;
@@ -23,9 +38,6 @@ struct RunCommandOptions {
   std::string eval_model = "builtin";
   std::string eval_policy = "2024";
   std::string base_url;
-  double temperature = -1, top_p = -1;
-  int64_t seed = -1;
-  int max_tokens = 0;
 };
 
 int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
@@ -33,10 +45,6 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   r.letters = birds::parse_letters(o.letters);
   r.client = llm::client_config_from_env(r.client);
   if (!o.base_url.empty()) r.client.base_url = o.base_url;
-  if (o.temperature >= 0) r.temperature = o.temperature;
-  if (o.top_p >= 0) r.top_p = o.top_p;
-  if (o.seed >= 0) r.seed = o.seed;
-  if (o.max_tokens > 0) r.max_tokens = o.max_tokens;
   if (!o.no_cache) r.cache = o.cache.empty() ? r.out / "llm-cache.sqlite" : fs::path(o.cache);
   ProgressBar bar("trials", r.letters.size() * static_cast<size_t>(r.trials));
   std::mutex mutex;
@@ -101,23 +109,40 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option(
       "--base-url", o->base_url,
       "Server base URL (default $OPENAI_BASE_URL or OpenAI's); the key is read only from $OPENAI_API_KEY");
-  cmd.add_option("--temperature", o->temperature, "Sampling temperature (default: the server's)");
-  cmd.add_option("--top-p", o->top_p, "Nucleus sampling top_p (default: the server's)");
-  cmd.add_option("--seed", o->seed, "Sampling seed sent to the server (default: none)");
-  cmd.add_option("--max-tokens", o->max_tokens, "Maximum tokens per reply (default: the server's)");
+  // Sampling settings: sent only when given (otherwise the server's defaults apply).
+  cmd.add_option_function<double>(
+         "--temperature", [o](double v) { o->run.temperature = v; },
+         "Sampling temperature (default: the server's)")
+      ->check(real_range(0.0, 2.0));
+  cmd.add_option_function<double>(
+         "--top-p", [o](double v) { o->run.top_p = v; }, "Nucleus sampling top_p (default: the server's)")
+      ->check(real_range(0.0, 1.0));
+  cmd.add_option_function<int64_t>(
+         "--seed", [o](int64_t v) { o->run.seed = v; }, "Sampling seed sent to the server (default: none)")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+  cmd.add_option_function<int>(
+         "--max-tokens", [o](int v) { o->run.max_tokens = v; },
+         "Maximum tokens per reply (default: the server's)")
+      ->check(CLI::Range(1, 1000000));
   cmd.add_option("--timeout", o->run.client.timeout_s, "Seconds per request before it is retried")
+      ->check(real_range(0.1, 3600.0))
       ->capture_default_str();
   cmd.add_option("--max-retries", o->run.client.max_retries,
                  "Retries per request (408, 409, 429, 5xx, timeouts)")
+      ->check(CLI::Range(0, 100))
       ->capture_default_str();
   cmd.add_option("--backoff", o->run.client.backoff_base_s,
                  "First retry wait in seconds (doubles each retry, with jitter)")
+      ->check(real_range(0.0, 600.0))
       ->capture_default_str();
   cmd.add_option("--rpm", o->run.requests_per_minute, "Requests per minute at most (0: no limit)")
+      ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   cmd.add_option("--tpm", o->run.tokens_per_minute, "Tokens per minute at most (0: no limit)")
+      ->check(CLI::Range(0, 1000000000))
       ->capture_default_str();
-  cmd.add_option("--eval-model", o->eval_model, "With --eval: the letter classifier (builtin, a .safetensors, a ViT folder)")
+  cmd.add_option("--eval-model", o->eval_model,
+                 "With --eval: the letter classifier (builtin, a .safetensors, a ViT folder)")
       ->capture_default_str();
   cmd.add_option("--eval-policy", o->eval_policy, "With --eval: the scoring policy")
       ->check(CLI::IsMember({"2023", "2024", "2025"}))

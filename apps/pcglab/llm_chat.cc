@@ -1,6 +1,10 @@
 // `pcglab llm chat --model M "text"`: one query to an OpenAI-compatible server.
 // The key comes only from OPENAI_API_KEY (never a flag, so it stays out of process lists).
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <optional>
 
 #include "command.h"
 #include "core/log.h"
@@ -9,14 +13,26 @@
 namespace pcglab::cli {
 namespace {
 
+// CLI::Range for a floating-point option that also refuses nan (every comparison with nan is
+// false, so CLI::Range lets it through).
+CLI::Validator real_range(double min, double max) {
+  const CLI::Range range(min, max);
+  return CLI::Validator(
+      [range](std::string& input) {
+        if (std::isnan(std::strtod(input.c_str(), nullptr))) return "Value " + input + " is not a number";
+        return range(input);
+      },
+      range.get_description());
+}
+
 struct ChatOptions {
   std::string model;
   std::string text;
   std::string system;
   std::string base_url;
   double temperature = 1.0;
-  int max_tokens = 0;
-  int64_t seed = -1;
+  std::optional<int> max_tokens;  // the server's default when not given
+  std::optional<int64_t> seed;
   double timeout = 120;
   int retries = 5;
 };
@@ -26,7 +42,7 @@ int run_chat(const ChatOptions& opt, const GlobalOptions& global) {
   if (!opt.base_url.empty()) config.base_url = opt.base_url;
   config.timeout_s = opt.timeout;
   config.max_retries = opt.retries;
-  llm::ChatClient client(config);
+  llm::ChatClient client(config);  // refuses bad settings and a missing key before any request
   client.on_retry([](int attempt, double wait, const std::string& why) {
     log_warn("attempt {} failed ({}); retrying in {:.1f} s", attempt, why, wait);
   });
@@ -35,8 +51,8 @@ int run_chat(const ChatOptions& opt, const GlobalOptions& global) {
   if (!opt.system.empty()) request.messages.push_back({"system", opt.system});
   request.messages.push_back({"user", opt.text});
   request.temperature = opt.temperature;
-  if (opt.max_tokens > 0) request.max_tokens = opt.max_tokens;
-  if (opt.seed >= 0) request.seed = opt.seed;
+  request.max_tokens = opt.max_tokens;
+  request.seed = opt.seed;
   const auto r = client.complete(request);
   if (!r.ok()) {
     log_error("{} at {}: {}", opt.model, config.base_url, r.error().message);
@@ -62,12 +78,20 @@ Action setup_chat(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--model", opt->model, "Model name on the server")->required();
   cmd.add_option("--system", opt->system, "Optional system message");
   cmd.add_option("--base-url", opt->base_url, "Server URL (default: $OPENAI_BASE_URL, else OpenAI's)");
-  cmd.add_option("--temperature", opt->temperature, "Sampling temperature");
-  cmd.add_option("--max-tokens", opt->max_tokens, "Completion token limit (0: server default)");
-  cmd.add_option("--seed", opt->seed, "Sampling seed (-1: none)");
-  cmd.add_option("--timeout", opt->timeout, "Seconds per request");
-  cmd.add_option("--retries", opt->retries, "Retries for 408/409/429/5xx, timeouts and connection errors");
-  cmd.footer("The API key is read from OPENAI_API_KEY only. --format md prints the reply text alone.");
+  cmd.add_option("--temperature", opt->temperature, "Sampling temperature")->check(real_range(0.0, 2.0));
+  cmd.add_option_function<int>(
+         "--max-tokens", [opt](int v) { opt->max_tokens = v; },
+         "Completion token limit (default: the server's)")
+      ->check(CLI::Range(1, 1000000));
+  cmd.add_option_function<int64_t>(
+         "--seed", [opt](int64_t v) { opt->seed = v; }, "Sampling seed (default: none)")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+  cmd.add_option("--timeout", opt->timeout, "Seconds per request")->check(real_range(0.1, 3600.0));
+  cmd.add_option("--retries", opt->retries, "Retries for 408/409/429/5xx, timeouts and connection errors")
+      ->check(CLI::Range(0, 100));
+  cmd.footer(
+      "The API key is read from OPENAI_API_KEY only; it is required unless the server is on this machine "
+      "(localhost, 127.0.0.1, ::1). --format md prints the reply text alone. 401 and 403 are never retried.");
   return [opt, &global] { return run_chat(*opt, global); };
 }
 

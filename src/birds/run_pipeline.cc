@@ -12,6 +12,7 @@
 #include "core/thread_pool.h"
 #include "llm/prompt.h"
 #include "llm/response_cache.h"
+#include "store/run_lock.h"
 #include "store/run_store.h"
 
 namespace pcglab::birds {
@@ -60,13 +61,26 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   for (char c : o.letters)
     if (c < 'A' || c > 'Z') throw SetupError(fmt::format("--letters: '{}' is not a capital letter", c));
   if (o.trials < 1) throw SetupError("--trials must be at least 1");
+  if (o.concurrency < 1)
+    throw SetupError(fmt::format("--concurrency must be at least 1 (got {})", o.concurrency));
+  if (o.temperature && !(*o.temperature >= 0 && *o.temperature <= 2))
+    throw SetupError(fmt::format("--temperature must be from 0 to 2 (got {})", *o.temperature));
+  if (o.top_p && !(*o.top_p >= 0 && *o.top_p <= 1))
+    throw SetupError(fmt::format("--top-p must be from 0 to 1 (got {})", *o.top_p));
+  if (o.max_tokens && *o.max_tokens < 1)
+    throw SetupError(fmt::format("--max-tokens must be at least 1 (got {})", *o.max_tokens));
+  llm::validate_client_settings(o.client);
   const llm::PromptProgram program = llm::load_prompt(o.prompt);
   if (!program.has_object)
     log_warn("{}: the prompt has no <OBJECT>: every letter gets the same prompt", o.prompt.string());
 
+  llm::RateLimiter limiter({o.concurrency, o.requests_per_minute, o.tokens_per_minute});
+
   RunSummary summary;
   summary.team_dir = o.out / o.team;
   const OrderedJson config = run_config(o, program);
+  // One process per run folder, for the whole run: a second would request the same trials.
+  const store::RunLock folder_lock(summary.team_dir, summary.team_dir / "logs" / "run.lock");
   store::RunStore store(summary.team_dir / "logs" / "run.sqlite");
   const int64_t run = store.open_run("birds-run", config.dump());
   // A run killed mid-write leaves unfinished temporaries beside its responses: clear them.
@@ -75,9 +89,12 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   for (char letter : o.letters)
     for (int t = 1; t <= o.trials; ++t) keys.push_back(item_key(letter, t));
   store.add_items(run, keys);
+  // Trials left to run need a key for a remote server: say so before any request is sent (a run
+  // whose trials all finished earlier needs none).
+  if (const auto counts = store.counts(run); counts.pending + counts.error > 0)
+    llm::require_api_key(o.client);
   std::unique_ptr<llm::ResponseCache> cache;
   if (o.cache) cache = std::make_unique<llm::ResponseCache>(*o.cache);
-  llm::RateLimiter limiter({o.concurrency, o.requests_per_minute, o.tokens_per_minute});
 
   auto write_run_json = [&] {
     OrderedJson meta = config;
@@ -128,7 +145,13 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
       auto reply = client.complete(request);
       permit.finish(reply.ok() ? reply.value().usage.total_tokens : 0);
       if (reply.ok()) {
-        if (cache) cache->put(key, request, reply.value());
+        if (cache) {
+          try {
+            cache->put(key, request, reply.value());
+          } catch (const SetupError& e) {  // the reply still reaches the response file and the store
+            log_warn("{} trial {}: the reply is not cached: {}", t.letter, t.trial, e.what());
+          }
+        }
         t.latency_s += reply.value().latency_s;
         if (progress.counter) progress.counter("tokens", reply.value().usage.total_tokens);
       }

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "core/check.h"
 #include "core/json.h"
 #include "core/rng.h"
 
@@ -92,6 +93,56 @@ ClientConfig client_config_from_env(ClientConfig defaults) {
   return defaults;
 }
 
+bool is_loopback_url(const std::string& url) {
+  CURLU* parsed = curl_url();
+  char* host = nullptr;
+  bool loopback = false;
+  if (parsed != nullptr && curl_url_set(parsed, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK &&
+      curl_url_get(parsed, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
+    std::string h = host;
+    for (char& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool ipv4 = h.find_first_not_of("0123456789.") == std::string::npos;
+    loopback = h == "localhost" || (ipv4 && h.rfind("127.", 0) == 0) || h == "[::1]";
+  }
+  curl_free(host);
+  curl_url_cleanup(parsed);
+  return loopback;
+}
+
+void validate_client_settings(const ClientConfig& c) {
+  if (c.base_url.rfind("http://", 0) != 0 && c.base_url.rfind("https://", 0) != 0)
+    throw SetupError(
+        fmt::format("the server's base URL '{}' must start with http:// or https:// "
+                    "(OPENAI_BASE_URL or --base-url)",
+                    c.base_url));
+  if (!(c.timeout_s > 0 && c.timeout_s <= 86400))
+    throw SetupError(
+        fmt::format("the request timeout must be more than 0 and at most 86400 seconds (got "
+                    "{}); 0 would wait for a reply forever",
+                    c.timeout_s));
+  if (c.max_retries < 0 || c.max_retries > 100)
+    throw SetupError(fmt::format("the number of retries must be from 0 to 100 (got {})", c.max_retries));
+  if (!(c.backoff_base_s >= 0 && c.backoff_base_s <= 3600) ||
+      !(c.backoff_max_s >= 0 && c.backoff_max_s <= 3600))
+    throw SetupError(
+        fmt::format("retry waits must be from 0 to 3600 seconds (got a first wait of {} s and "
+                    "a longest wait of {} s)",
+                    c.backoff_base_s, c.backoff_max_s));
+}
+
+void require_api_key(const ClientConfig& c) {
+  if (c.api_key.empty() && !is_loopback_url(c.base_url))
+    throw SetupError(
+        fmt::format("OPENAI_API_KEY is not set: the server at {} needs an API key (for a "
+                    "server that needs none, set OPENAI_API_KEY to any text, e.g. 'none')",
+                    c.base_url));
+}
+
+void validate_client_config(const ClientConfig& config) {
+  validate_client_settings(config);
+  require_api_key(config);
+}
+
 std::string request_json(const ChatRequest& r) {
   OrderedJson j;
   j["model"] = r.model;
@@ -106,6 +157,7 @@ std::string request_json(const ChatRequest& r) {
 
 ChatClient::ChatClient(ClientConfig config) : config_(std::move(config)), jitter_state_(config_.jitter_seed) {
   init_curl_once();
+  validate_client_config(config_);
   sleep_ = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
 }
 
@@ -126,7 +178,8 @@ Result<ChatResponse> ChatClient::complete(const ChatRequest& request) {
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.timeout_s * 1000));
+    // At least 1 ms: libcurl reads 0 as "no timeout" (validate_client_config refuses 0 itself).
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, std::max(1L, std::lround(config_.timeout_s * 1000)));
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &http.body);

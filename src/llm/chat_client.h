@@ -1,8 +1,8 @@
 // A chat-completions client for any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp
 // server) over libcurl, with retries: 408, 409, 429 (honouring Retry-After), 5xx, timeouts and
 // connection failures are retried with exponential backoff and jitter; other 4xx fail at once with
-// the server's message. The API key is sent as a bearer token and never appears in a result, an
-// error message or a log line.
+// the server's message (401 and 403 included: a bad key is never retried). The API key is sent as a bearer
+// token and never appears in a result, an error message or a log line.
 #pragma once
 
 #include <cstdint>
@@ -56,11 +56,26 @@ struct ClientConfig {
 // Reads OPENAI_BASE_URL and OPENAI_API_KEY from the environment over the given defaults.
 ClientConfig client_config_from_env(ClientConfig defaults = {});
 
+// True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1).
+bool is_loopback_url(const std::string& url);
+
+// Throws SetupError naming the setting and the allowed range when the configuration cannot work:
+// a base URL that is not http(s), timeout_s not in (0, 86400] (0 would turn libcurl's timeout
+// off), max_retries not in [0, 100], backoff_base_s or backoff_max_s not in [0, 3600].
+void validate_client_settings(const ClientConfig& config);
+// Throws SetupError when there is no API key for a server that is not on this machine: local
+// servers (Ollama, vLLM, llama.cpp) usually need none; a remote one does, and without one every
+// request would fail (after its retries, when the server cannot be reached).
+void require_api_key(const ClientConfig& config);
+// Both checks.
+void validate_client_config(const ClientConfig& config);
+
 // The request body as JSON (exposed for tests and for the cache key).
 std::string request_json(const ChatRequest& request);
 
 class ChatClient {
  public:
+  // Throws SetupError for a configuration validate_client_config refuses (before any request).
   explicit ChatClient(ClientConfig config);
   // One chat completion; an ItemError (item = the model) when it failed for good.
   Result<ChatResponse> complete(const ChatRequest& request);

@@ -3,10 +3,20 @@
 #include <algorithm>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "core/check.h"
+#include "core/log.h"
+
 namespace pcglab::llm {
 
 RateLimiter::RateLimiter(RateLimits limits, Clock clock, Sleeper sleeper)
     : limits_(limits), clock_(std::move(clock)), sleep_(std::move(sleeper)) {
+  if (limits_.max_in_flight < 0 || limits_.requests_per_minute < 0 || limits_.tokens_per_minute < 0)
+    throw SetupError(fmt::format(
+        "rate limits must be 0 (no limit) or positive: {} in flight, {} requests and {} tokens per minute",
+        limits_.max_in_flight, limits_.requests_per_minute, limits_.tokens_per_minute));
+  warn_ = [](const std::string& message) { log_warn("{}", message); };
   if (!sleep_) sleep_ = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
   if (!clock_) {
     const auto start = std::chrono::steady_clock::now();
@@ -30,12 +40,14 @@ double RateLimiter::wait_needed(int64_t tokens, double t) {
   if (limits_.tokens_per_minute > 0) {
     int64_t used = 0;
     for (const auto& s : window_) used += s.tokens;
-    // A request larger than the whole budget may start on an empty window (otherwise never).
-    if (used > 0 && used + tokens > limits_.tokens_per_minute) {
+    // A request larger than the whole budget counts as the whole budget: it starts only on an
+    // empty window (and then holds the window for a minute on its own).
+    const int64_t need = std::min(tokens, limits_.tokens_per_minute);
+    if (used + need > limits_.tokens_per_minute) {
       int64_t freed = 0;
       for (const auto& s : window_) {
         freed += s.tokens;
-        if (used - freed + tokens <= limits_.tokens_per_minute) {
+        if (used - freed + need <= limits_.tokens_per_minute) {
           wait = std::max(wait, s.time + 60.0 - t);
           break;
         }
@@ -47,6 +59,14 @@ double RateLimiter::wait_needed(int64_t tokens, double t) {
 
 RateLimiter::Permit RateLimiter::acquire(int64_t tokens, double* waited_s) {
   std::unique_lock lock(mutex_);
+  if (limits_.tokens_per_minute > 0 && tokens > limits_.tokens_per_minute && !warned_oversized_) {
+    warned_oversized_ = true;
+    if (warn_)
+      warn_(
+          fmt::format("a request is estimated at {} tokens, more than the limit of {} tokens per minute: "
+                      "each such request waits until no tokens were used in the last minute",
+                      tokens, limits_.tokens_per_minute));
+  }
   const double start = now();
   for (;;) {
     const bool slot_free = limits_.max_in_flight <= 0 || in_flight_ < limits_.max_in_flight;

@@ -2,6 +2,9 @@
 // minute (a sliding 60-second window of the requests started, each counted with its tokens).
 // acquire() blocks until a request may start; the returned permit ends the request in flight and
 // records its real token count. The clock is injectable so tests are exact and instant.
+//
+// A request estimated at more tokens than the per-minute limit counts as the whole limit: it
+// starts only when the window holds no tokens, and the first such request triggers one warning.
 #pragma once
 
 #include <chrono>
@@ -12,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 
 namespace pcglab::llm {
 
@@ -25,8 +29,12 @@ class RateLimiter {
  public:
   using Clock = std::function<double()>;        // seconds, monotonic
   using Sleeper = std::function<void(double)>;  // waits that many seconds
+  using Warning = std::function<void(const std::string&)>;
 
+  // Throws SetupError for a negative limit.
   explicit RateLimiter(RateLimits limits, Clock clock = {}, Sleeper sleeper = {});
+  // Where the one warning goes (default: log_warn).
+  void on_warning(Warning fn) { warn_ = std::move(fn); }
 
   class Permit {
    public:
@@ -65,6 +73,8 @@ class RateLimiter {
   RateLimits limits_;
   Clock clock_;
   Sleeper sleep_;
+  Warning warn_;
+  bool warned_oversized_ = false;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Started> window_;

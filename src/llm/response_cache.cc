@@ -25,7 +25,8 @@ std::string cache_key(const ChatRequest& request, int trial) {
   return sha256_hex(request_json(request) + "\ntrial=" + std::to_string(trial));
 }
 
-ResponseCache::ResponseCache(const std::filesystem::path& path) : db_(path, "response cache") {
+ResponseCache::ResponseCache(const std::filesystem::path& path, store::SqliteOptions options)
+    : db_(path, "response cache", std::move(options)) {
   db_.exec(
       "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, request TEXT NOT NULL, "
       "response TEXT NOT NULL, created TEXT NOT NULL DEFAULT (datetime('now')))");
@@ -74,7 +75,8 @@ void ResponseCache::put(const std::string& key, const ChatRequest& request, cons
 int64_t ResponseCache::size() {
   std::lock_guard lock(mutex_);
   store::Statement s(db_, "SELECT COUNT(*) FROM responses");
-  return s.step_row() ? s.integer(0) : 0;
+  s.step_row();  // COUNT(*) always gives a row
+  return s.integer(0);
 }
 
 }  // namespace pcglab::llm

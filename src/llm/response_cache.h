@@ -1,6 +1,10 @@
 // A response cache on SQLite (WAL): key = SHA-256 of the normalised request (model, messages,
 // sampling settings; never the API key or the server URL) plus the trial index; value = the
-// response and its metadata. Reruns cost nothing and give the same files. Thread-safe.
+// response and its metadata. Reruns cost nothing and give the same files. Thread-safe, and
+// shared safely by several processes (a lock is waited for).
+//
+// A cache that cannot be read (locked past the busy timeout, an I/O error) throws SetupError
+// naming the file: a failed read is never a miss, which would repeat a paid request.
 #pragma once
 
 #include <filesystem>
@@ -20,7 +24,7 @@ std::string cache_key(const ChatRequest& request, int trial);
 class ResponseCache {
  public:
   // Opens or creates the cache file. Throws SetupError naming the file when it cannot.
-  explicit ResponseCache(const std::filesystem::path& path);
+  explicit ResponseCache(const std::filesystem::path& path, store::SqliteOptions options = {});
   ~ResponseCache();
   ResponseCache(const ResponseCache&) = delete;
   ResponseCache& operator=(const ResponseCache&) = delete;

@@ -1,5 +1,7 @@
 #include "store/run_store.h"
 
+#include <sqlite3.h>
+
 #include <fmt/format.h>
 
 #include "core/check.h"
@@ -28,7 +30,8 @@ const char* status_name(ItemStatus status) {
   }
 }
 
-RunStore::RunStore(const std::filesystem::path& path) : db_(path, "run store") {
+RunStore::RunStore(const std::filesystem::path& path, SqliteOptions options)
+    : db_(path, "run store", std::move(options)) {
   db_.exec(
       "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, config TEXT NOT "
       "NULL, "
@@ -52,37 +55,38 @@ std::optional<std::string> RunStore::run_config(const std::string& name) {
 
 int64_t RunStore::open_run(const std::string& name, const std::string& config, bool replace_config) {
   std::lock_guard lock(mutex_);
-  {
-    Statement s(db_, "SELECT id, config FROM runs WHERE name = ?");
-    s.bind(1, name);
-    if (s.step_row()) {
-      const int64_t id = s.integer(0);
-      if (s.text(1) != config) {
-        if (!replace_config)
-          throw SetupError(
-              db_.error(fmt::format("run '{}' was started with other settings; rerun the same command "
-                                    "to resume it, or write the new run to another folder",
-                                    name)));
-        Statement u(db_, "UPDATE runs SET config = ? WHERE id = ?");
-        u.bind(1, config);
-        u.bind(2, id);
-        u.step_done();
-      }
-      return id;
+  Transaction transaction(db_);  // the check and the insert see the same state
+  int64_t id = 0;
+  Statement s(db_, "SELECT id, config FROM runs WHERE name = ?");
+  s.bind(1, name);
+  if (s.step_row()) {
+    id = s.integer(0);
+    if (s.text(1) != config) {
+      if (!replace_config)
+        throw SetupError(
+            db_.error(fmt::format("run '{}' was started with other settings; rerun the same command "
+                                  "to resume it, or write the new run to another folder",
+                                  name)));
+      Statement u(db_, "UPDATE runs SET config = ? WHERE id = ?");
+      u.bind(1, config);
+      u.bind(2, id);
+      u.step_done();
     }
+  } else {
+    Statement ins(db_, "INSERT INTO runs (name, config) VALUES (?, ?)");
+    ins.bind(1, name);
+    ins.bind(2, config);
+    ins.step_done();
+    id = sqlite3_last_insert_rowid(db_.handle());
   }
-  Statement ins(db_, "INSERT INTO runs (name, config) VALUES (?, ?)");
-  ins.bind(1, name);
-  ins.bind(2, config);
-  ins.step_done();
-  Statement id(db_, "SELECT last_insert_rowid()");
-  id.step_row();
-  return id.integer(0);
+  s.reset();
+  transaction.commit();
+  return id;
 }
 
 void RunStore::add_items(int64_t run, const std::vector<std::string>& keys) {
   std::lock_guard lock(mutex_);
-  db_.exec("BEGIN IMMEDIATE");
+  Transaction transaction(db_);
   {
     Statement s(db_, "INSERT OR IGNORE INTO items (run, key, status) VALUES (?, ?, 'pending')");
     for (const auto& key : keys) {
@@ -92,7 +96,7 @@ void RunStore::add_items(int64_t run, const std::vector<std::string>& keys) {
       s.reset();
     }
   }
-  db_.exec("COMMIT");
+  transaction.commit();
 }
 
 std::vector<RunItem> RunStore::items(int64_t run, std::optional<ItemStatus> status) {

@@ -5,6 +5,11 @@
 // Durability: each finish() is one transaction, committed before it returns, so a process killed
 // at any moment (even SIGKILL) loses at most the items in flight; reopening the store shows every
 // finished item, and a rerun works only on the items that are not ok.
+//
+// Errors: a store that cannot be read or written (locked by another process past the busy
+// timeout, an I/O error, a damaged file) throws SetupError naming the file; a failed read never
+// looks like a missing item. A process that runs items holds the folder's RunLock (run_lock.h)
+// so that two processes never run the same items.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +42,7 @@ struct RunCounts {
 class RunStore {
  public:
   // Opens or creates the store file (parent folders created). Throws SetupError naming the file.
-  explicit RunStore(const std::filesystem::path& path);
+  explicit RunStore(const std::filesystem::path& path, SqliteOptions options = {});
   ~RunStore();
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
@@ -47,7 +52,8 @@ class RunStore {
   int64_t open_run(const std::string& name, const std::string& config, bool replace_config = false);
   std::optional<std::string> run_config(const std::string& name);
 
-  // Adds the keys that are not there yet as pending (existing items are kept). One transaction.
+  // Adds the keys that are not there yet as pending (existing items are kept). One transaction:
+  // on failure none is added.
   void add_items(int64_t run, const std::vector<std::string>& keys);
   // Items in key order, optionally only those with `status`.
   std::vector<RunItem> items(int64_t run, std::optional<ItemStatus> status = std::nullopt);

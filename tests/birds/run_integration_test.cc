@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "core/files.h"
@@ -53,6 +54,24 @@ std::vector<std::string> run_args(const fs::path& prompt, const fs::path& out, c
           "--backoff",     "0.01",
           "--max-retries", "8",
           "--format",      "csv"};
+}
+
+// Starts pcglab with `args` in the background (output discarded); returns its PID.
+pid_t spawn_pcglab(const std::vector<std::string>& args, const FakeOpenAiServer& server) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
+    setenv("OPENAI_API_KEY", "", 1);
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv = {const_cast<char*>(PCGLAB_CLI)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(PCGLAB_CLI, argv.data());
+    _exit(127);
+  }
+  return pid;
 }
 
 std::map<std::string, std::string> read_tree(const fs::path& dir) {
@@ -140,46 +159,72 @@ TEST(BirdsRun, ThirtyPercentFaultsGiveTheSameFilesAsAFaultFreeRun) {
 
 TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials) {
   FakeOpenAiServer server;
-  server.set_responder([](const std::string& body, int) {
+  // Requests 10 and 11 are held until the test lets them go: the kill comes while both trials
+  // in progress wait for their replies, after exactly 9 finished ones (no timing involved).
+  server.set_responder([](const std::string& body, int index) {
     FakeReply r = program_for(body);
-    r.delay_ms = 120;
+    r.hold = index >= 9;
     return r;
   });
   testing::TempDir dir;
   const auto prompt = write_prompt(dir);
   const auto args = run_args(prompt, dir / "out", "A,B", 10, 2);
-  const pid_t pid = fork();
+  const pid_t pid = spawn_pcglab(args, server);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
-    const int null = ::open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    std::vector<char*> argv = {const_cast<char*>(PCGLAB_CLI)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(PCGLAB_CLI, argv.data());
-    _exit(127);
-  }
-  while (server.request_count() < 9) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(server.wait_until([](size_t received, int waiting) { return received == 11 && waiting == 2; }));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
-  const size_t first = server.request_count();
+  server.open_gate();
   int64_t finished = 0;
   {
     store::RunStore st(dir / "out/t/logs/run.sqlite");
     finished = st.counts(st.open_run("birds-run", *st.run_config("birds-run"))).ok;
   }
-  EXPECT_GE(finished, 5);
-  EXPECT_LT(finished, 20);
+  EXPECT_EQ(finished, 9);
   const auto r = testing::run_pcglab(args, server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const size_t second = server.request_count() - first;
-  EXPECT_LE(second, static_cast<size_t>(20 - finished)) << "a finished trial was requested again";
-  EXPECT_LE(first + second, 20u + 2u) << "at most the requests in flight at the kill are sent twice";
+  // The 11 unfinished trials, the 2 in flight at the kill among them; no finished one again.
+  EXPECT_EQ(server.request_count(), 11u + 11u);
   EXPECT_EQ(read_tree(dir / "out/t/raw").size(), 20u);
+}
+
+TEST(BirdsRun, ASecondProcessOnTheSameFolderIsRefusedAtOnce) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) {
+    FakeReply r = program_for(body);
+    r.hold = true;  // the first run stays in the middle of its trials until the test lets go
+    return r;
+  });
+  testing::TempDir dir;
+  const auto args = run_args(write_prompt(dir), dir / "out", "A,B", 2);
+  const pid_t first = spawn_pcglab(args, server);
+  ASSERT_GE(first, 0);
+  ASSERT_TRUE(server.wait_until([](size_t received, int waiting) { return received == 4 && waiting == 4; }));
+  // Were it not refused, its requests would be held too: it would give up after 1 s (exit 1).
+  auto impatient = args;
+  impatient[std::find(impatient.begin(), impatient.end(), "--max-retries") - impatient.begin() + 1] = "0";
+  impatient.insert(impatient.end(), {"--timeout", "1"});
+  const auto second = testing::run_pcglab(impatient, server_env(server));
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_NE(second.err.find("the run folder " + (dir / "out/t").string() +
+                            " is in use by another pcglab process (PID " + std::to_string(first) + ")"),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(server.request_count(), 4u) << "the second process sent requests";
+  // Another team in the same output folder (and cache) is another run folder: it runs.
+  server.open_gate();
+  auto other_team = args;
+  other_team[5] = "u";
+  other_team.push_back("--no-cache");  // else the first run's cached replies may answer it
+  EXPECT_EQ(testing::run_pcglab(other_team, server_env(server)).exit_code, 0);
+  int status = 0;
+  waitpid(first, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(server.request_count(), 8u) << "a trial was requested twice";
+  EXPECT_EQ(read_tree(dir / "out/t/raw").size(), 4u);
 }
 
 TEST(BirdsRun, TheApiKeyIsInNoFileAndNoLogLine) {
@@ -233,7 +278,7 @@ TEST(BirdsRun, TheInFlightLimitIsReachedAndNeverExceeded) {
   FakeOpenAiServer server;
   server.set_responder([](const std::string& body, int) {
     FakeReply r = program_for(body);
-    r.delay_ms = 60;
+    r.wait_for_in_flight = 3;  // the first replies wait until 3 requests are in flight at once
     return r;
   });
   testing::TempDir dir;
@@ -241,6 +286,68 @@ TEST(BirdsRun, TheInFlightLimitIsReachedAndNeverExceeded) {
       testing::run_pcglab(run_args(write_prompt(dir), dir / "out", "A-D", 4, 3), server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(server.max_in_flight(), 3);
+}
+
+TEST(BirdsRun, ATokenLimitBelowOneRequestIsWarnedOnce) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  auto args = run_args(write_prompt(dir), dir / "out", "A", 1);
+  args.insert(args.end(), {"--tpm", "100"});  // one request is estimated at 1,000+ tokens
+  const auto r = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(testing::count_occurrences(r.err, "more than the limit of 100 tokens per minute"), 1u) << r.err;
+}
+
+TEST(BirdsRun, AMissingKeyForARemoteServerIsReportedBeforeAnyRequest) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  auto args = run_args(write_prompt(dir), dir / "out", "A", 2);
+  // 192.0.2.1 (TEST-NET-1) is never contacted: the key is checked first.
+  const std::map<std::string, std::string> remote = {{"OPENAI_BASE_URL", "http://192.0.2.1/v1"},
+                                                     {"OPENAI_API_KEY", ""}};
+  const auto r = testing::run_pcglab(args, remote);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("OPENAI_API_KEY is not set: the server at http://192.0.2.1/v1 needs an API key"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("retrying"), std::string::npos) << r.err;
+  // A run whose trials all finished needs no key (nothing is sent).
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  const auto again = testing::run_pcglab(args, remote);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("resumed"), std::string::npos);
+}
+
+TEST(BirdsRun, NumericOptionsOutOfRangeAreRefusedNamingTheOption) {
+  FakeOpenAiServer server;
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  for (const auto& [option, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--timeout", "0"},
+                                                        {"--max-retries", "-1"},
+                                                        {"--backoff", "-0.5"},
+                                                        {"--rpm", "-1"},
+                                                        {"--tpm", "-5"},
+                                                        {"--concurrency", "0"},
+                                                        {"--trials", "0"},
+                                                        {"--temperature", "2.5"},
+                                                        {"--top-p", "1.5"},
+                                                        {"--max-tokens", "0"},
+                                                        {"--seed", "-3"},
+                                                        {"--timeout", "nan"}}) {
+    auto args = run_args(prompt, dir / "out", "A", 1);
+    args.insert(args.end(), {option, value});
+    const auto r = testing::run_pcglab(args, server_env(server));
+    EXPECT_EQ(r.exit_code, 2) << option << " " << value;
+    EXPECT_NE(r.err.find(option), std::string::npos) << option << " " << value << ": " << r.err;
+  }
+  EXPECT_EQ(server.request_count(), 0u);
+  const auto help = testing::run_pcglab({"birds", "run", "--help"});
+  for (const char* range :
+       {"in [0.1 - 3600]", "in [0 - 100]", "in [0 - 2]", "in [0 - 1]", "in [1 - 1000000]"})
+    EXPECT_NE(help.out.find(range), std::string::npos) << range << "\n" << help.out;
 }
 
 TEST(BirdsRun, EvalFlagEvaluatesTheTeamAfterTheTrials) {

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "llm/fake_openai_server.h"
 #include "testing/testing.h"
@@ -27,6 +30,55 @@ TEST(LlmChatCli, PrintsTheReplyAndNeverTheKey) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("HTTP 400: bad model"), std::string::npos) << bad.err;
   EXPECT_EQ(bad.err.find("sk-very-secret-key"), std::string::npos);
+}
+
+TEST(LlmChatCli, AMissingKeyForARemoteServerIsReportedAtOnce) {
+  // 192.0.2.1 (TEST-NET-1) is never contacted: the key is checked first (before: 24 s of retries).
+  const auto r =
+      pcglab::testing::run_pcglab({"llm", "chat", "--model", "m", "hi"},
+                                  {{"OPENAI_BASE_URL", "http://192.0.2.1/v1"}, {"OPENAI_API_KEY", ""}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(
+      r.err,
+      "pcglab: error: OPENAI_API_KEY is not set: the server at http://192.0.2.1/v1 needs an API key (for a "
+      "server that needs none, set OPENAI_API_KEY to any text, e.g. 'none')\n");
+  // A server on this machine needs none.
+  llm::testing::FakeOpenAiServer server;
+  server.script({llm::testing::reply(200, "", "local reply")});
+  const auto local =
+      pcglab::testing::run_pcglab({"llm", "chat", "--model", "m", "hi"},
+                                  {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}});
+  EXPECT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_EQ(local.out, "local reply\n");
+}
+
+TEST(LlmChatCli, ARejectedKeyIsNotRetried) {
+  llm::testing::FakeOpenAiServer server;
+  server.script({llm::testing::reply(403, R"({"error":{"message":"key not allowed"}})"),
+                 llm::testing::reply(200, "", "never sent")});
+  const auto r =
+      pcglab::testing::run_pcglab({"llm", "chat", "--model", "m", "hi"},
+                                  {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", "sk-x"}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("HTTP 403: key not allowed"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("retrying"), std::string::npos) << r.err;
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+TEST(LlmChatCli, NumericOptionsOutOfRangeAreRefusedNamingTheOption) {
+  llm::testing::FakeOpenAiServer server;
+  const std::map<std::string, std::string> env = {{"OPENAI_BASE_URL", server.base_url()}};
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{{"--timeout", "0"},
+                                                                                      {"--timeout", "nan"},
+                                                                                      {"--retries", "-1"},
+                                                                                      {"--temperature", "3"},
+                                                                                      {"--max-tokens", "0"},
+                                                                                      {"--seed", "-1"}}) {
+    const auto r = pcglab::testing::run_pcglab({"llm", "chat", "--model", "m", "hi", option, value}, env);
+    EXPECT_EQ(r.exit_code, 2) << option << " " << value;
+    EXPECT_NE(r.err.find(option + ": Value " + value), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(server.request_count(), 0u);
 }
 
 }  // namespace

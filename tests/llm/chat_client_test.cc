@@ -6,8 +6,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "core/check.h"
 #include "core/json.h"
 #include "llm/fake_openai_server.h"
 
@@ -71,14 +75,65 @@ TEST(ChatClient, RetriesRetryableStatusesAndHonoursRetryAfter) {
 }
 
 TEST(ChatClient, OtherClientErrorsFailAtOnceWithTheServersMessage) {
-  Harness h;
-  h.server.script({testing::reply(
-      401, R"({"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}})")});
-  const auto r = h.client.complete(hello());
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "HTTP 401: Incorrect API key provided");
-  EXPECT_EQ(h.server.requests().size(), 1u);
-  EXPECT_EQ(r.error().describe().find(kKey), std::string::npos);
+  for (int status : {400, 401, 403, 404}) {  // a bad key (401, 403) is never retried
+    Harness h;
+    h.server.script(
+        {testing::reply(
+             status, R"({"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}})"),
+         testing::reply(200)});
+    const auto r = h.client.complete(hello());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, fmt::format("HTTP {}: Incorrect API key provided", status));
+    EXPECT_EQ(h.server.requests().size(), 1u) << status;
+    EXPECT_TRUE(h.waits.empty()) << status;
+    EXPECT_EQ(r.error().describe().find(kKey), std::string::npos);
+  }
+}
+
+std::string setup_error(const ClientConfig& config) {
+  try {
+    ChatClient client(config);
+  } catch (const SetupError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(ChatClient, SettingsThatCannotWorkAreRefusedBeforeAnyRequest) {
+  const ClientConfig ok{"http://127.0.0.1:9/v1", "", 5, 3, 0.01, 0.2, 7};
+  EXPECT_EQ(setup_error(ok), "(accepted)");  // a local server needs no key
+  ClientConfig c = ok;
+  c.timeout_s = 0;  // libcurl reads 0 as "no timeout"
+  EXPECT_EQ(setup_error(c),
+            "the request timeout must be more than 0 and at most 86400 seconds (got 0); 0 would wait for a "
+            "reply forever");
+  c.timeout_s = std::nan("");
+  EXPECT_NE(setup_error(c).find("(got nan)"), std::string::npos);
+  c = ok;
+  c.max_retries = -1;  // the request loop would not run: a failure with no cause
+  EXPECT_EQ(setup_error(c), "the number of retries must be from 0 to 100 (got -1)");
+  c = ok;
+  c.backoff_base_s = -1;
+  EXPECT_NE(setup_error(c).find("retry waits must be from 0 to 3600 seconds"), std::string::npos);
+  c = ok;
+  c.base_url = "api.openai.com/v1";
+  EXPECT_NE(setup_error(c).find("must start with http:// or https://"), std::string::npos);
+  c = ok;
+  c.base_url = "https://api.openai.com/v1";
+  EXPECT_EQ(setup_error(c),
+            "OPENAI_API_KEY is not set: the server at https://api.openai.com/v1 needs an API key (for a "
+            "server that needs none, set OPENAI_API_KEY to any text, e.g. 'none')");
+  c.api_key = kKey;
+  EXPECT_EQ(setup_error(c), "(accepted)");
+}
+
+TEST(ChatClient, LoopbackUrlsAreThisMachineOnly) {
+  for (const char* url : {"http://localhost:8080/v1", "http://127.0.0.1/v1", "http://127.1.2.3:11434/v1",
+                          "http://[::1]:8000/v1", "http://LOCALHOST/v1"})
+    EXPECT_TRUE(is_loopback_url(url)) << url;
+  for (const char* url : {"https://api.openai.com/v1", "http://10.0.0.5/v1",
+                          "http://127.0.0.1.example.com/v1", "http://192.168.1.2:8000/v1", "not a url"})
+    EXPECT_FALSE(is_loopback_url(url)) << url;
 }
 
 TEST(ChatClient, GivesUpAfterTheConfiguredRetriesWithExponentialBackoff) {
@@ -95,8 +150,9 @@ TEST(ChatClient, GivesUpAfterTheConfiguredRetriesWithExponentialBackoff) {
 
 TEST(ChatClient, RetriesTimeoutsAndGarbledBodies) {
   Harness h(0.3);
-  h.server.script({testing::reply(200, "", "late", "", 1200), testing::reply(200, "this is not json"),
-                   testing::reply(200, "", "third time")});
+  testing::FakeReply never = testing::reply(200, "", "late");
+  never.hold = true;  // answered only when the server stops: the client's timeout always fires
+  h.server.script({never, testing::reply(200, "this is not json"), testing::reply(200, "", "third time")});
   const auto r = h.client.complete(hello());
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r.value().content, "third time");

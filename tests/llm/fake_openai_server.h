@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -24,6 +25,10 @@ struct FakeReply {
   std::string content = "ok";
   std::string retry_after;  // Retry-After header when not empty
   int delay_ms = 0;         // before answering (to trigger client timeouts)
+  // Conditions instead of sleeps, for tests that must not depend on timing: the reply waits until
+  // the test calls open_gate() (hold), or until the server has seen this many requests at once.
+  bool hold = false;
+  int wait_for_in_flight = 0;
 };
 
 inline FakeReply reply(int status, std::string body = "", std::string content = "ok",
@@ -50,6 +55,16 @@ class FakeOpenAiServer {
         }
         max_in_flight_ = std::max(max_in_flight_, ++in_flight_);
       }
+      changed_.notify_all();
+      {
+        std::unique_lock lock(mutex_);
+        ++waiting_;
+        changed_.notify_all();
+        changed_.wait(lock, [&] {
+          return stopping_ || ((!reply.hold || gate_open_) && max_in_flight_ >= reply.wait_for_in_flight);
+        });
+        --waiting_;
+      }
       if (reply.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
       res.status = reply.status;
       if (!reply.retry_after.empty()) res.set_header("Retry-After", reply.retry_after);
@@ -69,6 +84,11 @@ class FakeOpenAiServer {
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ~FakeOpenAiServer() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
     server_.stop();
     thread_.join();
   }
@@ -86,6 +106,21 @@ class FakeOpenAiServer {
   void set_responder(std::function<FakeReply(const std::string&, int)> f) {
     std::lock_guard lock(mutex_);
     responder_ = std::move(f);
+  }
+  // Lets every held reply (and every later one) through.
+  void open_gate() {
+    {
+      std::lock_guard lock(mutex_);
+      gate_open_ = true;
+    }
+    changed_.notify_all();
+  }
+  // Blocks until `done(requests received, replies waiting at the gate)` holds; false after a
+  // minute (a hang, not a timing decision).
+  bool wait_until(const std::function<bool(size_t received, int waiting)>& done) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(60),
+                             [&] { return done(requests_.size(), waiting_); });
   }
   int max_in_flight() {
     std::lock_guard lock(mutex_);
@@ -110,6 +145,9 @@ class FakeOpenAiServer {
   std::vector<std::string> authorization_;
   std::function<FakeReply(const std::string&, int)> responder_;
   int in_flight_ = 0, max_in_flight_ = 0;
+  std::condition_variable changed_;
+  int waiting_ = 0;  // replies waiting for their condition (held ones included)
+  bool gate_open_ = false, stopping_ = false;
 };
 
 }  // namespace pcglab::llm::testing

@@ -3,7 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
+
+#include "core/check.h"
 
 namespace pcglab::llm {
 namespace {
@@ -55,22 +61,83 @@ TEST(RateLimiter, TokensPerMinuteCountTheRealTokens) {
   EXPECT_EQ(waited, 0);
 }
 
+TEST(RateLimiter, ARequestLargerThanTheTokenLimitWaitsForAnEmptyWindowAndWarnsOnce) {
+  FakeTime t;
+  RateLimiter limiter({0, 0, 1000}, t.clock(), t.sleeper());
+  std::vector<std::string> warnings;
+  limiter.on_warning([&](const std::string& w) { warnings.push_back(w); });
+  // Five requests of 1,200 tokens under a 1,000-token limit: one per minute, never two at once.
+  for (int i = 0; i < 5; ++i) {
+    double waited = -1;
+    limiter.acquire(1200, &waited).finish(1200);
+    EXPECT_NEAR(t.now.load(), 60.0 * i, 0.051) << "request " << i;
+    EXPECT_NEAR(waited, i == 0 ? 0.0 : 60.0, 0.051) << "request " << i;
+  }
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "a request is estimated at 1200 tokens, more than the limit of 1000 tokens per minute: each "
+            "such request waits until no tokens were used in the last minute");
+  // A small request after it waits until the large one leaves the window, too.
+  t.now = 250;
+  double waited = -1;
+  limiter.acquire(10, &waited).finish(10);
+  EXPECT_NEAR(t.now.load(), 300.0, 0.051);
+  // Requests that failed (0 real tokens) leave the window empty for the next large one.
+  t.now = 1000;
+  limiter.acquire(1200).finish(0);
+  limiter.acquire(1200, &waited).finish(0);
+  EXPECT_EQ(waited, 0);
+  EXPECT_EQ(warnings.size(), 1u);
+}
+
+TEST(RateLimiter, NegativeLimitsAreRefused) {
+  EXPECT_THROW(RateLimiter({-1, 0, 0}), SetupError);
+  EXPECT_THROW(RateLimiter({0, -5, 0}), SetupError);
+  EXPECT_THROW(RateLimiter({0, 0, -1000}), SetupError);
+}
+
+// Waits for `done()` without deciding anything by time: the deadline only stops a hang.
+template <class F>
+bool wait_for(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
 TEST(RateLimiter, InFlightLimitIsReachedAndNeverExceeded) {
   RateLimiter limiter({3, 0, 0});
-  std::atomic<int> now{0}, worst{0};
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<int> started;               // thread ids in the order their permits were granted
+  std::vector<bool> released(12, false);  // the test ends thread i's request
   std::vector<std::thread> threads;
   for (int i = 0; i < 12; ++i)
-    threads.emplace_back([&] {
+    threads.emplace_back([&, i] {
       auto permit = limiter.acquire(1);
-      const int n = ++now;
-      int w = worst.load();
-      while (n > w && !worst.compare_exchange_weak(w, n)) {
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      --now;
+      std::unique_lock lock(mutex);
+      started.push_back(i);
+      cv.wait(lock, [&] { return released[static_cast<size_t>(i)]; });
     });
+  auto count_started = [&] {
+    std::lock_guard lock(mutex);
+    return started.size();
+  };
+  // Four rounds: exactly 3 requests start and hold their permits; the others wait until they end.
+  for (size_t round = 1; round <= 4; ++round) {
+    ASSERT_TRUE(wait_for([&] { return count_started() == 3 * round && limiter.in_flight() == 3; }))
+        << "round " << round << ": " << count_started() << " started";
+    EXPECT_EQ(limiter.max_in_flight_seen(), 3);
+    {
+      std::lock_guard lock(mutex);
+      for (size_t k = 3 * (round - 1); k < 3 * round; ++k) released[static_cast<size_t>(started[k])] = true;
+    }
+    cv.notify_all();
+  }
   for (auto& t : threads) t.join();
-  EXPECT_EQ(worst.load(), 3);
+  EXPECT_EQ(count_started(), 12u);
   EXPECT_EQ(limiter.max_in_flight_seen(), 3);
   EXPECT_EQ(limiter.in_flight(), 0);
 }

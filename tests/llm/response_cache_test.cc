@@ -1,6 +1,10 @@
 #include "llm/response_cache.h"
 
+#include <sqlite3.h>
+
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "core/check.h"
 #include "core/files.h"
@@ -54,6 +58,46 @@ TEST(ResponseCache, ConcurrentWritersLoseNothing) {
   });
   EXPECT_EQ(cache.size(), 200);
   EXPECT_EQ(cache.get(cache_key(request("x"), 123))->content, "123");
+}
+
+TEST(ResponseCache, ADamagedCacheIsAnErrorNotAMiss) {
+  pcglab::testing::TempDir dir;
+  const auto path = dir / "cache.sqlite";
+  const std::string key = cache_key(request("A"), 1);
+  {
+    ResponseCache cache(path);
+    ChatResponse response;
+    response.content = "paid for";
+    cache.put(key, request("A"), response);
+  }
+  // Damage the table's root page (a bad disk or copy); the index that finds the key still works.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT rootpage, (SELECT page_size FROM pragma_page_size) FROM sqlite_master "
+                               "WHERE name = 'responses'",
+                               -1, &s, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  const auto page = static_cast<size_t>(sqlite3_column_int64(s, 0));
+  const auto page_size = static_cast<size_t>(sqlite3_column_int64(s, 1));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  std::string bytes = read_file(path);
+  ASSERT_GE(bytes.size(), page * page_size);
+  std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>((page - 1) * page_size), page_size, '\xff');
+  write_file_atomic(path, bytes);
+
+  ResponseCache cache(path);
+  try {
+    cache.get(key);  // a miss here would repeat a paid request
+    ADD_FAILURE() << "a damaged cache read as a miss";
+  } catch (const SetupError& e) {
+    EXPECT_NE(std::string(e.what()).find("response cache " + path.string() + ": cannot read"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ResponseCache, UnopenableFileIsASetupErrorNamingIt) {
