@@ -142,5 +142,18 @@ TEST(BirdsSimCli, RemainingMetricWritesTheEarlierEvaluatorsFormat) {
   EXPECT_EQ(rows[0]["objects"][5]["moved"], true);
 }
 
+TEST(BirdsSimCli, NoBestOfTrialsOptionThatWouldChangeNothing) {
+  // The evaluator keeps the best of 3 Unity runs; pcglab's simulation is deterministic, so its one
+  // run stands for all three and no option pretends to set a count (it was accepted and ignored).
+  const testing::TempDir samples;
+  const fs::path level = write_sample_levels(samples) / "V1_L_1.xml";
+  const auto sim = testing::run_pcglab({"birds", "simulate", level.string(), "--trials=3"});
+  EXPECT_EQ(sim.exit_code, 2) << sim.err;
+  EXPECT_NE(sim.err.find("--trials"), std::string::npos) << sim.err;
+  const auto eval = testing::run_pcglab({"birds", "eval", samples.path().string(), "--sim-trials=3"});
+  EXPECT_EQ(eval.exit_code, 2) << eval.err;
+  EXPECT_NE(eval.err.find("--sim-trials"), std::string::npos) << eval.err;
+}
+
 }  // namespace
 }  // namespace pcglab
