@@ -2,7 +2,7 @@
 PRESET ?= release
 BUILD_DIR := build/$(PRESET)
 PCGLAB := $(BUILD_DIR)/pcglab
-# Two cores: keep the libtorch translation units (1.3 GB each) from exhausting memory elsewhere.
+# One job per core; each libtorch translation unit takes ~1.3 GB, so set JOBS lower where memory is short.
 JOBS ?= $(shell nproc)
 # CI turns warnings into errors.
 ifeq ($(CI),true)

@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package pcglab needs to build, test and run its demo.
+# Installs every Debian 12 package pcglab needs to build, test and run its demo, then the npm
+# packages the tests use as oracles (tests/oracle/install.sh).
 # Idempotent: when everything is present it only checks (a second or two) and touches nothing.
-# `apt-get update` runs only when something is missing. Needs root or sudo.
+# `apt-get update` runs only when something is missing. Needs root or sudo for the Debian packages.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-# Build toolchain and libraries (the stack in DEVELOPERS.md).
+# The official npm implementations are test oracles only, installed once into a folder outside the
+# build (the tests look there, and skip with a message when they are missing): $PCGLAB_ORACLE_DIR,
+# or ${XDG_CACHE_HOME:-~/.cache}/pcglab/npm. A failed npm install (no registry) is not an error.
+install_oracles() {
+  local dir=${PCGLAB_ORACLE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pcglab/npm}
+  bash tests/oracle/install.sh "$dir" ||
+    echo "install-deps: the npm oracles are not installed in $dir; the tests that use them will be skipped" >&2
+}
+
+# Build toolchain and libraries.
 packages=(
   build-essential cmake ninja-build g++-12 lld ccache pkg-config git
   libfmt-dev libcli11-dev nlohmann-json3-dev libpugixml-dev libcurl4-openssl-dev
@@ -35,6 +46,7 @@ command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
+  install_oracles
   exit 0
 fi
 
@@ -54,3 +66,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "install-deps: done"
+install_oracles

@@ -87,7 +87,6 @@ struct EvalCommandOptions {
   std::string model = "builtin";
   std::string policy = "2024";
   int trials = 10;
-  int sim_trials = 3;
   std::string converter = "1.4.1";
   bool force = false;
   bool raw = false;
@@ -98,7 +97,6 @@ int run_eval(const EvalCommandOptions& opt, const GlobalOptions& global) {
   options.model = opt.model;
   options.scoring.policy = parse_scoring_policy(opt.policy);
   options.scoring.trials = opt.trials;
-  options.simulate.stability.trials = opt.sim_trials;
   options.simulate.write_raw_images = opt.raw;
   options.convert.converter = parse_converter_version(opt.converter);
   options.force = opt.force;
@@ -151,9 +149,7 @@ Action setup_eval(CLI::App& cmd, const GlobalOptions& global) {
                  "Configured trials per character (scoring and diversity divide by it)")
       ->check(CLI::Range(2, 1000))
       ->capture_default_str();
-  cmd.add_option("--sim-trials", opt->sim_trials, "Evaluator best-of trials")->capture_default_str();
-  cmd.add_option("--converter", opt->converter, "Converter version: 1.4.1 or 2023-initial")
-      ->capture_default_str();
+  cmd.add_option("--converter", opt->converter, "Converter version: 1.4.1 or 2023-initial")->capture_default_str();
   cmd.add_flag("--raw", opt->raw, "Also write the colour views (<name>_raw.png)");
   cmd.add_flag("--force", opt->force, "Redo every stage even when its inputs did not change");
   cmd.footer(

@@ -20,7 +20,6 @@ using namespace pcglab::birds;
 struct SimulateCommandOptions {
   std::vector<std::string> inputs;
   std::string out;
-  int trials = 3;
   bool no_early_stop = false;
   bool raw = false;
   double settle_time = 0;
@@ -30,7 +29,6 @@ struct SimulateCommandOptions {
 
 SimulateOptions to_options(const SimulateCommandOptions& o) {
   SimulateOptions s;
-  s.stability.trials = o.trials;
   s.stability.early_stop = !o.no_early_stop;
   s.stability.settle_time = o.settle_time;
   s.stability.metric = o.metric == "remaining" ? StabilityMetric::kRemaining : StabilityMetric::kMoving;
@@ -125,9 +123,6 @@ Action setup_simulate(CLI::App& cmd, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingPath);
   cmd.add_option("-o,--out", opt->out, "Folder for the images of single level files (none: no images)");
-  cmd.add_option("--trials", opt->trials,
-                 "Official best-of trials (the simulation is deterministic: one run decides)")
-      ->check(CLI::Range(1, 100));
   cmd.add_flag("--no-early-stop", opt->no_early_stop, "Simulate the full 10 s even when every body sleeps");
   cmd.add_flag("--raw", opt->raw, "Also write the colour view as <name>_raw.png");
   cmd.add_option("--settle-time", opt->settle_time,

@@ -198,8 +198,6 @@ Result<ConvertedLevel> convert_program(std::string_view program, std::string_vie
   const std::string prefix = std::string(function) + "(";
   ConvertedLevel out;
   DropGrid grid{};
-  std::vector<std::pair<DropBlock, int>> drops;  // type and landing row, by slot
-  std::vector<int> slots;
   try {
     size_t start = 0;
     while (start <= text.size()) {

@@ -58,8 +58,8 @@ Json read_state(const fs::path& team) {
 
 std::string stability_options(const SimulateOptions& o) {
   const auto& s = o.stability;
-  return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {}", static_cast<int>(s.metric), s.duration, s.step,
-                     s.velocity_iterations, s.position_iterations, s.movement_threshold, s.trials, s.damage,
+  return fmt::format("{} {} {} {} {} {} {} {} {} {} {}", static_cast<int>(s.metric), s.duration, s.step,
+                     s.velocity_iterations, s.position_iterations, s.movement_threshold, s.damage,
                      s.destroy_delay, s.world_half_width, s.settle_time, o.write_raw_images);
 }
 

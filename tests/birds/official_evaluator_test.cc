@@ -1,6 +1,7 @@
 // pcglab's evaluator against the official Science Birds Evaluator's own outputs: 150 levels with
-// the stability JSON and classifier images it committed (tests/data/official-evaluator/README.md),
-// and the sample stability.json that its earlier version (the "remaining objects" metric) wrote.
+// the stability JSON and classifier images it committed (reference data outside the repository:
+// shared/data/official-evaluator/README.md), and the sample stability.json that its earlier
+// version (the "remaining objects" metric) wrote. Skipped when that data is absent.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,8 +30,7 @@ struct OfficialLevel {
   float score = 0;
 };
 
-std::vector<OfficialLevel> official_levels() {
-  const fs::path root = testing::source_dir() / "tests/data/official-evaluator";
+std::vector<OfficialLevel> official_levels(const fs::path& root) {
   std::vector<OfficialLevel> out;
   for (const char* v : {"v1", "v2", "v3", "v4", "v5"}) {
     for (const char* c : {"I", "L", "U"}) {
@@ -68,7 +68,8 @@ const std::vector<Outcome>& outcomes(const std::vector<OfficialLevel>& levels) {
 }
 
 TEST(OfficialEvaluator, SameStabilityAsItsOwnOutputOn149Of150Levels) {
-  const auto levels = official_levels();
+  PCGLAB_REQUIRE_SHARED_DATA(root, "official-evaluator");
+  const auto levels = official_levels(root);
   ASSERT_EQ(levels.size(), 150u);
   const auto& got = outcomes(levels);
   std::vector<std::string> differ, best_of_three;
@@ -117,7 +118,8 @@ double mean_abs_diff(const Image& a, const Image& b) {
 }
 
 TEST(OfficialEvaluator, ImagesMatchItsCaptures) {
-  const auto levels = official_levels();
+  PCGLAB_REQUIRE_SHARED_DATA(root, "official-evaluator");
+  const auto levels = official_levels(root);
   const auto& got = outcomes(levels);
   std::vector<double> ious;
   int still = 0;
@@ -150,7 +152,7 @@ TEST(OfficialEvaluator, SampleStabilityJsonIsTheRemainingObjectsMetricOfItsVersi
   // (objects still present after 10 s) / (objects at the start). pcglab's kRemaining reproduces
   // every score in it to the float; the moving metric of 84df32e onwards gives V1_L_1 and V1_L_5
   // the numbers that version itself wrote for them (v1/stability/L.json: 4 and 1 of 6 moving).
-  const fs::path dir = testing::shared_dir() / "data/science-birds-levels";
+  PCGLAB_REQUIRE_SHARED_DATA(dir, "science-birds-levels");
   const Json j = read_json_file(dir / "stability.json");
   ASSERT_EQ(j["raws"].size(), 5u);
   StabilityConfig remaining;

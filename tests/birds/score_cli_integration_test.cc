@@ -38,9 +38,10 @@ TEST(BirdsScoreCli, ReadsTheOfficialLayoutAndWritesTheOfficialOutputs) {
 }
 
 TEST(BirdsScoreCli, RanksThePublished2024Results) {
+  PCGLAB_REQUIRE_SHARED_DATA(published, "chatgpt4pcg-2024");
   testing::TempDir out;
-  const auto r = testing::run_pcglab({"birds", "score", (testing::shared_dir() / "data/chatgpt4pcg-2024/trial_scores.csv").string(),
-                                      "-o", out.path().string(), "--baselines",
+  const auto r = testing::run_pcglab({"birds", "score", (published / "trial_scores.csv").string(), "-o",
+                                      out.path().string(), "--baselines",
                                       "baseline_zero_shot,baseline_zero_shot_multi_turn", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n', r.out.find('\n') + 1)),

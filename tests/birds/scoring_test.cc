@@ -21,7 +21,7 @@ void expect_relative(double ours, double theirs, const std::string& what) {
 }
 
 TEST(Scoring, Reproduces2024ResultAndConstantsFromTrialScores) {
-  const auto dir = testing::shared_dir() / "data/chatgpt4pcg-2024";
+  PCGLAB_REQUIRE_SHARED_DATA(dir, "chatgpt4pcg-2024");
   const auto entries = read_trial_scores_csv(dir / "trial_scores.csv");
   ASSERT_EQ(entries.size(), 10u);
   ScoringConfig config;  // 2024 policy, 10 trials, A..Z

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "birds/sample_levels.h"
 #include "core/files.h"
 #include "core/image.h"
 #include "core/json.h"
@@ -14,10 +15,20 @@ namespace pcglab {
 namespace {
 namespace fs = std::filesystem;
 
+// The five sample levels (birds/sample_levels.h) written into `folder`, kept apart from the
+// competition folder that the command reads; returns `folder`.
+fs::path write_sample_levels(const testing::TempDir& folder) {
+  for (const testing::SampleLevel& s : testing::kSampleLevels) {
+    write_file_atomic(folder / s.file, testing::sample_level_xml(s.file));
+  }
+  return folder.path();
+}
+
 TEST(BirdsSimCli, SimulateWritesOfficialStabilityJsonImagesAndFailures) {
   testing::TempDir dir;
   const fs::path levels = dir / "teamy/levels";
-  const fs::path ref = testing::shared_dir() / "data/science-birds-levels";
+  const testing::TempDir samples;
+  const fs::path ref = write_sample_levels(samples);
   fs::create_directories(levels / "A");
   fs::copy_file(ref / "result_22.xml", levels / "A/teamy_A_1.xml");
   fs::copy_file(ref / "V1_L_1.xml", levels / "A/teamy_A_2.xml");
@@ -57,10 +68,10 @@ TEST(BirdsSimCli, SimulateWritesOfficialStabilityJsonImagesAndFailures) {
 
 TEST(BirdsSimCli, SingleFilesPrintJsonAndImagesGoToOut) {
   testing::TempDir dir;
-  const fs::path ref = testing::shared_dir() / "data/science-birds-levels";
-  const auto r =
-      testing::run_pcglab({"birds", "simulate", (ref / "result_23.xml").string(),
-                           (ref / "V1_L_1.xml").string(), "--format", "json", "-o", (dir / "img").string()});
+  const testing::TempDir samples;
+  const fs::path ref = write_sample_levels(samples);
+  const auto r = testing::run_pcglab({"birds", "simulate", (ref / "result_23.xml").string(), (ref / "V1_L_1.xml").string(),
+                                      "--format", "json", "-o", (dir / "img").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json j = Json::parse(r.out);
   ASSERT_EQ(j.size(), 2u);
@@ -116,7 +127,8 @@ TEST(BirdsSimCli, RepeatedLevelsGetTheSameResultsAndImages) {
   // Identical files are simulated once and share the outcome; each still gets its own entry,
   // image (also --raw) and log line, as if simulated alone.
   testing::TempDir dir;
-  const fs::path ref = testing::shared_dir() / "data/science-birds-levels";
+  const testing::TempDir samples;
+  const fs::path ref = write_sample_levels(samples);
   fs::create_directories(dir / "teamy/levels/L");
   fs::create_directories(dir / "alone/levels/L");
   for (int t = 1; t <= 3; ++t) {
@@ -151,7 +163,8 @@ TEST(BirdsSimCli, RemainingMetricWritesTheEarlierEvaluatorsFormat) {
   testing::TempDir dir;
   const fs::path levels = dir / "teamy/levels/L";
   fs::create_directories(levels);
-  fs::copy_file(testing::shared_dir() / "data/science-birds-levels/V1_L_1.xml", levels / "teamy_L_1.xml");
+  const testing::TempDir samples;
+  fs::copy_file(write_sample_levels(samples) / "V1_L_1.xml", levels / "teamy_L_1.xml");
   const auto r = testing::run_pcglab({"birds", "simulate", dir.path().string(), "--metric", "remaining"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json j = read_json_file(dir / "teamy/stability/L.json");
@@ -168,6 +181,19 @@ TEST(BirdsSimCli, RemainingMetricWritesTheEarlierEvaluatorsFormat) {
   EXPECT_EQ(rows[0]["score"], 0.3333333432674408);  // the evaluator's value for 4 of 6 moving
   ASSERT_EQ(rows[0]["objects"].size(), 6u);
   EXPECT_EQ(rows[0]["objects"][5]["moved"], true);
+}
+
+TEST(BirdsSimCli, NoBestOfTrialsOptionThatWouldChangeNothing) {
+  // The evaluator keeps the best of 3 Unity runs; pcglab's simulation is deterministic, so its one
+  // run stands for all three and no option pretends to set a count (it was accepted and ignored).
+  const testing::TempDir samples;
+  const fs::path level = write_sample_levels(samples) / "V1_L_1.xml";
+  const auto sim = testing::run_pcglab({"birds", "simulate", level.string(), "--trials=3"});
+  EXPECT_EQ(sim.exit_code, 2) << sim.err;
+  EXPECT_NE(sim.err.find("--trials"), std::string::npos) << sim.err;
+  const auto eval = testing::run_pcglab({"birds", "eval", samples.path().string(), "--sim-trials=3"});
+  EXPECT_EQ(eval.exit_code, 2) << eval.err;
+  EXPECT_NE(eval.err.find("--sim-trials"), std::string::npos) << eval.err;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "birds/extract.h"
 #include "birds/level_xml.h"
 #include "birds/prompt_check.h"
+#include "birds/sample_levels.h"
 #include "birds/words_count.h"
 #include "core/check.h"
 #include "core/files.h"
@@ -14,43 +15,18 @@
 namespace pcglab::birds {
 namespace {
 
-std::string reference_level(const std::string& name) {
-  return read_file(testing::shared_dir() / "data/science-birds-levels" / name);
-}
-
-struct Golden {
-  const char* file;
-  const char* program;
-  ConverterVersion version;
-};
-
-const Golden kGolden[] = {
-    {"V1_L_1.xml",
-     "drop_block('b11', 0)\ndrop_block('b13', 0)\ndrop_block('b31', 1)\ndrop_block('b31', 2)\ndrop_block('b31', 3)\n"
-     "drop_block('b11', 4)\n",
-     ConverterVersion::k1_4_1},
-    {"V1_L_5.xml",
-     "drop_block('b31', 0)\ndrop_block('b13', 18)\ndrop_block('b11', 9)\ndrop_block('b11', 9)\ndrop_block('b11', 19)\n"
-     "drop_block('b11', 9)\n",
-     ConverterVersion::k2023_initial},
-    {"result_22.xml", "drop_block('b31', 1)\ndrop_block('b13', 1)\ndrop_block('b31', 1)\n", ConverterVersion::k1_4_1},
-    {"result_23.xml", "drop_block('b31', 1)\ndrop_block('b13', 0)\ndrop_block('b13', 2)\ndrop_block('b31', 1)\n",
-     ConverterVersion::k1_4_1},
-    {"result_24.xml", "drop_block('b31', 5)\ndrop_block('b13', 4)\ndrop_block('b13', 6)\ndrop_block('b31', 5)\n",
-     ConverterVersion::k1_4_1},  // same level dropped further right: the left shift removes the offset
-};
-
 TEST(Converter, ReproducesTheFiveReferenceLevelsByteForByte) {
-  for (const Golden& g : kGolden) {
+  PCGLAB_REQUIRE_SHARED_DATA(dir, "science-birds-levels");
+  for (const testing::SampleLevel& g : testing::kSampleLevels) {
     const auto level = convert_program(g.program, "drop_block", g.file, g.version);
     ASSERT_TRUE(level.ok()) << g.file << ": " << level.error().describe();
-    EXPECT_EQ(level.value().xml, reference_level(g.file)) << g.file;
+    EXPECT_EQ(level.value().xml, read_file(dir / g.file)) << g.file;
   }
 }
 
 TEST(Converter, V1L5NeedsTheInitialConverter) {
   // 1.4.1 rejects a b31 at slot 0; the first version left it in row 15 (see docs/birds.md).
-  const auto level = convert_program(kGolden[1].program);
+  const auto level = convert_program(testing::kSampleLevels[1].program);
   ASSERT_FALSE(level.ok());
   EXPECT_EQ(level.error().message, "Width boundary is intruded.");
 }

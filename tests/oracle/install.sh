@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the official implementations used as test oracles (npm packages) into DIR, once.
+# scripts/install-deps.sh runs it; the tests only look for them (tests/testing/oracle.h).
 # They are only ever used by tests; nothing in pcglab loads them.
 set -euo pipefail
 dir=${1:?usage: install.sh DIR}
@@ -13,6 +14,7 @@ if [ -f "$dir/node_modules/chatgpt4pcg/package.json" ] && [ -f "$dir/node_module
   exit 0
 fi
 command -v npm >/dev/null || { echo "oracle: npm is not installed (scripts/install-deps.sh installs it)" >&2; exit 2; }
+echo "oracle: installing chatgpt4pcg@1.4.1 and words-count@2.0.2 into $dir"
 cd "$dir"
 [ -f package.json ] || echo '{"name":"pcglab-oracles","private":true}' > package.json
 if ! npm install --no-audit --no-fund --loglevel=error --save-exact chatgpt4pcg@1.4.1 words-count@2.0.2 >npm.log 2>&1; then

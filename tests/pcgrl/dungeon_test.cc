@@ -10,6 +10,7 @@
 
 #include "core/rng.h"
 #include "core/thread_pool.h"
+#include "testing/testing.h"
 
 namespace pcglab::pcgrl {
 namespace {
@@ -193,9 +194,10 @@ TEST(Dungeon, BatchedStepsAreDeterministicAndThreadIndependent) {
     out.insert(out.end(), reward_sums.begin(), reward_sums.end());
     return out;
   };
-  const auto one = run(1);
-  EXPECT_EQ(one, run(2));
-  EXPECT_EQ(one, run(1));
+  // The observations and reward sums after 900 steps, recorded once: a change to the dungeon's
+  // dynamics, rewards, resets or seeding fails here, on one thread or two.
+  EXPECT_EQ(pcglab::testing::fnv64_hex(run(1)), "912f81b23ad6d7f5");
+  EXPECT_EQ(pcglab::testing::fnv64_hex(run(2)), "912f81b23ad6d7f5");
   // Seeds are seed + env_id: environment 3 of a batch seeded 1000 equals a lone env seeded 1003.
   BatchedDungeon batch(4, 1000);
   DungeonEnv lone;

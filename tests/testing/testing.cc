@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -82,16 +84,46 @@ CliRun run_pcglab(const std::vector<std::string>& args, const std::map<std::stri
 }
 
 fs::path source_dir() { return PCGLAB_SOURCE_DIR; }
-fs::path shared_dir() {
-  const fs::path dir = std::getenv("PCGLAB_SHARED_DIR") != nullptr ? fs::path(std::getenv("PCGLAB_SHARED_DIR"))
-                                                                   : source_dir().parent_path() / "shared";
+
+namespace {
+
+fs::path shared_root() {
+  const char* env = std::getenv("PCGLAB_SHARED_DIR");
+  return env != nullptr ? fs::path(env) : source_dir().parent_path() / "shared";
+}
+
+}  // namespace
+
+std::optional<fs::path> shared_data(const std::string& sub) {
+  const char* env = std::getenv("PCGLAB_SHARED_DIR");
+  if (env != nullptr && *env == '\0') return std::nullopt;  // set but empty: absent, not the current folder
+  const fs::path dir = shared_root() / "data" / sub;
   std::error_code ec;
-  if (!fs::is_directory(dir / "data", ec)) {
-    throw std::runtime_error("the reference data folder " + dir.string() +
-                             " is missing: tests expect the steering repo's shared/ beside the repository, "
-                             "or PCGLAB_SHARED_DIR pointing at it");
-  }
+  if (!fs::is_directory(dir, ec)) return std::nullopt;
   return dir;
+}
+
+std::string missing_shared_data(const std::string& sub) {
+  const bool from_env = std::getenv("PCGLAB_SHARED_DIR") != nullptr;
+  return "reference data \"" + sub + "\" is absent: no folder " + (shared_root() / "data" / sub).string() +
+         (from_env ? " (from PCGLAB_SHARED_DIR)"
+                   : " (../shared beside the repository; PCGLAB_SHARED_DIR names another)");
+}
+
+bool skips_are_failures() {
+  const char* env = std::getenv("PCGLAB_REQUIRE_EVERY_TEST");
+  return env != nullptr && std::string(env) == "1";
+}
+
+std::string fnv64_hex(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
 }
 
 size_t count_occurrences(const std::string& text, const std::string& what) {

@@ -3,8 +3,13 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace pcglab::testing {
 
@@ -35,11 +40,44 @@ CliRun run_pcglab(const std::vector<std::string>& args, const std::map<std::stri
 // Runs any program (argv[0] is the path).
 CliRun run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
 
+// FNV-1a 64 of `bytes` as 16 hex digits: pins exact outputs in tests ("same digest as recorded"),
+// so that any drift fails them.
+std::string fnv64_hex(std::string_view bytes);
+
+// The same over the object representation of a vector of plain values (doubles, floats, bytes).
+template <typename T>
+std::string fnv64_hex(const std::vector<T>& values) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  return fnv64_hex(std::string_view(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+}
+
 // How many times `what` occurs in `text` (overlapping matches counted).
 size_t count_occurrences(const std::string& text, const std::string& what);
 
-// The repository's root and a path in ../shared (the steering repo's data), for fixtures.
+// The repository's root.
 std::filesystem::path source_dir();
-std::filesystem::path shared_dir();
+
+// Published reference data (the 2024 results, the sample levels, the official evaluator's outputs)
+// is not part of the repository: it lives in <shared>/data/<sub>, where <shared> is
+// $PCGLAB_SHARED_DIR when that variable is set (a missing folder then means "absent": no fallback)
+// and ../shared beside the repository otherwise. nullopt when that folder does not exist.
+std::optional<std::filesystem::path> shared_data(const std::string& sub);
+
+// Why `sub` is missing (the folder looked at and how to provide it): the message of a skipped test.
+std::string missing_shared_data(const std::string& sub);
+
+// PCGLAB_REQUIRE_EVERY_TEST=1 turns a skip for missing reference data or oracles into a failure
+// (CI, which has them all, sets it so that nothing is skipped unnoticed).
+bool skips_are_failures();
 
 }  // namespace pcglab::testing
+
+// In a test body: `var` is the path of <shared>/data/<sub>, or the test is skipped (or fails under
+// PCGLAB_REQUIRE_EVERY_TEST=1) with a message naming the missing data.
+#define PCGLAB_REQUIRE_SHARED_DATA(var, sub)                                                            \
+  const std::optional<std::filesystem::path> var##_or_missing = ::pcglab::testing::shared_data(sub);    \
+  if (!var##_or_missing) {                                                                              \
+    if (::pcglab::testing::skips_are_failures()) FAIL() << ::pcglab::testing::missing_shared_data(sub); \
+    GTEST_SKIP() << ::pcglab::testing::missing_shared_data(sub);                                        \
+  }                                                                                                     \
+  const std::filesystem::path var = *var##_or_missing
