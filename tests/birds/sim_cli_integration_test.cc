@@ -86,7 +86,8 @@ TEST(BirdsSimCli, SingleFilesPrintJsonAndImagesGoToOut) {
 
 TEST(BirdsSimCli, RenderWritesPngOnlyAndUnsimulableLevelsFailAlone) {
   testing::TempDir dir;
-  const fs::path level = testing::shared_dir() / "data/science-birds-levels/result_22.xml";
+  const testing::TempDir samples;
+  const fs::path level = write_sample_levels(samples) / "result_22.xml";
   // It wrote PNG bytes to x.jpg before.
   const auto jpg = testing::run_pcglab({"birds", "render", level.string(), "-o", (dir / "x.jpg").string()});
   EXPECT_EQ(jpg.exit_code, 2);
