@@ -136,9 +136,11 @@ Action setup_eval(CLI::App& cmd, const GlobalOptions& global) {
       ->check(CLI::IsMember({"2023", "2024", "2025"}))
       ->capture_default_str();
   cmd.add_option("--trials", opt->trials, "Configured trials per character (scoring and diversity divide by it)")
-      ->check(CLI::Range(2, 1000))
+      ->check(number_in(2, 1000))
       ->capture_default_str();
-  cmd.add_option("--sim-trials", opt->sim_trials, "Evaluator best-of trials")->capture_default_str();
+  cmd.add_option("--sim-trials", opt->sim_trials, "Evaluator best-of trials")
+      ->check(number_in(1, 100))
+      ->capture_default_str();
   cmd.add_option("--converter", opt->converter, "Converter version: 1.4.1 or 2023-initial")->capture_default_str();
   cmd.add_flag("--raw", opt->raw, "Also write the colour views (<name>_raw.png)");
   cmd.add_flag("--force", opt->force, "Redo every stage even when its inputs did not change");

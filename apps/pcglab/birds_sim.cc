@@ -110,11 +110,11 @@ Action setup_simulate(CLI::App& cmd, const GlobalOptions& global) {
       ->check(CLI::ExistingPath);
   cmd.add_option("-o,--out", opt->out, "Folder for the images of single level files (none: no images)");
   cmd.add_option("--trials", opt->trials, "Official best-of trials (the simulation is deterministic: one run decides)")
-      ->check(CLI::Range(1, 100));
+      ->check(number_in(1, 100));
   cmd.add_flag("--no-early-stop", opt->no_early_stop, "Simulate the full 10 s even when every body sleeps");
   cmd.add_flag("--raw", opt->raw, "Also write the colour view as <name>_raw.png");
   cmd.add_option("--settle-time", opt->settle_time, "Game seconds simulated before start positions are recorded")
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(number_in(0.0, 10.0));
   cmd.add_option("--metric", opt->metric,
                  "moving: 1 - moving/total (the evaluator since 2023-03-23, 84df32e); remaining: objects still there "
                  "after 10 s / total (its earlier version, cd8486e)")
