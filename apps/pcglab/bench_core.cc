@@ -41,9 +41,13 @@ int run_thread_pool_bench(const ThreadPoolBenchOptions& opt, const GlobalOptions
 
 Action setup_thread_pool_bench(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<ThreadPoolBenchOptions>();
-  cmd.add_option("--tasks", opt->tasks, "Number of tasks");
-  cmd.add_option("--work", opt->work, "Random draws per task");
-  cmd.add_option("--seed", opt->seed, "Base seed");
+  cmd.add_option("--tasks", opt->tasks, "Number of tasks")
+      ->check(number_in(1, 100000000))
+      ->capture_default_str();
+  cmd.add_option("--work", opt->work, "Random draws per task")
+      ->check(number_in(0, 1000000))
+      ->capture_default_str();
+  cmd.add_option("--seed", opt->seed, "Base seed")->check(any_number<uint64_t>())->capture_default_str();
   return [opt, &global] { return run_thread_pool_bench(*opt, global); };
 }
 

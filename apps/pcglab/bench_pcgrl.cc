@@ -21,6 +21,10 @@ struct PcgrlEnvBenchOptions {
 
 int run_pcgrl_env_bench(const PcgrlEnvBenchOptions& opt, const GlobalOptions& global) {
   if (opt.envs < 1 || opt.steps < 1) throw SetupError("--envs and --steps must be at least 1");
+  const uint64_t float_bytes =
+      opt.float_obs ? static_cast<uint64_t>(opt.envs) * kCompactObsBytes * kObsChannels * sizeof(float) : 0;
+  check_fits_in_memory(BatchedDungeon::memory_bytes(opt.envs) + float_bytes,
+                       fmt::format("--envs {}", opt.envs));
   EnvConfig config;
   config.builtin_reward = opt.reward;
   BatchedDungeon batch(opt.envs, opt.seed, config);
@@ -29,7 +33,8 @@ int run_pcgrl_env_bench(const PcgrlEnvBenchOptions& opt, const GlobalOptions& gl
   const int chunks = pool.size() * 4;
   std::vector<int> actions(static_cast<size_t>(opt.envs));
   std::vector<uint8_t> dones(static_cast<size_t>(opt.envs));
-  std::vector<float> expanded(opt.float_obs ? static_cast<size_t>(opt.envs) * kCompactObsBytes * kObsChannels : 0);
+  std::vector<float> expanded(opt.float_obs ? static_cast<size_t>(opt.envs) * kCompactObsBytes * kObsChannels
+                                            : 0);
   Rng rng(opt.seed);
   const auto start = std::chrono::steady_clock::now();
   for (int t = 0; t < opt.steps; ++t) {
@@ -50,17 +55,23 @@ int run_pcgrl_env_bench(const PcgrlEnvBenchOptions& opt, const GlobalOptions& gl
   Table table;
   table.columns = {"envs", "steps", "threads", "observation", "reward", "env_steps_per_s", "seconds"};
   table.add_row({opt.envs, opt.steps, pool.size(), opt.float_obs ? "float 31x31x10" : "compact 31x31 bytes",
-                 opt.reward ? "builtin" : "none",
-                 static_cast<double>(opt.envs) * opt.steps / seconds, seconds});
+                 opt.reward ? "builtin" : "none", static_cast<double>(opt.envs) * opt.steps / seconds,
+                 seconds});
   print_table(table, global);
   return kExitOk;
 }
 
 Action setup_pcgrl_env_bench(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<PcgrlEnvBenchOptions>();
-  cmd.add_option("--envs", opt->envs, "Environments stepped together");
-  cmd.add_option("--steps", opt->steps, "Steps per environment");
-  cmd.add_option("--seed", opt->seed, "Seed (environment i uses seed + i)");
+  cmd.add_option("--envs", opt->envs, "Environments stepped together")
+      ->check(number_in(1, 1000000))
+      ->capture_default_str();
+  cmd.add_option("--steps", opt->steps, "Steps per environment")
+      ->check(number_in(1, 100000000))
+      ->capture_default_str();
+  cmd.add_option("--seed", opt->seed, "Seed (environment i uses seed + i)")
+      ->check(any_number<uint64_t>())
+      ->capture_default_str();
   cmd.add_flag("--float", opt->float_obs, "Also expand every observation to the 31x31x10 float tensor");
   cmd.add_flag("--reward", opt->reward, "Also compute pcgrl-jax's built-in dungeon reward every step");
   return [opt, &global] { return run_pcgrl_env_bench(*opt, global); };

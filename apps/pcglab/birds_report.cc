@@ -29,7 +29,7 @@ int run_report(const ReportOptions& opt, const GlobalOptions& global) {
   const fs::path out = !opt.out.empty()
                            ? fs::path(opt.out)
                            : (run.teams.size() == 1 ? run.teams[0].dir : fs::path(opt.input)) / "report.html";
-  const std::string html = report::birds_report_html(run);
+  const std::string html = report::birds_report_html(run, out);
   write_file_atomic(out, html);
   log_info("report: {} ({} KiB)", out.string(), html.size() / 1024);
   Table t;
@@ -55,7 +55,7 @@ Action setup_report(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--thumbnail", opt->thumbnail,
                  "Resolution of the embedded level images in pixels, shown at 112 CSS px (224 for sharp "
                  "HiDPI; 0: no images)")
-      ->check(CLI::Range(0, 1024));
+      ->check(number_in(0, 1024));
   cmd.footer(
       "Reads every stage's files (run.json, raw/, logs/convert.json, logs/simulate.json, stability/, "
       "images/,\n"

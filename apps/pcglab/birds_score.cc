@@ -1,4 +1,5 @@
 // `pcglab birds score`: scores and ranks exactly as the official scoring-and-ranking-script.
+#include <cmath>
 #include <filesystem>
 
 #include "birds/diversity.h"
@@ -6,6 +7,7 @@
 #include "birds/words_count.h"
 #include "command.h"
 #include "core/files.h"
+#include "core/log.h"
 #include "core/thread_pool.h"
 
 namespace pcglab::cli {
@@ -32,7 +34,8 @@ int run_score(const ScoreOptions& opt, const GlobalOptions& global) {
   config.disqualified = opt.disqualified;
   config.disable_weights = opt.no_weights;
   const bool from_csv = fs::is_regular_file(opt.input);
-  const auto entries = from_csv ? read_trial_scores_csv(opt.input) : read_official_results(opt.input, config.policy, {});
+  const auto entries =
+      from_csv ? read_trial_scores_csv(opt.input) : read_official_results(opt.input, config.policy, {});
   if (!opt.prompts.empty()) {
     for (const auto& e : entries) {
       const fs::path p = fs::path(opt.prompts) / (e.name + ".txt");
@@ -40,31 +43,54 @@ int run_score(const ScoreOptions& opt, const GlobalOptions& global) {
     }
   }
   const ScoringResult result = score_competition(entries, config);
-  const fs::path out = !opt.out.empty() ? fs::path(opt.out) : (from_csv ? fs::path(opt.input).parent_path() : fs::path(opt.input)) / "result";
+  const fs::path out = !opt.out.empty()
+                           ? fs::path(opt.out)
+                           : (from_csv ? fs::path(opt.input).parent_path() : fs::path(opt.input)) / "result";
   write_scoring_outputs(result, out);
   Table t;
   t.columns = {"rank", "team", "normalized_prompt_score", "prompt_score"};
-  for (const EntryScore& e : result.entries) t.add_row({e.rank, e.name, e.normalized, e.prompt_score});
+  const auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(); };
+  for (const EntryScore& e : result.entries)
+    t.add_row({e.rank, e.name, number(e.normalized), number(e.prompt_score)});
   print_table(t, global);
+  for (const std::string& error : result.errors) log_error("{}", error);
+  for (const EntryScore& e : result.entries) {
+    if (e.rank == kRankNoValidResults)
+      log_error("{}: not ranked (rank {}): no valid results", e.name, e.rank);
+  }
+  if (!result.errors.empty()) {
+    log_error("{} invalid value{} left out (a missing trial counts 0)", result.errors.size(),
+              result.errors.size() == 1 ? "" : "s");
+    return kExitItemsFailed;
+  }
   return kExitOk;
 }
 
 Action setup_score(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<ScoreOptions>();
-  cmd.add_option("input", opt->input,
-                 "Competition folder (<team>/stability|similarity|diversity/<C>.json; 2025: <team>/<model>/...) "
-                 "or a trial_scores.csv")
+  cmd.add_option(
+         "input", opt->input,
+         "Competition folder (<team>/stability|similarity|diversity/<C>.json; 2025: <team>/<model>/...) "
+         "or a trial_scores.csv")
       ->required()
       ->check(CLI::ExistingPath);
   cmd.add_option("-o,--out", opt->out, "Output folder (default: <input>/result)");
-  cmd.add_option("--policy", opt->policy, "Scoring policy of a competition year")->check(CLI::IsMember({"2023", "2024", "2025"}));
-  cmd.add_option("--trials", opt->trials, "Trials per character (the division uses this, not the trials present)")
-      ->check(CLI::Range(1, 1000));
+  cmd.add_option("--policy", opt->policy, "Scoring policy of a competition year")
+      ->check(CLI::IsMember({"2023", "2024", "2025"}));
+  cmd.add_option("--trials", opt->trials,
+                 "Trials per character (the division uses this, not the trials present)")
+      ->check(number_in(1, 1000));
   cmd.add_option("--baselines", opt->baselines, "Entries scored but not ranked (rank -1)")->delimiter(',');
-  cmd.add_option("--disqualified", opt->disqualified, "Entries not scored (rank -2, scores -1)")->delimiter(',');
-  cmd.add_option("--prompts", opt->prompts, "Folder of <team>.txt prompts: ties go to the shorter prompt (in words)");
+  cmd.add_option("--disqualified", opt->disqualified, "Entries not scored (rank -2, scores -1)")
+      ->delimiter(',');
+  cmd.add_option("--prompts", opt->prompts,
+                 "Folder of <team>.txt prompts: ties go to the shorter prompt (in words)");
   cmd.add_flag("--no-weights", opt->no_weights, "All weights 1 (the official DISABLE_WEIGHTS switch)");
-  cmd.footer("Writes constants.json, trial_scores.csv, character_scores.csv, prompt_scores_ranks.csv, result.json.");
+  cmd.footer(
+      "Writes constants.json, trial_scores.csv, character_scores.csv, prompt_scores_ranks.csv, result.json.\n"
+      "Ranks: 1.. places, -1 baseline, -2 disqualified, -3 no valid results. A value that is not a number "
+      "in\n"
+      "[0, 1] is reported (file, row or entry, column) and left out; then the exit code is 1.");
   return [opt, &global] { return run_score(*opt, global); };
 }
 
@@ -76,14 +102,18 @@ struct DiversityOptions {
 
 Action setup_diversity(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<DiversityOptions>();
-  cmd.add_option("input", opt->input, "Competition folder with <team>/similarity/<C>.json")->required()->check(CLI::ExistingDirectory);
-  cmd.add_option("--trials", opt->trials, "Configured trials n: the sum is divided by n(n+1)/2 - n")->check(CLI::Range(2, 1000));
+  cmd.add_option("input", opt->input, "Competition folder with <team>/similarity/<C>.json")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd.add_option("--trials", opt->trials, "Configured trials n: the sum is divided by n(n+1)/2 - n")
+      ->check(number_in(2, 1000));
   cmd.add_option("--vectors", opt->vectors, "softmax (2024) or cls (2025, the ViT's CLS embedding)")
       ->check(CLI::IsMember({"softmax", "cls"}));
   return [opt, &global] {
     ThreadPool pool(global.threads);
     const int n = compute_competition_diversity(
-        opt->input, opt->trials, opt->vectors == "cls" ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax, pool);
+        opt->input, opt->trials,
+        opt->vectors == "cls" ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax, pool);
     Table t;
     t.columns = {"characters_written"};
     t.add_row({n});

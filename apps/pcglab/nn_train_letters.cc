@@ -35,8 +35,8 @@ Image sample_sheet(const nn::LetterTrainingConfig& config) {
       const size_t index = (font * 26 + letter) * per;
       for (int y = 0; y < nn::kLetterImageSize; ++y)
         for (int x = 0; x < nn::kLetterImageSize; ++x)
-          *sheet.at(letter * kCell + 1 + x, row * kCell + 1 + y) =
-              static_cast<uint8_t>(255 - set.images[index * nn::kLetterPixels + y * nn::kLetterImageSize + x]);
+          *sheet.at(letter * kCell + 1 + x, row * kCell + 1 + y) = static_cast<uint8_t>(
+              255 - set.images[index * nn::kLetterPixels + y * nn::kLetterImageSize + x]);
     }
   }
   return sheet;
@@ -76,18 +76,24 @@ std::string model_card(const TrainLettersOptions& o, const nn::LetterTrainingRep
       test.size(), fmt::join(test, ", "));
   card += fmt::format(
       "## Accuracy on held-out fonts\n\n{} images ({} per font, letter and style):\n\n"
-      "| test set | accuracy |\n|---|---|\n| all | {:.4f} |\n| block-quantised | {:.4f} |\n| plain glyphs | {:.4f} |\n\n"
+      "| test set | accuracy |\n|---|---|\n| all | {:.4f} |\n| block-quantised | {:.4f} |\n| plain glyphs | "
+      "{:.4f} |\n\n"
       "Per letter: ",
-      2 * r.test_fonts.size() * 26 * c.test_per_letter, c.test_per_letter, r.test_accuracy, r.test_accuracy_blocks,
-      r.test_accuracy_glyphs);
-  for (int l = 0; l < 26; ++l) card += fmt::format("{}{} {:.3f}", l ? ", " : "", static_cast<char>('A' + l), r.per_letter[l]);
-  card += fmt::format("\n\n## Training\n\nAdam, batch {}, cosine learning rate {} → {}, label smoothing 0.05, {} epochs, "
-                      "{:.0f} s on this machine.\n\n| epoch | lr | loss | held-out accuracy | seconds |\n|---|---|---|---|---|\n",
-                      c.batch, c.lr, c.lr / 20, c.epochs, seconds);
+      2 * r.test_fonts.size() * 26 * c.test_per_letter, c.test_per_letter, r.test_accuracy,
+      r.test_accuracy_blocks, r.test_accuracy_glyphs);
+  for (int l = 0; l < 26; ++l)
+    card += fmt::format("{}{} {:.3f}", l ? ", " : "", static_cast<char>('A' + l), r.per_letter[l]);
+  card += fmt::format(
+      "\n\n## Training\n\nAdam, batch {}, cosine learning rate {} → {}, label smoothing 0.05, {} epochs, "
+      "{:.0f} s on this machine.\n\n| epoch | lr | loss | held-out accuracy | seconds "
+      "|\n|---|---|---|---|---|\n",
+      c.batch, c.lr, c.lr / 20, c.epochs, seconds);
   for (const auto& e : r.epochs)
-    card += fmt::format("| {} | {:.5f} | {:.4f} | {:.4f} | {:.1f} |\n", e.epoch, e.lr, e.loss, e.test_accuracy, e.seconds);
+    card += fmt::format("| {} | {:.5f} | {:.4f} | {:.4f} | {:.1f} |\n", e.epoch, e.lr, e.loss,
+                        e.test_accuracy, e.seconds);
   card +=
-      "\n## Limits\n\nTrained on typefaces, not on real LLM levels: an unrecognisable structure still gets 26\n"
+      "\n## Limits\n\nTrained on typefaces, not on real LLM levels: an unrecognisable structure still gets "
+      "26\n"
       "probabilities that sum to 1, and its similarity is only as meaningful as the official ViT's. The\n"
       "official model (`pittawat/vit-base-uppercase-english-characters`) can be used instead with\n"
       "`--model PATH` when its checkpoint folder is available.\n";
@@ -96,25 +102,41 @@ std::string model_card(const TrainLettersOptions& o, const nn::LetterTrainingRep
 
 Action setup_train_letters(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<TrainLettersOptions>();
-  cmd.add_option("--seed", o->config.seed, "Seed of the initial weights, augmentation and order")->capture_default_str();
-  cmd.add_option("--epochs", o->config.epochs, "Epochs (fresh augmented images each)")->capture_default_str();
-  cmd.add_option("--per-letter", o->config.per_letter, "Training images per font and letter per epoch")->capture_default_str();
-  cmd.add_option("--test-per-letter", o->config.test_per_letter, "Test images per held-out font, letter and style")
+  cmd.add_option("--seed", o->config.seed, "Seed of the initial weights, augmentation and order")
+      ->check(any_number<uint64_t>())
       ->capture_default_str();
-  cmd.add_option("--batch", o->config.batch, "Minibatch size")->capture_default_str();
-  cmd.add_option("--lr", o->config.lr, "Peak learning rate (Adam, cosine decay)")->capture_default_str();
-  cmd.add_option("--train-threads", o->config.threads, "libtorch threads while training (fixed: the weights depend on it)")
+  cmd.add_option("--epochs", o->config.epochs, "Epochs (fresh augmented images each)")
+      ->check(number_in(1, 10000))
+      ->capture_default_str();
+  cmd.add_option("--per-letter", o->config.per_letter, "Training images per font and letter per epoch")
+      ->check(number_in(1, 10000))
+      ->capture_default_str();
+  cmd.add_option("--test-per-letter", o->config.test_per_letter,
+                 "Test images per held-out font, letter and style")
+      ->check(number_in(1, 10000))
+      ->capture_default_str();
+  cmd.add_option("--batch", o->config.batch, "Minibatch size")
+      ->check(number_in(2, 65536))
+      ->capture_default_str();
+  cmd.add_option("--lr", o->config.lr, "Peak learning rate (Adam, cosine decay)")
+      ->check(number_in(1e-8, 10.0))
+      ->capture_default_str();
+  cmd.add_option("--train-threads", o->config.threads,
+                 "libtorch threads while training (fixed: the weights depend on it)")
+      ->check(number_in(1, 1024))
       ->capture_default_str();
   cmd.add_option("--fonts", o->config.fonts_root, "Folder searched for fonts")->capture_default_str();
-  cmd.add_option("-o,--out", o->out, "Weights file (.safetensors); the model card and sample sheet go beside it")
+  cmd.add_option("-o,--out", o->out,
+                 "Weights file (.safetensors); the model card and sample sheet go beside it")
       ->capture_default_str();
   return [o, &global] {
     const auto start = std::chrono::steady_clock::now();
     nn::LetterTrainingReport report;
-    const nn::LetterCnn model = nn::train_letter_cnn(o->config, report, [&](const nn::LetterTrainingEpoch& e) {
-      log_info("epoch {}/{}: lr {:.5f} loss {:.4f} held-out accuracy {:.4f} ({:.1f} s)", e.epoch, o->config.epochs,
-               e.lr, e.loss, e.test_accuracy, e.seconds);
-    });
+    const nn::LetterCnn model =
+        nn::train_letter_cnn(o->config, report, [&](const nn::LetterTrainingEpoch& e) {
+          log_info("epoch {}/{}: lr {:.5f} loss {:.4f} held-out accuracy {:.4f} ({:.1f} s)", e.epoch,
+                   o->config.epochs, e.lr, e.loss, e.test_accuracy, e.seconds);
+        });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::filesystem::path out = o->out;
     model.save(out, {{"seed", std::to_string(o->config.seed)},
@@ -126,8 +148,9 @@ Action setup_train_letters(CLI::App& cmd, const GlobalOptions& global) {
     write_png(sheet, sample_sheet(o->config));
     Table t;
     t.columns = {"weights", "train_fonts", "test_fonts", "test_accuracy", "blocks", "glyphs", "seconds"};
-    t.add_row({out.string(), static_cast<int64_t>(report.train_fonts.size()), static_cast<int64_t>(report.test_fonts.size()),
-               report.test_accuracy, report.test_accuracy_blocks, report.test_accuracy_glyphs, seconds});
+    t.add_row({out.string(), static_cast<int64_t>(report.train_fonts.size()),
+               static_cast<int64_t>(report.test_fonts.size()), report.test_accuracy,
+               report.test_accuracy_blocks, report.test_accuracy_glyphs, seconds});
     print_table(t, global);
     return kExitOk;
   };

@@ -1,7 +1,7 @@
 // `pcglab pcgrl train | generate` and `pcglab bench pcgrl-ppo`: PPO generators for the dungeon.
+#include <unistd.h>
 #include <chrono>
 #include <cmath>
-#include <unistd.h>
 
 #include "command.h"
 #include "core/files.h"
@@ -18,8 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // Tile colours for level pictures: border, empty, wall, player, bat, scorpion, spider, key, door.
-constexpr uint8_t kTileColours[9][3] = {{40, 40, 40},  {235, 228, 210}, {90, 70, 60},  {40, 120, 220}, {150, 60, 170},
-                                        {220, 120, 30}, {200, 30, 40},   {240, 200, 0}, {30, 150, 60}};
+constexpr uint8_t kTileColours[9][3] = {{40, 40, 40},   {235, 228, 210}, {90, 70, 60},
+                                        {40, 120, 220}, {150, 60, 170},  {220, 120, 30},
+                                        {200, 30, 40},  {240, 200, 0},   {30, 150, 60}};
 
 Image level_picture(const pcgrl::Map& map, int cell = 16) {
   Image im(pcgrl::kMapSize * cell, pcgrl::kMapSize * cell, 3, 0);
@@ -40,47 +41,83 @@ struct TrainOptions {
 };
 
 void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
-  cmd.add_option("--envs", c.n_envs, "Environments stepped together")->check(CLI::Range(1, 4096))->capture_default_str();
-  cmd.add_option("--rollout", c.rollout, "Steps per environment per update (num_steps)")->capture_default_str();
-  cmd.add_option("--seed", c.seed, "Seed of the weights, the environments (seed + env id) and the sampling")->capture_default_str();
-  cmd.add_option("--lr", c.ppo.lr, "Adam learning rate")->capture_default_str();
-  cmd.add_option("--epochs", c.ppo.epochs, "PPO epochs per update")->capture_default_str();
-  cmd.add_option("--minibatches", c.ppo.minibatches, "Minibatches per epoch")->capture_default_str();
-  cmd.add_option("--train-threads", c.torch_threads, "libtorch threads (fixed, so results do not depend on the machine)")
+  cmd.add_option("--envs", c.n_envs, "Environments stepped together")
+      ->check(number_in(1, 4096))
+      ->capture_default_str();
+  cmd.add_option("--rollout", c.rollout, "Steps per environment per update (num_steps)")
+      ->check(number_in(1, 100000))
+      ->capture_default_str();
+  cmd.add_option("--seed", c.seed, "Seed of the weights, the environments (seed + env id) and the sampling")
+      ->check(any_number<uint64_t>())
+      ->capture_default_str();
+  cmd.add_option("--lr", c.ppo.lr, "Adam learning rate")->check(number_in(1e-8, 1.0))->capture_default_str();
+  cmd.add_option("--epochs", c.ppo.epochs, "PPO epochs per update")
+      ->check(number_in(1, 1000))
+      ->capture_default_str();
+  cmd.add_option("--minibatches", c.ppo.minibatches,
+                 "Minibatches per epoch (envs × rollout must split into minibatches of at least 2 samples)")
+      ->check(number_in(1, 65536))
+      ->capture_default_str();
+  cmd.add_option("--train-threads", c.torch_threads,
+                 "libtorch threads (fixed, so results do not depend on the machine)")
+      ->check(number_in(1, 1024))
       ->capture_default_str();
 }
 
 int run_train(const TrainOptions& o, const GlobalOptions& global) {
   pcgrl::TrainConfig config = o.config;
-  if (o.reward != "builtin") throw SetupError(fmt::format("--reward {}: only 'builtin' exists so far (LLM rewards come later)", o.reward));
+  if (o.reward != "builtin")
+    throw SetupError(
+        fmt::format("--reward {}: only 'builtin' exists so far (LLM rewards come later)", o.reward));
   config.env.builtin_reward = true;
-  if (o.fix_quirks) config.env.fix_observation_offset = config.env.skip_static_cells = config.env.show_static_in_first_obs = true;
+  if (o.fix_quirks)
+    config.env.fix_observation_offset = config.env.skip_static_cells = config.env.show_static_in_first_obs =
+        true;
+  pcgrl::validate_train_config(config);
   const int64_t per_update = static_cast<int64_t>(config.n_envs) * config.rollout;
-  ProgressBar bar("train", static_cast<uint64_t>(std::max<int64_t>(1, config.total_steps / per_update)));
+  if (config.total_steps % per_update != 0)
+    log_warn("--steps {}: training {} steps, a whole number of updates of --envs × --rollout = {}",
+             config.total_steps, config.total_steps / per_update * per_update, per_update);
+  ProgressBar bar("train", static_cast<uint64_t>(config.total_steps / per_update));
   const auto result = pcgrl::train_ppo(config, o.out, [&](const pcgrl::TrainLogRow& r) {
     bar.add("return", 0);
     bar.advance(true);
-    log_debug("update {}: {} steps, return {:.2f} (last 100: {:.2f}), entropy {:.3f}, {:.0f} steps/s", r.update, r.env_steps,
-              r.mean_return, r.recent_return, r.losses.entropy, r.steps_per_s);
+    log_debug("update {}: {} steps, return {:.2f} (last 100: {:.2f}), entropy {:.3f}, {:.0f} steps/s",
+              r.update, r.env_steps, r.mean_return, r.recent_return, r.losses.entropy, r.steps_per_s);
   });
   bar.finish();
   Table t;
   t.columns = {"updates", "env_steps", "recent_return", "entropy", "steps_per_s", "checkpoint", "log"};
   const auto& last = result.log.back();
-  t.add_row({last.update, last.env_steps, std::isnan(last.recent_return) ? Json() : Json(last.recent_return),
-             last.losses.entropy, last.steps_per_s, result.checkpoint.string(), (fs::path(o.out) / "train_log.csv").string()});
+  const auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(); };
+  t.add_row({last.update, last.env_steps, number(last.recent_return), number(last.losses.entropy),
+             last.steps_per_s, result.ok() ? Json(result.checkpoint.string()) : Json(),
+             (fs::path(o.out) / "train_log.csv").string()});
   print_table(t, global);
+  if (!result.ok()) {
+    log_error("training failed: {} (the log is in {}; try a lower --lr or more samples per minibatch)",
+              result.error, (fs::path(o.out) / "train_log.csv").string());
+    return kExitItemsFailed;
+  }
   return kExitOk;
 }
 
 Action setup_train(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<TrainOptions>();
-  cmd.add_option("--reward", o->reward, "Reward: builtin (pcgrl-jax's dungeon reward)")->capture_default_str();
-  cmd.add_option("--steps", o->config.total_steps, "Environment steps in all")->capture_default_str();
-  cmd.add_option("-o,--out", o->out, "Output folder: checkpoint.safetensors, train_log.csv, checkpoints/")->capture_default_str();
-  cmd.add_option("--checkpoint-every", o->config.checkpoint_every, "Also save a checkpoint every N environment steps (0: only the final)")
+  cmd.add_option("--reward", o->reward, "Reward: builtin (pcgrl-jax's dungeon reward)")
       ->capture_default_str();
-  cmd.add_flag("--fix-quirks", o->fix_quirks, "Fix the recorded dungeon3 quirks (observation offset, static cells, first observation)");
+  cmd.add_option("--steps", o->config.total_steps,
+                 "Environment steps in all (whole updates of envs × rollout steps; at least one update)")
+      ->check(number_in<int64_t>(1, 1000000000000))
+      ->capture_default_str();
+  cmd.add_option("-o,--out", o->out, "Output folder: checkpoint.safetensors, train_log.csv, checkpoints/")
+      ->capture_default_str();
+  cmd.add_option("--checkpoint-every", o->config.checkpoint_every,
+                 "Also save a checkpoint every N environment steps (0: only the final)")
+      ->check(number_in<int64_t>(0, 1000000000000))
+      ->capture_default_str();
+  cmd.add_flag("--fix-quirks", o->fix_quirks,
+               "Fix the recorded dungeon3 quirks (observation offset, static cells, first observation)");
   add_ppo_options(cmd, o->config);
   return [o, &global] { return run_train(*o, global); };
 }
@@ -95,9 +132,12 @@ struct GenerateOptions {
 };
 
 int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
-  nn::set_torch_threads(pcgrl::TrainConfig{}.torch_threads);  // fixed, so the sampled levels do not depend on the machine
+  nn::set_torch_threads(
+      pcgrl::TrainConfig{}.torch_threads);  // fixed, so the sampled levels do not depend on the machine
+  pcgrl::check_checkpoint_weights(o.checkpoint);
   const nn::PpoAgent agent = nn::PpoAgent::load(o.checkpoint);
-  const pcgrl::EnvConfig env = pcgrl::checkpoint_env_config(o.checkpoint);  // the quirk switches it was trained with
+  const pcgrl::EnvConfig env =
+      pcgrl::checkpoint_env_config(o.checkpoint);  // the quirk switches it was trained with
   const auto gen = pcgrl::generate_levels(agent, env, o.levels, o.seed, o.greedy);
   const fs::path out = o.out.empty() ? fs::path(o.checkpoint).parent_path() / "levels" : fs::path(o.out);
   std::string all;
@@ -111,9 +151,15 @@ int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
     write_png(out / (name + ".png"), level_picture(map));
     all += pcgrl::format_level(map) + "\n";
     const auto stats = pcgrl::dungeon_stats(map);
-    std::vector<Json> row = {name, gen.returns[i], stats[pcgrl::kRegions], stats[pcgrl::kEnemies], stats[pcgrl::kKeys],
-                             stats[pcgrl::kDoors], stats[pcgrl::kPathLength]};
-    if (!o.scenario.empty()) row.push_back(pcgrl::evaluate_level(map, pcgrl::parse_scenario(o.scenario)).accuracy);
+    std::vector<Json> row = {name,
+                             gen.returns[i],
+                             stats[pcgrl::kRegions],
+                             stats[pcgrl::kEnemies],
+                             stats[pcgrl::kKeys],
+                             stats[pcgrl::kDoors],
+                             stats[pcgrl::kPathLength]};
+    if (!o.scenario.empty())
+      row.push_back(pcgrl::evaluate_level(map, pcgrl::parse_scenario(o.scenario)).accuracy);
     t.add_row(row);
   }
   write_file_atomic(out / "levels.txt", all);
@@ -124,12 +170,19 @@ int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
 
 Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<GenerateOptions>();
-  cmd.add_option("--checkpoint", o->checkpoint, "checkpoint.safetensors from `pcgrl train`")->required()->check(CLI::ExistingFile);
-  cmd.add_option("--levels", o->levels, "Levels (one episode each)")->check(CLI::Range(1, 10000))->capture_default_str();
-  cmd.add_option("--seed", o->seed, "Seed of the initial maps (seed + i) and the sampling")->capture_default_str();
+  cmd.add_option("--checkpoint", o->checkpoint, "checkpoint.safetensors from `pcgrl train`")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--levels", o->levels, "Levels (one episode each)")
+      ->check(number_in(1, 10000))
+      ->capture_default_str();
+  cmd.add_option("--seed", o->seed, "Seed of the initial maps (seed + i) and the sampling")
+      ->check(any_number<uint64_t>())
+      ->capture_default_str();
   cmd.add_option("-o,--out", o->out, "Output folder (default: levels/ beside the checkpoint)");
   cmd.add_flag("--greedy", o->greedy, "Take the most likely action instead of sampling");
-  cmd.add_option("--scenario", o->scenario, "Also report PCGRLLM's accuracy for these enemies, e.g. bat,scorpion");
+  cmd.add_option("--scenario", o->scenario,
+                 "Also report PCGRLLM's accuracy for these enemies, e.g. bat,scorpion");
   return [o, &global] { return run_generate(*o, global); };
 }
 
@@ -140,33 +193,40 @@ struct PpoBenchOptions {
 
 int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
   o.config.total_steps = static_cast<int64_t>(o.config.n_envs) * o.config.rollout * o.updates;
+  pcgrl::validate_train_config(o.config);
   const fs::path out = fs::temp_directory_path() / fmt::format("pcglab-ppo-bench-{}", ::getpid());
   const auto result = pcgrl::train_ppo(o.config, out);
   std::error_code ec;
   fs::remove_all(out, ec);
+  if (!result.ok()) throw SetupError(fmt::format("training failed: {}", result.error));
   std::vector<double> rates;
   for (const auto& r : result.log) rates.push_back(r.steps_per_s);
   std::sort(rates.begin(), rates.end());
   Table t;
-  t.columns = {"envs", "rollout", "epochs", "minibatches", "train_threads", "updates", "median_env_steps_per_s"};
-  t.add_row({o.config.n_envs, o.config.rollout, o.config.ppo.epochs, o.config.ppo.minibatches, o.config.torch_threads,
-             o.updates, rates[rates.size() / 2]});
+  t.columns = {
+      "envs", "rollout", "epochs", "minibatches", "train_threads", "updates", "median_env_steps_per_s"};
+  t.add_row({o.config.n_envs, o.config.rollout, o.config.ppo.epochs, o.config.ppo.minibatches,
+             o.config.torch_threads, o.updates, rates[rates.size() / 2]});
   print_table(t, global);
   return kExitOk;
 }
 
 Action setup_ppo_bench(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<PpoBenchOptions>();
-  cmd.add_option("--updates", o->updates, "PPO updates to time (the median is reported)")->capture_default_str();
+  cmd.add_option("--updates", o->updates, "PPO updates to time (the median is reported)")
+      ->check(number_in(1, 100000))
+      ->capture_default_str();
   add_ppo_options(cmd, o->config);
   return [o, &global] { return run_ppo_bench(*o, global); };
 }
 
 }  // namespace
 
-PCGLAB_REGISTER_COMMAND("pcgrl", "train", "Train a PPO dungeon generator (built-in reward); checkpoints and a CSV log",
+PCGLAB_REGISTER_COMMAND("pcgrl", "train",
+                        "Train a PPO dungeon generator (built-in reward); checkpoints and a CSV log",
                         setup_train);
-PCGLAB_REGISTER_COMMAND("pcgrl", "generate", "Levels from a trained PPO checkpoint (text and PNG)", setup_generate);
+PCGLAB_REGISTER_COMMAND("pcgrl", "generate", "Levels from a trained PPO checkpoint (text and PNG)",
+                        setup_generate);
 PCGLAB_REGISTER_COMMAND("bench", "pcgrl-ppo", "PPO training environment steps per second", setup_ppo_bench);
 
 }  // namespace pcglab::cli

@@ -1,7 +1,10 @@
 #include "birds/scoring.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -71,6 +74,17 @@ std::vector<CharacterWeight> weights_for(const std::vector<const EntryResults*>&
   return out;
 }
 
+// An entry is scored unless reading it failed for every value it had (errors and nothing valid).
+bool has_valid_results(const EntryResults& e) {
+  if (e.errors.empty()) return true;
+  for (const auto& [model, chars] : e.models) {
+    for (const auto& [c, r] : chars) {
+      if (!r.stability.empty() || !r.similarity.empty() || r.diversity != 0) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 ScoringPolicy parse_scoring_policy(std::string_view name) {
@@ -86,15 +100,16 @@ ScoringResult score_competition(const std::vector<EntryResults>& entries, const 
       config.characters.empty() ? default_characters() : config.characters;
   std::vector<const EntryResults*> scored;
   std::set<std::string> models;
+  ScoringResult result;
   for (const EntryResults& e : entries) {
-    if (contains(config.disqualified, e.name)) continue;
+    result.errors.insert(result.errors.end(), e.errors.begin(), e.errors.end());
+    if (contains(config.disqualified, e.name) || !has_valid_results(e)) continue;
     scored.push_back(&e);
     for (const auto& [model, chars] : e.models) models.insert(model);
   }
   if (config.policy != ScoringPolicy::k2025 && models.size() > 1) {
     throw SetupError("results for several models: use --policy 2025 (summed over models)");
   }
-  ScoringResult result;
   std::map<std::string, double> prompt;
   for (const std::string& model : models) {
     const auto weights = weights_for(scored, model, characters, config);
@@ -134,23 +149,31 @@ ScoringResult score_competition(const std::vector<EntryResults>& entries, const 
     EntryScore s{e.name};
     if (contains(config.disqualified, e.name)) {
       s.prompt_score = s.normalized = -1;
-      s.rank = -2;
+      s.rank = kRankDisqualified;
+    } else if (!has_valid_results(e)) {
+      s.prompt_score = s.normalized = std::numeric_limits<double>::quiet_NaN();
+      s.rank = kRankNoValidResults;
     } else {
       s.prompt_score = prompt[e.name];
       s.normalized = 100 * s.prompt_score / divisor;
-      s.rank = contains(config.baselines, e.name) ? -1 : 0;
+      s.rank = contains(config.baselines, e.name) ? kRankBaseline : 0;
     }
     result.entries.push_back(s);
   }
   // Highest normalised score first; ties: the shorter prompt (pcglab's addition; the official
-  // code keeps the sort's order), then the name. Disqualified entries last.
+  // code keeps the sort's order), then the name. Entries without valid results, then disqualified
+  // entries, last.
   const auto length = [&](const std::string& name) {
     const auto it = config.prompt_lengths.find(name);
     return it == config.prompt_lengths.end() ? std::numeric_limits<int>::max() : it->second;
   };
   std::stable_sort(result.entries.begin(), result.entries.end(),
                    [&](const EntryScore& a, const EntryScore& b) {
-                     if ((a.rank == -2) != (b.rank == -2)) return b.rank == -2;
+                     const auto group = [](int rank) {
+                       return rank == kRankDisqualified ? 2 : rank == kRankNoValidResults ? 1 : 0;
+                     };
+                     if (group(a.rank) != group(b.rank)) return group(a.rank) < group(b.rank);
+                     if (group(a.rank) != 0) return a.name < b.name;
                      if (a.normalized != b.normalized) return a.normalized > b.normalized;
                      if (length(a.name) != length(b.name)) return length(a.name) < length(b.name);
                      return a.name < b.name;
@@ -188,38 +211,65 @@ std::string read_csv_field(std::istringstream& in) {
   return out;
 }
 
-double to_number(const std::string& s, const std::string& where) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used != s.size()) throw std::invalid_argument(s);
-    return v;
-  } catch (const std::exception&) {
-    throw SetupError(fmt::format("{}: \"{}\" is not a number", where, s));
-  }
+// A score read from text: a number in [0, 1] (stability, similarity and diversity are rates).
+std::optional<double> parse_rate(const std::string& text) {
+  double v = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto [end, ec] = std::from_chars(first, last, v);
+  if (text.empty() || ec != std::errc() || end != last || !(v >= 0 && v <= 1)) return std::nullopt;
+  return v;
 }
 
-void read_character_files(const fs::path& base, const std::string& character, CharacterResults& r) {
+std::string rate_error(const std::string& where, const std::string& column, const std::string& shown) {
+  return fmt::format("{}: {} is {}, expected a number in [0, 1]", where, column, shown);
+}
+
+// A score from a JSON field; a missing, null, non-numeric or out-of-range value is an item error.
+std::optional<double> json_rate(const Json& object, const char* key, const std::string& where,
+                                std::vector<std::string>& errors) {
+  const auto it = object.is_object() ? object.find(key) : object.end();
+  if (it != object.end() && it->is_number()) {
+    const double v = it->get<double>();
+    if (v >= 0 && v <= 1) return v;
+  }
+  errors.push_back(
+      rate_error(where, fmt::format("\"{}\"", key), it == object.end() ? "missing" : dump_json(*it)));
+  return std::nullopt;
+}
+
+void read_character_files(const fs::path& base, const std::string& character, CharacterResults& r,
+                          std::vector<std::string>& errors) {
   std::error_code ec;
   const fs::path sta = base / "stability" / (character + ".json");
   if (fs::exists(sta, ec)) {
-    for (const Json& raw : json_field<Json>(read_json_file(sta), "raws", sta.string())) {
-      const std::string tag = json_field<std::string>(raw, "tag", sta.string());
+    const Json raws = json_field<Json>(read_json_file(sta), "raws", sta.string());
+    for (size_t i = 0; i < raws.size(); ++i) {
+      const std::string tag = json_field<std::string>(raws[i], "tag", sta.string());
       const int trial = trial_number_of(fs::path(tag).stem().string());
-      if (trial >= 0) r.stability[trial] = json_field<double>(raw, "score", sta.string());
+      if (trial < 0) continue;
+      const auto v =
+          json_rate(raws[i], "score", fmt::format("{}: raws[{}] ({})", sta.string(), i, tag), errors);
+      if (v) r.stability[trial] = *v;
     }
   }
   const fs::path sim = base / "similarity" / (character + ".json");
   if (fs::exists(sim, ec)) {
-    for (const Json& t : json_field<Json>(read_json_file(sim), "trials", sim.string())) {
-      const int trial =
-          trial_number_of(fs::path(json_field<std::string>(t, "id", sim.string())).stem().string());
-      if (trial >= 0) r.similarity[trial] = json_field<double>(t, "similarity", sim.string());
+    const Json trials = json_field<Json>(read_json_file(sim), "trials", sim.string());
+    for (size_t i = 0; i < trials.size(); ++i) {
+      const std::string id = json_field<std::string>(trials[i], "id", sim.string());
+      const int trial = trial_number_of(fs::path(id).stem().string());
+      if (trial < 0) continue;
+      const auto v =
+          json_rate(trials[i], "similarity", fmt::format("{}: trials[{}] ({})", sim.string(), i, id), errors);
+      if (v) r.similarity[trial] = *v;
     }
   }
   const fs::path div = base / "diversity" / (character + ".json");
-  if (fs::exists(div, ec))
-    r.diversity = json_field<double>(read_json_file(div), "diversityRate", div.string());
+  if (fs::exists(div, ec)) {
+    const auto v = json_rate(read_json_file(div), "diversityRate", div.string(), errors);
+    if (v) r.diversity = *v;
+  }
 }
 
 }  // namespace
@@ -228,7 +278,7 @@ EntryResults read_team_results(const fs::path& team, ScoringPolicy policy,
                                const std::vector<std::string>& characters_in) {
   const std::vector<std::string> characters = characters_in.empty() ? default_characters() : characters_in;
   std::error_code ec;
-  EntryResults e{team_name_of(team), {}};
+  EntryResults e{team_name_of(team), {}, {}};
   std::vector<std::pair<std::string, fs::path>> model_dirs;
   if (policy == ScoringPolicy::k2025) {
     for (const auto& m : fs::directory_iterator(team, ec)) {
@@ -241,7 +291,7 @@ EntryResults read_team_results(const fs::path& team, ScoringPolicy policy,
     model_dirs.emplace_back("", team);
   }
   for (const auto& [model, base] : model_dirs) {
-    for (const std::string& c : characters) read_character_files(base, c, e.models[model][c]);
+    for (const std::string& c : characters) read_character_files(base, c, e.models[model][c], e.errors);
   }
   return e;
 }
@@ -257,38 +307,93 @@ std::vector<EntryResults> read_official_results(const fs::path& dir, ScoringPoli
   return out;
 }
 
+namespace {
+
+std::vector<std::string> split_csv_line(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  std::istringstream in(line);
+  std::vector<std::string> fields;
+  while (in.peek() != EOF) fields.push_back(read_csv_field(in));
+  if (!line.empty() && line.back() == ',') fields.emplace_back();
+  return fields;
+}
+
+}  // namespace
+
 std::vector<EntryResults> read_trial_scores_csv(const fs::path& csv) {
   std::istringstream file(read_file(csv));
   std::string line;
-  std::getline(file, line);  // header
+  if (!std::getline(file, line) || split_csv_line(line).empty())
+    throw SetupError(
+        fmt::format("{}: empty file (expected a header with teamName, character, trial, stabilityScore, "
+                    "similarityScore, diversityScore)",
+                    csv.string()));
+  const std::vector<std::string> header = split_csv_line(line);
+  const std::vector<std::string> wanted = {"teamName",       "character",       "trial",
+                                           "stabilityScore", "similarityScore", "diversityScore"};
+  std::vector<size_t> col;
+  std::vector<std::string> missing;
+  for (const std::string& w : wanted) {
+    const auto it = std::find(header.begin(), header.end(), w);
+    if (it == header.end()) missing.push_back("\"" + w + "\"");
+    col.push_back(static_cast<size_t>(it - header.begin()));
+  }
+  if (!missing.empty())
+    throw SetupError(fmt::format("{}: missing column{} {} (the header is: {})", csv.string(),
+                                 missing.size() > 1 ? "s" : "", fmt::join(missing, ", "), line));
   std::map<std::string, EntryResults> entries;
-  int line_no = 1;
+  std::vector<std::string> orphan_errors;  // rows without a team name
+  int line_no = 1, rows = 0;
   while (std::getline(file, line)) {
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    std::istringstream in(line);
-    std::vector<std::string> f;
-    while (in.peek() != EOF) f.push_back(read_csv_field(in));
+    const std::vector<std::string> f = split_csv_line(line);
+    if (f.empty()) continue;
+    ++rows;
     const std::string where = fmt::format("{}:{}", csv.string(), line_no);
-    if (f.size() < 7) throw SetupError(fmt::format("{}: expected 7 fields, found {}", where, f.size()));
-    EntryResults& e = entries[f[0]];
-    e.name = f[0];
-    CharacterResults& r = e.models[""][f[1]];
-    const int trial = static_cast<int>(to_number(f[2], where));
-    r.stability[trial] = to_number(f[4], where);
-    r.similarity[trial] = to_number(f[5], where);
-    r.diversity = to_number(f[6], where);
+    if (col[0] >= f.size() || f[col[0]].empty()) {
+      orphan_errors.push_back(fmt::format("{}: column \"teamName\" is empty or missing", where));
+      continue;
+    }
+    EntryResults& e = entries[f[col[0]]];
+    e.name = f[col[0]];
+    if (f.size() != header.size()) {
+      e.errors.push_back(
+          fmt::format("{}: the row has {} fields, the header {}", where, f.size(), header.size()));
+      continue;
+    }
+    int trial = 0;
+    const std::string& t = f[col[2]];
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), trial);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size() || trial < 1) {
+      e.errors.push_back(
+          fmt::format("{}: column \"trial\" is \"{}\", expected a trial number (1, 2, ...)", where, t));
+      continue;
+    }
+    CharacterResults& r = e.models[""][f[col[1]]];
+    const auto value = [&](size_t c, const char* name) {
+      const auto v = parse_rate(f[col[c]]);
+      if (!v)
+        e.errors.push_back(rate_error(where, fmt::format("column \"{}\"", name), "\"" + f[col[c]] + "\""));
+      return v;
+    };
+    if (const auto v = value(3, "stabilityScore")) r.stability[trial] = *v;
+    if (const auto v = value(4, "similarityScore")) r.similarity[trial] = *v;
+    if (const auto v = value(5, "diversityScore")) r.diversity = *v;
   }
+  if (rows == 0) throw SetupError(fmt::format("{}: no rows after the header", csv.string()));
   std::vector<EntryResults> out;
   for (auto& [name, e] : entries) out.push_back(std::move(e));
+  if (!orphan_errors.empty()) {
+    if (out.empty()) throw SetupError(orphan_errors.front());
+    out.front().errors.insert(out.front().errors.begin(), orphan_errors.begin(), orphan_errors.end());
+  }
   return out;
 }
 
 namespace {
 std::string num(double v) {
-  return fmt::format("{}", v);
-}
+  return std::isfinite(v) ? fmt::format("{}", v) : std::string();
+}  // NaN: no score
 std::string q(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);

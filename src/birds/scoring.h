@@ -17,7 +17,7 @@ ScoringPolicy parse_scoring_policy(std::string_view name);  // "2023", "2024", "
 
 // One entry's results for one character (one model).
 struct CharacterResults {
-  std::map<int, double> stability;   // by trial number (1-based as in the file names)
+  std::map<int, double> stability;  // by trial number (1-based as in the file names)
   std::map<int, double> similarity;
   double diversity = 0;
 };
@@ -26,6 +26,10 @@ struct CharacterResults {
 struct EntryResults {
   std::string name;
   std::map<std::string, std::map<std::string, CharacterResults>> models;
+  // Values that could not be read (not a number in [0, 1], a bad trial number, a short row): each
+  // names the file, the row or entry and the column. Such a value is left out (a missing trial
+  // counts 0, as in the official script); an entry with errors and no valid value is not ranked.
+  std::vector<std::string> errors;
 };
 
 struct ScoringConfig {
@@ -33,8 +37,8 @@ struct ScoringConfig {
   int trials = 10;
   std::vector<std::string> characters;  // empty: A..Z
   bool disable_weights = false;
-  std::vector<std::string> baselines;     // ranked -1
-  std::vector<std::string> disqualified;  // ranked -2, scores -1
+  std::vector<std::string> baselines;         // ranked -1
+  std::vector<std::string> disqualified;      // ranked -2, scores -1
   std::map<std::string, int> prompt_lengths;  // words per entry, for the tie-break (optional)
 };
 
@@ -54,11 +58,17 @@ struct CharacterScore {
   double score = 0, mean_stability = 0, mean_similarity = 0, diversity = 0;
 };
 
+// Ranks that are not places: baselines, disqualified entries, and entries whose every value was
+// invalid (their scores are NaN: null in result.json, empty in the CSV files).
+inline constexpr int kRankBaseline = -1;
+inline constexpr int kRankDisqualified = -2;
+inline constexpr int kRankNoValidResults = -3;
+
 struct EntryScore {
   std::string name;
   double prompt_score = 0;
   double normalized = 0;
-  int rank = 0;  // 1.., or -1 baseline, -2 disqualified
+  int rank = 0;  // 1.., or kRankBaseline, kRankDisqualified, kRankNoValidResults
 };
 
 struct ScoringResult {
@@ -67,6 +77,7 @@ struct ScoringResult {
   std::vector<TrialScore> trials;
   std::vector<CharacterScore> characters;
   std::vector<EntryScore> entries;  // in rank order
+  std::vector<std::string> errors;  // every entry's EntryResults::errors
 };
 
 ScoringResult score_competition(const std::vector<EntryResults>& entries, const ScoringConfig& config);
@@ -78,6 +89,9 @@ std::vector<EntryResults> read_official_results(const std::filesystem::path& dir
 // One team folder's files (the same reading, for a caller that already knows its teams).
 EntryResults read_team_results(const std::filesystem::path& team, ScoringPolicy policy,
                                const std::vector<std::string>& characters = {});
+// Columns are found by name (teamName, character, trial, stabilityScore, similarityScore,
+// diversityScore; others are ignored). Throws SetupError for an empty file, a missing column
+// (named) or no rows; a bad value is an item error of its entry (EntryResults::errors).
 std::vector<EntryResults> read_trial_scores_csv(const std::filesystem::path& csv);
 
 // The official outputs: constants.json, trial_scores.csv, character_scores.csv,

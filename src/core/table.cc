@@ -1,5 +1,8 @@
 #include "core/table.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace pcglab {
@@ -23,8 +26,8 @@ std::string_view output_format_name(OutputFormat format) {
 }
 
 void Table::add_row(std::vector<Json> row) {
-  PCGLAB_CHECK(row.size() == columns.size()) << "row has " << row.size() << " cells, table has "
-                                             << columns.size() << " columns";
+  PCGLAB_CHECK(row.size() == columns.size())
+      << "row has " << row.size() << " cells, table has " << columns.size() << " columns";
   rows.push_back(std::move(row));
 }
 
@@ -35,6 +38,28 @@ std::string cell_text(const Json& cell) {
 }
 
 namespace {
+
+// A number for people (Markdown): 6 significant digits, trailing zeros dropped, no exponent
+// between 1e-4 and 1e15 (0.800000011920929 -> 0.8, 99.99999999999986 -> 100).
+std::string md_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return "0";
+  const double a = std::abs(v);
+  if (a < 1e-4 || a >= 1e15) return fmt::format("{:.6g}", v);
+  const int integer_digits = static_cast<int>(std::floor(std::log10(a))) + 1;
+  std::string s = fmt::format("{:.{}f}", v, std::max(0, 6 - integer_digits));
+  if (s.find('.') != std::string::npos) {
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+  }
+  return s == "-0" ? "0" : s;
+}
+
+std::string md_cell(const Json& cell) {
+  return cell.is_number_float() ? md_number(cell.get<double>()) : cell_text(cell);
+}
+
 std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -77,7 +102,7 @@ std::string format_table(const Table& table, OutputFormat format) {
       out += "\n";
       for (const auto& row : table.rows) {
         std::vector<std::string> cells;
-        for (const auto& c : row) cells.push_back(md_escape(cell_text(c)));
+        for (const auto& c : row) cells.push_back(md_escape(md_cell(c)));
         out += "| " + fmt::format("{}", fmt::join(cells, " | ")) + " |\n";
       }
       break;

@@ -79,7 +79,8 @@ std::array<bool, 3> parse_scenario(std::string_view enemies) {
     } else if (name == "spider") {
       out[2] = true;
     } else {
-      throw SetupError(fmt::format("unknown enemy \"{}\" in scenario \"{}\" (use bat, scorpion, spider)", name, enemies));
+      throw SetupError(
+          fmt::format("unknown enemy \"{}\" in scenario \"{}\" (use bat, scorpion, spider)", name, enemies));
     }
     start = end + 1;
   }
@@ -116,17 +117,18 @@ LevelEvaluation evaluate_level(const Map& map, const std::array<bool, 3>& scenar
     const Path avoiding = shortest_path(without_keys, player, key, restricted);
     if (!avoiding.empty() && avoiding.size() == to_key.size()) to_key = avoiding;
     // Unique-key check on the player->key leg only.
-    const bool other_key_on_path = std::any_of(to_key.begin(), to_key.end(), [&](int cell) {
-      return cell != key && map[cell] == kKey;
-    });
+    const bool other_key_on_path =
+        std::any_of(to_key.begin(), to_key.end(), [&](int cell) { return cell != key && map[cell] == kKey; });
     if (other_key_on_path) continue;
     ++ev.solutions;
     for (const Path* leg : std::array<const Path*, 2>{&to_key, &to_door}) {
       for (int cell : *leg) {
         const int r = cell / kMapSize;
         const int c = cell % kMapSize;
-        for (int rr = std::max(0, r - kCheckDistance); rr <= std::min(kMapSize - 1, r + kCheckDistance); ++rr) {
-          for (int cc = std::max(0, c - kCheckDistance); cc <= std::min(kMapSize - 1, c + kCheckDistance); ++cc) {
+        for (int rr = std::max(0, r - kCheckDistance); rr <= std::min(kMapSize - 1, r + kCheckDistance);
+             ++rr) {
+          for (int cc = std::max(0, c - kCheckDistance); cc <= std::min(kMapSize - 1, c + kCheckDistance);
+               ++cc) {
             const int e = enemy_index(map[rr * kMapSize + cc]);
             if (e >= 0) met[e].insert(rr * kMapSize + cc);
           }
@@ -167,6 +169,12 @@ int tile_of_char(char c) {
   }
 }
 
+// A character for an error message: itself when printable ASCII, else its code.
+std::string printable(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u >= 0x20 && u < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", u);
+}
+
 }  // namespace
 
 std::vector<Map> parse_levels(std::string_view text, const std::string& source) {
@@ -191,25 +199,33 @@ std::vector<Map> parse_levels(std::string_view text, const std::string& source) 
     ++line_no;
     std::vector<int> tiles;
     bool header = false;
-    for (char c : line) {
+    for (size_t col = 0; col < line.size(); ++col) {
+      const char c = line[col];
       if (c == ' ' || c == '\t' || c == ',' || c == '[' || c == ']' || c == '\r') continue;
-      if (std::isalpha(static_cast<unsigned char>(c)) && tile_of_char(c) < 0) {
-        header = true;  // e.g. "Level Id 3:" or "array(...)"
-        break;
-      }
       const int t = tile_of_char(c);
-      if (t < 0) {
+      if (t >= 0) {
+        tiles.push_back(t);
+        continue;
+      }
+      // A line that starts with text ("Level Id 3:") is a header, unless it interrupts a level; a
+      // bad character after tiles is a bad tile.
+      if (tiles.empty() && (rows == 0 || rows == kMapSize)) {
         header = true;
         break;
       }
-      tiles.push_back(t);
+      throw SetupError(fmt::format("{}:{}:{}: '{}' is not a tile (digits 0-8 or # . @ b s p k D){}", source,
+                                   line_no, col + 1, printable(c),
+                                   tiles.empty()
+                                       ? fmt::format(" (the level above has {} of {} rows)", rows, kMapSize)
+                                       : std::string()));
     }
     if (header || tiles.empty()) {
       finish(line_no);
       continue;
     }
     if (tiles.size() != kMapSize) {
-      throw SetupError(fmt::format("{}:{}: row has {} tiles, expected {}", source, line_no, tiles.size(), kMapSize));
+      throw SetupError(
+          fmt::format("{}:{}: row has {} tiles, expected {}", source, line_no, tiles.size(), kMapSize));
     }
     if (rows == kMapSize) finish(line_no);
     for (int c = 0; c < kMapSize; ++c) current[rows * kMapSize + c] = static_cast<uint8_t>(tiles[c]);

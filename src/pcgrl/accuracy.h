@@ -24,10 +24,10 @@ Path shortest_path(const Map& map, int source, int target, const std::array<bool
 std::array<bool, 3> parse_scenario(std::string_view enemies);
 
 struct LevelEvaluation {
-  int solutions = 0;                       // keys with a valid player->key->door solution
-  std::array<int, 3> encountered{};        // distinct enemies of each type met along solutions
-  bool playable = false;                   // player can reach the door
-  double accuracy = 0;                     // (#types where scenario == encountered) / 3, 0 without solutions
+  int solutions = 0;                 // keys with a valid player->key->door solution
+  std::array<int, 3> encountered{};  // distinct enemies of each type met along solutions
+  bool playable = false;             // player can reach the door
+  double accuracy = 0;               // (#types where scenario == encountered) / 3, 0 without solutions
 };
 
 LevelEvaluation evaluate_level(const Map& map, const std::array<bool, 3>& scenario);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include "core/check.h"
 #include "core/rng.h"
 
@@ -40,14 +43,17 @@ void place_corner(Map& map, Map& static_mask, int row, int col, Tile tile) {
 void generate_initial_map(Rng& rng, Map& map, Map& static_mask) {
   for (auto& c : map) c = draw_tile(rng);
   static_mask.fill(0);
-  static constexpr int kCorners[4][2] = {{1, 1}, {1, kMapSize - 2}, {kMapSize - 2, kMapSize - 2}, {kMapSize - 2, 1}};
+  static constexpr int kCorners[4][2] = {
+      {1, 1}, {1, kMapSize - 2}, {kMapSize - 2, kMapSize - 2}, {kMapSize - 2, 1}};
   const int player = static_cast<int>(rng.below(4));
   const int door = (player + 2) % 4;
   place_corner(map, static_mask, kCorners[player][0], kCorners[player][1], kPlayer);
   place_corner(map, static_mask, kCorners[door][0], kCorners[door][1], kDoor);
 }
 
-DungeonEnv::DungeonEnv(const EnvConfig& config) : config_(config) { PCGLAB_CHECK(config.max_board_scans > 0); }
+DungeonEnv::DungeonEnv(const EnvConfig& config) : config_(config) {
+  PCGLAB_CHECK(config.max_board_scans > 0);
+}
 
 void DungeonEnv::build_scan_order() {
   scan_.clear();
@@ -76,7 +82,9 @@ void DungeonEnv::reset(uint64_t seed) {
   first_obs_ = true;
 }
 
-int DungeonEnv::next_edit_cell() const { return scan_[static_cast<size_t>(step_idx_) % scan_.size()]; }
+int DungeonEnv::next_edit_cell() const {
+  return scan_[static_cast<size_t>(step_idx_) % scan_.size()];
+}
 
 bool DungeonEnv::step(int action) {
   PCGLAB_CHECK(action >= 0 && action < kActions) << "action " << action;
@@ -131,8 +139,37 @@ void expand_observation(const uint8_t* compact, float* out) {
   }
 }
 
+uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+void check_fits_in_memory(uint64_t bytes, const std::string& what) {
+  const uint64_t memory = physical_memory_bytes();
+  if (memory != 0 && bytes > memory) {
+    throw SetupError(fmt::format("{} needs {:.1f} GiB, more than this machine's {:.1f} GiB of memory", what,
+                                 static_cast<double>(bytes) / (1 << 30),
+                                 static_cast<double>(memory) / (1 << 30)));
+  }
+}
+
+uint64_t BatchedDungeon::memory_bytes(int64_t n_envs) {
+  const uint64_t per_env =
+      sizeof(DungeonEnv) + kCells * 4 * sizeof(uint16_t) + kCompactObsBytes;  // state, scan, obs
+  return static_cast<uint64_t>(std::max<int64_t>(n_envs, 0)) * per_env;
+}
+
+namespace {
+int checked_env_count(int n_envs) {
+  if (n_envs < 1) throw SetupError(fmt::format("{} environments: at least 1 is needed", n_envs));
+  check_fits_in_memory(BatchedDungeon::memory_bytes(n_envs), fmt::format("{} environments", n_envs));
+  return n_envs;
+}
+}  // namespace
+
 BatchedDungeon::BatchedDungeon(int n_envs, uint64_t seed, const EnvConfig& config)
-    : envs_(static_cast<size_t>(n_envs), DungeonEnv(config)), obs_(static_cast<size_t>(n_envs) * kCompactObsBytes) {
+    : envs_(static_cast<size_t>(checked_env_count(n_envs)), DungeonEnv(config)),
+      obs_(static_cast<size_t>(n_envs) * kCompactObsBytes) {
   for (int i = 0; i < n_envs; ++i) envs_[i].reset(seed + static_cast<uint64_t>(i));
   observe_all();
 }

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/rng.h"
@@ -21,8 +22,8 @@ struct EnvConfig {
   // pcgrl-jax's built-in dungeon reward, computed when the map changed.
   bool builtin_reward = true;
   // The recorded quirks, reproduced by default (false); true fixes each.
-  bool fix_observation_offset = false;  // the observation after step k shows the cell just edited
-  bool skip_static_cells = false;       // the scan visits the 18 static cells, whose edits are discarded
+  bool fix_observation_offset = false;    // the observation after step k shows the cell just edited
+  bool skip_static_cells = false;         // the scan visits the 18 static cells, whose edits are discarded
   bool show_static_in_first_obs = false;  // the first observation after reset has no static cells
 };
 
@@ -45,8 +46,8 @@ class DungeonEnv {
   const Map& static_mask() const { return static_; }
   int step_index() const { return step_idx_; }
   int max_steps() const { return kCells * config_.max_board_scans; }
-  int position() const { return pos_; }       // cell of the observation's centre
-  int next_edit_cell() const;                 // cell the next step edits
+  int position() const { return pos_; }  // cell of the observation's centre
+  int next_edit_cell() const;            // cell the next step edits
   uint64_t episodes() const { return episodes_; }
   const Map& last_episode_map() const { return last_map_; }  // the map just before the last auto-reset
 
@@ -81,11 +82,20 @@ void generate_initial_map(Rng& rng, Map& map, Map& static_mask);
 // The 31×31×10 float one-hot observation (channel-last, as the official code) from the compact form.
 void expand_observation(const uint8_t* compact, float* out);
 
+// This machine's physical memory in bytes (0 when unknown).
+uint64_t physical_memory_bytes();
+// Throws SetupError("<what> needs N GiB, more than this machine's M GiB") when `bytes` exceed
+// the physical memory.
+void check_fits_in_memory(uint64_t bytes, const std::string& what);
+
 // N environments stepped together; seeds are seed + env_id; the observations of all environments
 // live in one contiguous buffer (compact form, 961 bytes each).
 class BatchedDungeon {
  public:
+  // Throws SetupError when n_envs < 1 or the environments would not fit in this machine's memory.
   BatchedDungeon(int n_envs, uint64_t seed, const EnvConfig& config = {});
+  // Bytes that n environments hold (their state and observations).
+  static uint64_t memory_bytes(int64_t n_envs);
   int size() const { return static_cast<int>(envs_.size()); }
   // Steps environments [first, last) with actions[i], writes their done flags and observations.
   // Environments are independent, so any split over threads gives the same result.

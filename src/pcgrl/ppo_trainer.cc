@@ -28,7 +28,9 @@ int sample(const float* probs, int n, Rng& rng) {
   return n - 1;
 }
 
-std::string csv_number(double v) { return std::isnan(v) ? std::string() : fmt::format("{}", v); }
+std::string csv_number(double v) {
+  return std::isnan(v) ? std::string() : fmt::format("{}", v);
+}
 
 std::map<std::string, std::string> checkpoint_metadata(const TrainConfig& config, int64_t env_steps) {
   return {{"env_steps", std::to_string(env_steps)},
@@ -40,14 +42,82 @@ std::map<std::string, std::string> checkpoint_metadata(const TrainConfig& config
           {"show_static_in_first_obs", config.env.show_static_in_first_obs ? "1" : "0"}};
 }
 
+bool finite_losses(const nn::PpoLosses& l) {
+  return std::isfinite(l.policy) && std::isfinite(l.value) && std::isfinite(l.entropy) &&
+         std::isfinite(l.approx_kl);
+}
+
+// Saves the agent; when a weight is not finite the file is removed and the cause returned.
+std::string save_checked(const nn::PpoAgent& agent, const fs::path& path,
+                         const std::map<std::string, std::string>& meta) {
+  agent.save(path, meta);
+  const std::string bad = first_non_finite_tensor(path);
+  if (bad.empty()) return {};
+  std::error_code ec;
+  fs::remove(path, ec);
+  return fmt::format("weight tensor '{}' is not finite", bad);
+}
+
 }  // namespace
 
-TrainResult train_ppo(const TrainConfig& config, const fs::path& out, const std::function<void(const TrainLogRow&)>& on_update) {
-  if (config.n_envs < 1 || config.rollout < 1) throw SetupError("--envs and the rollout length must be at least 1");
+void validate_train_config(const TrainConfig& c) {
+  auto at_least = [](const char* option, int64_t value, int64_t min) {
+    if (value < min) throw SetupError(fmt::format("{} is {}: it must be at least {}", option, value, min));
+  };
+  at_least("--envs", c.n_envs, 1);
+  at_least("--rollout", c.rollout, 1);
+  at_least("--epochs", c.ppo.epochs, 1);
+  at_least("--minibatches", c.ppo.minibatches, 1);
+  at_least("--train-threads", c.torch_threads, 1);
+  at_least("--checkpoint-every", c.checkpoint_every, 0);
+  if (!(std::isfinite(c.ppo.lr) && c.ppo.lr > 0))
+    throw SetupError(fmt::format("--lr is {}: the learning rate must be a positive number", c.ppo.lr));
+  if (!(c.gamma >= 0 && c.gamma <= 1 && c.gae_lambda >= 0 && c.gae_lambda <= 1))
+    throw SetupError(fmt::format("gamma {} and GAE lambda {} must be in [0, 1]", c.gamma, c.gae_lambda));
+  const int64_t per_update = static_cast<int64_t>(c.n_envs) * c.rollout;
+  if (c.total_steps < per_update)
+    throw SetupError(
+        fmt::format("--steps {} is less than one update (--envs × --rollout = {} environment steps)",
+                    c.total_steps, per_update));
+  if (per_update % c.ppo.minibatches != 0)
+    throw SetupError(
+        fmt::format("--envs × --rollout ({}) does not split into {} equal minibatches (--minibatches)",
+                    per_update, c.ppo.minibatches));
+  if (per_update / c.ppo.minibatches < 2)
+    throw SetupError(
+        fmt::format("minibatches of {} sample: --envs × --rollout ({}) / --minibatches ({}) must be at least "
+                    "2 (PPO normalises "
+                    "the advantages over a minibatch)",
+                    per_update / c.ppo.minibatches, per_update, c.ppo.minibatches));
+}
+
+std::string first_non_finite_tensor(const fs::path& checkpoint) {
+  const nn::SafetensorsFile file = nn::read_safetensors(checkpoint);
+  for (const auto& [name, tensor] : file.tensors) {
+    for (float v : tensor.values) {
+      if (!std::isfinite(v)) return name;
+    }
+  }
+  return {};
+}
+
+void check_checkpoint_weights(const fs::path& checkpoint) {
+  const std::string bad = first_non_finite_tensor(checkpoint);
+  if (!bad.empty())
+    throw SetupError(
+        fmt::format("{}: weight tensor '{}' has NaN or infinite values (a diverged training); train again",
+                    checkpoint.string(), bad));
+}
+
+TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
+                      const std::function<void(const TrainLogRow&)>& on_update) {
+  validate_train_config(config);
   const int64_t per_update = static_cast<int64_t>(config.n_envs) * config.rollout;
-  if (per_update % config.ppo.minibatches != 0)
-    throw SetupError(fmt::format("envs × rollout ({}) must divide into {} minibatches", per_update, config.ppo.minibatches));
-  const int updates = static_cast<int>(std::max<int64_t>(1, config.total_steps / per_update));
+  const int64_t update_count = config.total_steps / per_update;
+  if (update_count > std::numeric_limits<int>::max())
+    throw SetupError(fmt::format("--steps {} is more than {} updates", config.total_steps,
+                                 std::numeric_limits<int>::max()));
+  const int updates = static_cast<int>(update_count);
   nn::set_torch_threads(config.torch_threads);
   nn::PpoConfig ppo = config.ppo;
   ppo.seed = config.seed;
@@ -60,7 +130,9 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out, const std:
   TrainResult result;
   std::vector<double> episode_return(n, 0.0);
   std::deque<double> recent;
-  std::string csv = "update,env_steps,episodes,mean_return,recent_return,policy_loss,value_loss,entropy,approx_kl,steps_per_s\n";
+  std::string csv =
+      "update,env_steps,episodes,mean_return,recent_return,policy_loss,value_loss,entropy,approx_kl,steps_"
+      "per_s\n";
   fs::create_directories(out);
   nn::PpoBatch batch;
   std::vector<float> rewards(per_update), probs, values;
@@ -83,7 +155,8 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out, const std:
       for (int i = 0; i < n; ++i) {
         actions[i] = sample(&probs[static_cast<size_t>(i) * ppo.actions], ppo.actions, rng);
         batch.actions[base + i] = actions[i];
-        batch.log_probs[base + i] = std::log(std::max(probs[static_cast<size_t>(i) * ppo.actions + actions[i]], 1e-12f));
+        batch.log_probs[base + i] =
+            std::log(std::max(probs[static_cast<size_t>(i) * ppo.actions + actions[i]], 1e-12f));
         batch.values[base + i] = values[i];
       }
       envs.step(actions.data(), step_dones.data(), &rewards[base]);
@@ -101,27 +174,54 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out, const std:
     }
     std::vector<float> last_probs, last_values;
     agent.evaluate(envs.observations(), n, last_probs, last_values);
-    nn::compute_gae(rewards, batch.values, dones, last_values, n, config.gamma, config.gae_lambda, batch.advantages,
-                    batch.returns);
+    nn::compute_gae(rewards, batch.values, dones, last_values, n, config.gamma, config.gae_lambda,
+                    batch.advantages, batch.returns);
     row.losses = agent.update(batch, derive_seed(config.seed, 1000000 + static_cast<uint64_t>(u)));
     row.env_steps = static_cast<int64_t>(u + 1) * per_update;
     row.mean_return = row.episodes ? finished_sum / row.episodes : std::numeric_limits<double>::quiet_NaN();
     double r = 0;
     for (double x : recent) r += x;
-    row.recent_return = recent.empty() ? std::numeric_limits<double>::quiet_NaN() : r / static_cast<double>(recent.size());
+    row.recent_return =
+        recent.empty() ? std::numeric_limits<double>::quiet_NaN() : r / static_cast<double>(recent.size());
     row.steps_per_s = static_cast<double>(per_update) /
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{:.1f}\n", row.update, row.env_steps, row.episodes,
-                       csv_number(row.mean_return), csv_number(row.recent_return), row.losses.policy, row.losses.value,
-                       row.losses.entropy, row.losses.approx_kl, row.steps_per_s);
+                       csv_number(row.mean_return), csv_number(row.recent_return), row.losses.policy,
+                       row.losses.value, row.losses.entropy, row.losses.approx_kl, row.steps_per_s);
     write_file_atomic(out / "train_log.csv", csv);
-    if (config.checkpoint_every > 0 && row.env_steps / config.checkpoint_every != (row.env_steps - per_update) / config.checkpoint_every)
-      agent.save(out / "checkpoints" / fmt::format("step_{}.safetensors", row.env_steps), checkpoint_metadata(config, row.env_steps));
     result.log.push_back(row);
+    if (!finite_losses(row.losses)) {
+      result.error = fmt::format(
+          "update {}: the losses are not finite (policy {}, value {}, entropy {}); training stopped",
+          row.update, row.losses.policy, row.losses.value, row.losses.entropy);
+      break;
+    }
+    if (config.checkpoint_every > 0 &&
+        row.env_steps / config.checkpoint_every != (row.env_steps - per_update) / config.checkpoint_every) {
+      const std::string bad =
+          save_checked(agent, out / "checkpoints" / fmt::format("step_{}.safetensors", row.env_steps),
+                       checkpoint_metadata(config, row.env_steps));
+      if (!bad.empty()) {
+        result.error = fmt::format("update {}: {}; training stopped", row.update, bad);
+        break;
+      }
+    }
     if (on_update) on_update(row);
   }
-  result.checkpoint = out / "checkpoint.safetensors";
-  agent.save(result.checkpoint, checkpoint_metadata(config, result.log.back().env_steps));
+  const fs::path checkpoint = out / "checkpoint.safetensors";
+  if (result.ok()) {
+    const std::string bad =
+        save_checked(agent, checkpoint, checkpoint_metadata(config, result.log.back().env_steps));
+    if (bad.empty()) {
+      result.checkpoint = checkpoint;
+      return result;
+    }
+    result.error = fmt::format("after update {}: {}", result.log.back().update, bad);
+  }
+  std::error_code ec;
+  if (fs::remove(checkpoint, ec))
+    result.error += " (the checkpoint.safetensors of an earlier run there was removed)";
+  result.error += "; no checkpoint written";
   return result;
 }
 
@@ -132,7 +232,8 @@ EnvConfig checkpoint_env_config(const fs::path& checkpoint) {
     const auto it = file.metadata.find(key);
     if (it == file.metadata.end()) return;
     if (it->second != "0" && it->second != "1")
-      throw SetupError(fmt::format("{}: metadata '{}' is '{}', expected 0 or 1", checkpoint.string(), key, it->second));
+      throw SetupError(
+          fmt::format("{}: metadata '{}' is '{}', expected 0 or 1", checkpoint.string(), key, it->second));
     value = it->second == "1";
   };
   flag("fix_observation_offset", env.fix_observation_offset);
@@ -142,11 +243,12 @@ EnvConfig checkpoint_env_config(const fs::path& checkpoint) {
     int scans = 0;
     const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), scans);
     if (ec != std::errc() || end != it->second.data() + it->second.size() || scans < 1)
-      throw SetupError(fmt::format("{}: metadata 'max_board_scans' is '{}', expected a positive integer", checkpoint.string(),
-                                   it->second));
+      throw SetupError(fmt::format("{}: metadata 'max_board_scans' is '{}', expected a positive integer",
+                                   checkpoint.string(), it->second));
     env.max_board_scans = scans;
   }
-  if (const auto it = file.metadata.find("reward"); it != file.metadata.end()) env.builtin_reward = it->second == "builtin";
+  if (const auto it = file.metadata.find("reward"); it != file.metadata.end())
+    env.builtin_reward = it->second == "builtin";
   return env;
 }
 
@@ -176,7 +278,8 @@ double random_policy_return(const EnvConfig& env, int n_envs, int episodes_per_e
   return count ? sum / count : 0.0;
 }
 
-GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed, bool greedy) {
+GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed,
+                                bool greedy) {
   if (count < 1) throw SetupError("--levels must be at least 1");
   BatchedDungeon envs(count, seed, env);
   envs.observe_all();
@@ -195,7 +298,8 @@ GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env,
     agent.evaluate(envs.observations(), count, probs, values);
     for (int i = 0; i < count; ++i) {
       const float* p = &probs[static_cast<size_t>(i) * actions_n];
-      actions[i] = greedy ? static_cast<int>(std::max_element(p, p + actions_n) - p) : sample(p, actions_n, rng);
+      actions[i] =
+          greedy ? static_cast<int>(std::max_element(p, p + actions_n) - p) : sample(p, actions_n, rng);
     }
     envs.step(actions.data(), dones.data(), rewards.data());
     for (int i = 0; i < count; ++i) out.returns[i] += rewards[i];

@@ -22,8 +22,14 @@ struct TrainConfig {
   int torch_threads = 2;         // fixed, so results do not depend on the machine's cores
   int64_t checkpoint_every = 0;  // environment steps; 0: only the final checkpoint
   nn::PpoConfig ppo;
-  EnvConfig env;                 // builtin_reward true: pcgrl-jax's dungeon reward
+  EnvConfig env;  // builtin_reward true: pcgrl-jax's dungeon reward
 };
+
+// Throws SetupError naming the setting (by its `pcgrl train` option) when `config` cannot train:
+// a count below 1, a learning rate that is not a positive number, fewer environment steps than one
+// update (envs × rollout), a rollout that does not split into equal minibatches, or minibatches of
+// one sample (PPO normalises the advantages over a minibatch: one sample has no spread, NaN).
+void validate_train_config(const TrainConfig& config);
 
 struct TrainLogRow {
   int update = 0;
@@ -37,13 +43,24 @@ struct TrainLogRow {
 
 struct TrainResult {
   std::vector<TrainLogRow> log;
-  std::filesystem::path checkpoint;
+  std::filesystem::path checkpoint;  // empty when training failed
+  std::string error;                 // why training stopped early (non-finite loss or weights); empty: ok
+  bool ok() const { return error.empty(); }
 };
 
-// Trains; writes <out>/train_log.csv (one row per update), <out>/checkpoint.safetensors and, with
+// Trains total_steps / (envs × rollout) updates (whole updates; validate_train_config first);
+// writes <out>/train_log.csv (one row per update), <out>/checkpoint.safetensors and, with
 // checkpoint_every, <out>/checkpoints/step_<N>.safetensors. `on_update` sees each row.
+// Training stops at the first update whose losses or weights are not finite (NaN, inf): the log
+// keeps every update so far, `error` says why, and no checkpoint with such weights is written
+// (the periodic ones written before stay).
 TrainResult train_ppo(const TrainConfig& config, const std::filesystem::path& out,
                       const std::function<void(const TrainLogRow&)>& on_update = {});
+
+// The name of the first tensor with a NaN or infinite value; empty when every value is finite.
+std::string first_non_finite_tensor(const std::filesystem::path& checkpoint);
+// Throws SetupError naming the checkpoint and the tensor when a weight is NaN or infinite.
+void check_checkpoint_weights(const std::filesystem::path& checkpoint);
 
 // The environment settings a checkpoint was trained with (its quirk switches and scans, kept in
 // the checkpoint's metadata), so generation plays the same environment; defaults when absent.
@@ -58,6 +75,7 @@ struct GeneratedLevels {
   std::vector<Map> levels;
   std::vector<double> returns;  // each episode's return under the environment's reward
 };
-GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed, bool greedy);
+GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed,
+                                bool greedy);
 
 }  // namespace pcglab::pcgrl

@@ -67,13 +67,15 @@ DungeonStats dungeon_stats(const Map& map) {
       case kPlayer: s[kPlayers] += 1, player = cell; break;
       case kKey: s[kKeys] += 1; break;
       case kDoor: s[kDoors] += 1; break;
-      case kBat: case kScorpion: case kSpider: s[kEnemies] += 1; break;
+      case kBat:
+      case kScorpion:
+      case kSpider: s[kEnemies] += 1; break;
       default: break;
     }
   }
   s[kRegions] = count_regions(map, passable_of({kEmpty, kKey}));
-  const bool playable = s[kPlayers] == 1 && s[kDoors] == 1 && s[kKeys] == 1 && s[kEnemies] >= 2 && s[kEnemies] <= 5 &&
-                        s[kRegions] == 1;
+  const bool playable = s[kPlayers] == 1 && s[kDoors] == 1 && s[kKeys] == 1 && s[kEnemies] >= 2 &&
+                        s[kEnemies] <= 5 && s[kRegions] == 1;
   if (!playable) return s;
   const int key = static_cast<int>(std::find(map.begin(), map.end(), kKey) - map.begin());
   s[kPathLength] = bfs_steps(map, player, kKey, passable_of({kEmpty, kKey})) +

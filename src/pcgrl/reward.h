@@ -8,7 +8,16 @@
 
 namespace pcglab::pcgrl {
 
-enum DungeonMetric { kRegions = 0, kEnemies, kPlayers, kKeys, kDoors, kPathLength, kNearestEnemy, kMetricCount };
+enum DungeonMetric {
+  kRegions = 0,
+  kEnemies,
+  kPlayers,
+  kKeys,
+  kDoors,
+  kPathLength,
+  kNearestEnemy,
+  kMetricCount
+};
 
 using DungeonStats = std::array<double, kMetricCount>;
 

@@ -6,13 +6,23 @@
 
 namespace pcglab::pcgrl {
 
-enum Tile : uint8_t { kBorder = 0, kEmpty = 1, kWall = 2, kPlayer = 3, kBat = 4, kScorpion = 5, kSpider = 6, kKey = 7, kDoor = 8 };
+enum Tile : uint8_t {
+  kBorder = 0,
+  kEmpty = 1,
+  kWall = 2,
+  kPlayer = 3,
+  kBat = 4,
+  kScorpion = 5,
+  kSpider = 6,
+  kKey = 7,
+  kDoor = 8
+};
 
 inline constexpr int kMapSize = 16;
 inline constexpr int kCells = kMapSize * kMapSize;
-inline constexpr int kTileTypes = 9;        // one-hot channels, BORDER included
-inline constexpr int kObsSize = 31;         // 2 * 16 - 1
-inline constexpr int kObsChannels = 10;     // 9 tiles + the static mask
+inline constexpr int kTileTypes = 9;     // one-hot channels, BORDER included
+inline constexpr int kObsSize = 31;      // 2 * 16 - 1
+inline constexpr int kObsChannels = 10;  // 9 tiles + the static mask
 inline constexpr int kObsPad = 15;
 inline constexpr int kActions = 6;
 inline constexpr Tile kBuilds[kActions] = {kEmpty, kWall, kBat, kScorpion, kSpider, kKey};

@@ -1,5 +1,6 @@
 #include "report/birds_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -8,6 +9,7 @@
 #include "report/html.h"
 
 namespace pcglab::report {
+namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kNotEvaluated = "<span class=\"na\">not evaluated</span>";
@@ -183,11 +185,11 @@ std::string team_body(const BirdsRun& run, const BirdsTeam& team, int level) {
   return out;
 }
 
-std::string overview(const BirdsRun& run) {
+std::string overview(const BirdsRun& run, const std::string& name) {
   std::string out = fmt::format(
       "<h1>Science Birds competition: {}</h1>\n<p class=\"meta\">folder <code>{}</code> · {} teams · scores "
       "{}</p>\n",
-      escape_html(run.dir.filename().string()), escape_html(run.dir.string()), run.teams.size(),
+      escape_html(name), escape_html(run.dir.string()), run.teams.size(),
       run.scores_dir.empty() ? kNotEvaluated : "<code>" + escape_html(run.scores_dir.string()) + "</code>");
   out +=
       "<table><tr><th class=\"text\">team</th><th>rank</th><th>normalized</th><th>prompt "
@@ -205,22 +207,61 @@ std::string overview(const BirdsRun& run) {
   return out + "</table>\n";
 }
 
+fs::path absolute_normal(const fs::path& p) {
+  fs::path a = fs::absolute(p).lexically_normal();
+  return a.has_filename() ? a : a.parent_path();  // "dir/" -> "dir"
+}
+
+// The run with its folders relative to `base` and the absolute folders in the recorded failure
+// reasons replaced the same way.
+BirdsRun with_relative_paths(BirdsRun run, const fs::path& base_in) {
+  const fs::path base = absolute_normal(base_in);
+  std::vector<std::pair<std::string, std::string>> replacements;  // absolute -> relative
+  auto relative = [&](fs::path& p) {
+    if (p.empty()) return;
+    const fs::path a = absolute_normal(p);
+    fs::path r = a.lexically_relative(base);
+    if (r.empty()) r = a.filename();
+    replacements.emplace_back(a.string() + "/", r == "." ? std::string() : r.string() + "/");
+    replacements.emplace_back(a.string(), r.string());
+    p = r;
+  };
+  for (BirdsTeam& team : run.teams) relative(team.dir);
+  relative(run.scores_dir);
+  relative(run.dir);
+  std::sort(replacements.begin(), replacements.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (BirdsTeam& team : run.teams) {
+    for (BirdsFailure& f : team.failures) {
+      for (const auto& [from, to] : replacements) {
+        for (size_t at = f.reason.find(from); at != std::string::npos;
+             at = f.reason.find(from, at + to.size()))
+          f.reason.replace(at, from.size(), to);
+      }
+    }
+  }
+  return run;
+}
+
 }  // namespace
 
 std::string birds_letter_id(const BirdsRun& run, const BirdsTeam& team, const std::string& letter) {
   return run.teams.size() == 1 ? "letter-" + slug(letter) : slug(team.name) + "-letter-" + slug(letter);
 }
 
-std::string birds_report_html(const BirdsRun& run) {
+std::string birds_report_html(const BirdsRun& run_in, const fs::path& report_file) {
+  const std::string name = absolute_normal(run_in.dir).filename().string();
+  const BirdsRun run =
+      with_relative_paths(run_in, report_file.empty() ? run_in.dir : report_file.parent_path());
   if (run.teams.size() == 1) {
     return html_page("Science Birds run: " + run.teams[0].name, team_body(run, run.teams[0], 1));
   }
-  std::string body = overview(run);
+  std::string body = overview(run, name);
   for (const BirdsTeam& team : run.teams) {
     body += fmt::format("<section class=\"team\" id=\"team-{}\">\n{}</section>\n", slug(team.name),
                         team_body(run, team, 2));
   }
-  return html_page("Science Birds competition: " + run.dir.filename().string(), body);
+  return html_page("Science Birds competition: " + name, body);
 }
 
 }  // namespace pcglab::report

@@ -5,6 +5,7 @@
 // as "not evaluated". Every text from the run's files is escaped.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "report/birds_run.h"
@@ -15,7 +16,10 @@ namespace pcglab::report {
 // (the team name reduced to [A-Za-z0-9_-]).
 std::string birds_letter_id(const BirdsRun& run, const BirdsTeam& team, const std::string& letter);
 
-// The complete page (deterministic: no dates, the same run gives the same bytes).
-std::string birds_report_html(const BirdsRun& run);
+// The complete page (deterministic: no dates, the same run gives the same bytes). Folders are
+// shown relative to the folder of `report_file` (the run's folder when empty), and the recorded
+// failure reasons have the run's absolute folder replaced the same way, so the page names no
+// absolute path and keeps its bytes when the whole folder moves.
+std::string birds_report_html(const BirdsRun& run, const std::filesystem::path& report_file = {});
 
 }  // namespace pcglab::report

@@ -52,8 +52,8 @@ std::string base64(std::string_view bytes) {
 
 std::string embedded_png(std::string_view png_bytes, std::string_view alt, int width_px) {
   const std::string width = width_px > 0 ? fmt::format(" width=\"{}\"", width_px) : "";
-  return fmt::format("<img src=\"data:image/png;base64,{}\" alt=\"{}\"{}>", base64(png_bytes), escape_html(alt),
-                     width);
+  return fmt::format("<img src=\"data:image/png;base64,{}\" alt=\"{}\"{}>", base64(png_bytes),
+                     escape_html(alt), width);
 }
 
 std::string format_number(double value, int decimals) {
@@ -65,11 +65,22 @@ std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vec
                           const BarChartOptions& options) {
   PCGLAB_CHECK(labels.size() == values.size()) << labels.size() << " labels, " << values.size() << " values";
   double max_value = options.max_value;
-  if (max_value <= 0) {
+  if (!(max_value > 0 && std::isfinite(max_value))) {
+    max_value = 0;
     for (double v : values) max_value = std::max(max_value, std::isfinite(v) ? v : 0.0);
     if (max_value <= 0) max_value = 1;
   }
-  const int left = 48;
+  // Enough decimals that the ticks differ (scores can be ~0.001), and a left margin as wide as the
+  // longest tick label (11 px digits are at most ~6.5 px wide), so no label is clipped.
+  const int tick_decimals =
+      max_value >= 1 ? 2 : std::clamp(2 - static_cast<int>(std::floor(std::log10(max_value))), 2, 8);
+  std::vector<std::string> ticks;
+  size_t widest = 0;
+  for (int tick = 0; tick <= 4; ++tick) {
+    ticks.push_back(format_number(max_value * tick / 4.0, tick_decimals));
+    widest = std::max(widest, ticks.back().size());
+  }
+  const int left = std::max(48, 12 + static_cast<int>(std::ceil(6.5 * static_cast<double>(widest))));
   const int right = 12;
   const int top = options.title.empty() ? 12 : 32;
   const int bottom = 28;
@@ -77,31 +88,32 @@ std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vec
   const int plot_h = options.height - top - bottom;
   const double slot = labels.empty() ? 0 : static_cast<double>(plot_w) / static_cast<double>(labels.size());
   std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} "
+      "{}\" "
       "role=\"img\" aria-label=\"{}\">",
       options.width, options.height, options.width, options.height, escape_html(options.title));
   if (!options.title.empty()) {
-    svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"chart-title\">{}</text>", left, escape_html(options.title));
+    svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"chart-title\">{}</text>", left,
+                       escape_html(options.title));
   }
-  // Enough decimals that the ticks differ (scores can be ~0.001).
-  const int tick_decimals = max_value >= 1 ? 2 : std::clamp(2 - static_cast<int>(std::floor(std::log10(max_value))), 2, 8);
   for (int tick = 0; tick <= 4; ++tick) {
-    const double v = max_value * tick / 4.0;
     const double y = top + plot_h - plot_h * tick / 4.0;
     svg += fmt::format(
         "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>"
         "<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>",
-        left, y, left + plot_w, y, left - 6, y + 4, format_number(v, tick_decimals));
+        left, y, left + plot_w, y, left - 6, y + 4, ticks[tick]);
   }
   for (size_t i = 0; i < labels.size(); ++i) {
     const double v = std::isfinite(values[i]) ? std::clamp(values[i], 0.0, max_value) : 0.0;
     const double h = plot_h * v / max_value;
     const double x = left + slot * static_cast<double>(i) + slot * 0.15;
     svg += fmt::format(
-        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"bar\"><title>{}: {} {}</title></rect>"
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" class=\"bar\"><title>{}: {} "
+        "{}</title></rect>"
         "<text x=\"{:.1f}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>",
         x, top + plot_h - h, slot * 0.7, h, escape_html(labels[i]), escape_html(options.value_label),
-        format_number(values[i], 4), x + slot * 0.35, top + plot_h + 18, escape_html(labels[i]));
+        format_number(values[i], std::max(4, tick_decimals)), x + slot * 0.35, top + plot_h + 18,
+        escape_html(labels[i]));
   }
   svg += "</svg>";
   return svg;
@@ -124,7 +136,8 @@ th{background:#eef1f6}td.text,th.text{text-align:left}
 details.prompt{margin:8px 0}details.prompt summary{cursor:pointer;font-weight:600}
 )css";
   return fmt::format(
-      "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"
+      "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta "
+      "charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"
       "</head>\n<body>\n{}\n</body>\n</html>\n",
       escape_html(title), kStyle, body);
 }

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/check.h"
+#include "core/files.h"
 #include "core/json.h"
 #include "testing/testing.h"
 
@@ -29,13 +30,15 @@ TEST(Scoring, Reproduces2024ResultAndConstantsFromTrialScores) {
   const ScoringResult r = score_competition(entries, config);
 
   const Json constants = read_json_file(dir / "constants.json");
-  expect_relative(r.competition_score, std::stod(constants["competitionScore"].get<std::string>()), "competitionScore");
+  expect_relative(r.competition_score, std::stod(constants["competitionScore"].get<std::string>()),
+                  "competitionScore");
   const auto& weights = r.weights.at("");
   ASSERT_EQ(weights.size(), 26u);
   for (size_t j = 0; j < 26; ++j) {
     const Json& w = constants["weights"][j];
     ASSERT_EQ(weights[j].character, w["character"]);
-    expect_relative(weights[j].weight, std::stod(w["weight"].get<std::string>()), "weight " + weights[j].character);
+    expect_relative(weights[j].weight, std::stod(w["weight"].get<std::string>()),
+                    "weight " + weights[j].character);
     expect_relative(weights[j].stability, std::stod(w["weightStability"].get<std::string>()), "w_sta");
     expect_relative(weights[j].similarity, std::stod(w["weightSimilarity"].get<std::string>()), "w_sim");
     expect_relative(weights[j].diversity, std::stod(w["weightDiversity"].get<std::string>()), "w_div");
@@ -51,7 +54,8 @@ TEST(Scoring, Reproduces2024ResultAndConstantsFromTrialScores) {
     std::string name = p["teamName"];
     if (display.count(name) != 0) name = display.at(name);
     if (p["rank"] == -2) continue;
-    const auto it = std::find_if(r.entries.begin(), r.entries.end(), [&](const EntryScore& e) { return e.name == name; });
+    const auto it =
+        std::find_if(r.entries.begin(), r.entries.end(), [&](const EntryScore& e) { return e.name == name; });
     ASSERT_NE(it, r.entries.end()) << name;
     expect_relative(it->prompt_score, p["promptScore"].get<double>(), name + " promptScore");
     expect_relative(it->normalized, p["normalizedPromptScore"].get<double>(), name + " normalized");
@@ -62,8 +66,9 @@ TEST(Scoring, Reproduces2024ResultAndConstantsFromTrialScores) {
   EXPECT_EQ(r.entries.front().name, "TheAlmostEngineer");
 }
 
-EntryResults entry(const std::string& name, std::map<int, double> sta, std::map<int, double> sim, double div) {
-  EntryResults e{name, {}};
+EntryResults entry(const std::string& name, std::map<int, double> sta, std::map<int, double> sim,
+                   double div) {
+  EntryResults e{name, {}, {}};
   e.models[""]["A"] = CharacterResults{std::move(sta), std::move(sim), div};
   return e;
 }
@@ -120,7 +125,8 @@ TEST(Scoring, Policy2023HasNoDiversityTermAndAllZeroGivesZero) {
   config.policy = ScoringPolicy::k2023;
   config.trials = 2;
   config.characters = {"A"};
-  const ScoringResult r = score_competition({entry("x", {{1, 1.0}, {2, 1.0}}, {{1, 0.5}, {2, 0.5}}, 0.0)}, config);
+  const ScoringResult r =
+      score_competition({entry("x", {{1, 1.0}, {2, 1.0}}, {{1, 0.5}, {2, 0.5}}, 0.0)}, config);
   // w_sta = max(1 - 2/2, 1/26), w_sim = 1 - 1/2; char = Σ trial / T (no diversity factor).
   const double w = (1.0 / 26) * 0.5;
   EXPECT_DOUBLE_EQ(r.entries[0].prompt_score, w * 0.5);
@@ -134,7 +140,7 @@ TEST(Scoring, Policy2025SumsOverModels) {
   config.policy = ScoringPolicy::k2025;
   config.trials = 1;
   config.characters = {"A"};
-  EntryResults e{"x", {}};
+  EntryResults e{"x", {}, {}};
   e.models["m1"]["A"] = CharacterResults{{{1, 1.0}}, {{1, 0.5}}, 0.5};
   e.models["m2"]["A"] = CharacterResults{{{1, 0.5}}, {{1, 0.5}}, 0.5};
   const ScoringResult r = score_competition({e}, config);
@@ -152,15 +158,107 @@ TEST(Scoring, DisqualifiedEntriesScoreMinusOneAndRankLast) {
   config.characters = {"A"};
   config.disqualified = {"cheat"};
   config.baselines = {"base"};
-  const ScoringResult r = score_competition(
-      {entry("cheat", {{1, 1}}, {{1, 1}}, 1), entry("base", {{1, 1}}, {{1, 0.2}}, 0.5), entry("t", {{1, 1}}, {{1, 0.1}}, 0.5)},
-      config);
+  const ScoringResult r =
+      score_competition({entry("cheat", {{1, 1}}, {{1, 1}}, 1), entry("base", {{1, 1}}, {{1, 0.2}}, 0.5),
+                         entry("t", {{1, 1}}, {{1, 0.1}}, 0.5)},
+                        config);
   EXPECT_EQ(r.entries[0].name, "base");
   EXPECT_EQ(r.entries[0].rank, -1);
   EXPECT_EQ(r.entries[1].rank, 1);
   EXPECT_EQ(r.entries[2].name, "cheat");
   EXPECT_EQ(r.entries[2].rank, -2);
   EXPECT_EQ(r.entries[2].prompt_score, -1);
+}
+
+std::string csv_error(const std::string& text) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "t.csv", text);
+  try {
+    read_trial_scores_csv(dir / "t.csv");
+  } catch (const SetupError& e) {
+    const std::string what = e.what();
+    return what.substr(what.find("t.csv"));
+  }
+  return "read";
+}
+
+constexpr const char* kHeader =
+    "\"teamName\",\"character\",\"trial\",\"trial_score\",\"stabilityScore\",\"similarityScore\","
+    "\"diversityScore\"\n";
+
+// An empty or header-only CSV exited 0 (nothing scored); a missing column was given as a count.
+TEST(ScoringCsv, EmptyHeaderOnlyAndMissingColumnsAreSetupErrorsNamingTheColumn) {
+  EXPECT_EQ(csv_error(""),
+            "t.csv: empty file (expected a header with teamName, character, trial, stabilityScore, "
+            "similarityScore, diversityScore)");
+  EXPECT_EQ(csv_error(kHeader), "t.csv: no rows after the header");
+  EXPECT_EQ(csv_error("teamName,character,trial,stabilityScore\nt,A,1,1\n"),
+            "t.csv: missing columns \"similarityScore\", \"diversityScore\" (the header is: "
+            "teamName,character,trial,stabilityScore)");
+  // Columns are found by name, in any order; others are ignored.
+  EXPECT_EQ(
+      csv_error(
+          "diversityScore,x,similarityScore,stabilityScore,trial,character,teamName\n0.5,?,0.5,1,1,A,t\n"),
+      "read");
+}
+
+// NaN, inf and negative values were accepted (and a team whose score came out NaN was ranked).
+TEST(ScoringCsv, InvalidValuesAreItemErrorsAndATeamWithoutValidValuesIsNotRanked) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "t.csv", std::string(kHeader) +
+                                       "\"good\",\"A\",1,\"x\",\"1\",\"0.5\",\"0.5\"\n"
+                                       "\"good\",\"A\",2,\"x\",\"-0.5\",\"0.5\",\"0.5\"\n"
+                                       "\"bad\",\"A\",1,\"x\",\"nan\",\"inf\",\"2\"\n"
+                                       "\"bad\",\"A\",x,\"x\",\"1\",\"1\",\"1\"\n"
+                                       "\"bad\",\"A\",3,\"x\"\n");
+  const auto entries = read_trial_scores_csv(dir / "t.csv");
+  ASSERT_EQ(entries.size(), 2u);
+  const EntryResults& bad = entries[0];
+  const EntryResults& good = entries[1];
+  const std::string at = (dir / "t.csv").string();
+  EXPECT_EQ(good.errors, (std::vector<std::string>{
+                             at + ":3: column \"stabilityScore\" is \"-0.5\", expected a number in [0, 1]"}));
+  EXPECT_EQ(bad.errors, (std::vector<std::string>{
+                            at + ":4: column \"stabilityScore\" is \"nan\", expected a number in [0, 1]",
+                            at + ":4: column \"similarityScore\" is \"inf\", expected a number in [0, 1]",
+                            at + ":4: column \"diversityScore\" is \"2\", expected a number in [0, 1]",
+                            at + ":5: column \"trial\" is \"x\", expected a trial number (1, 2, ...)",
+                            at + ":6: the row has 4 fields, the header 7",
+                        }));
+  EXPECT_EQ(good.models.at("").at("A").stability,
+            (std::map<int, double>{{1, 1.0}}));  // trial 2 left out (counts 0)
+  ScoringConfig config;
+  config.trials = 2;
+  config.characters = {"A"};
+  const ScoringResult r = score_competition(entries, config);
+  EXPECT_EQ(r.errors.size(), 6u);
+  ASSERT_EQ(r.entries.size(), 2u);
+  EXPECT_EQ(r.entries[0].name, "good");
+  EXPECT_EQ(r.entries[0].rank, 1);
+  EXPECT_NEAR(r.entries[0].normalized, 100, 1e-12);
+  EXPECT_EQ(r.entries[1].name, "bad");
+  EXPECT_EQ(r.entries[1].rank, kRankNoValidResults);
+  EXPECT_TRUE(std::isnan(r.entries[1].prompt_score));
+  // "bad" was left out of the weights: only "good" counts (stability 1 of 2 trials, similarity 0.5 + 0 ...).
+  EXPECT_NEAR(r.weights.at("")[0].stability, std::max(1.0 - 1.0 / 2, 1.0 / 26), 1e-15);
+}
+
+TEST(ScoringJson, NullAndOutOfRangeValuesAreItemErrorsNamingTheFileAndEntry) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "t/stability/A.json",
+                    R"({"raws":[{"tag":"t_A_1.xml","score":null},{"tag":"t_A_2.xml","score":0.5}]})");
+  write_file_atomic(dir / "t/similarity/A.json", R"({"trials":[{"id":"t_A_1","similarity":-1}]})");
+  write_file_atomic(dir / "t/diversity/A.json", R"({"diversityRate":"high"})");
+  const EntryResults e = read_team_results(dir / "t", ScoringPolicy::k2024, {"A"});
+  EXPECT_EQ(e.errors, (std::vector<std::string>{
+                          (dir / "t/stability/A.json").string() +
+                              ": raws[0] (t_A_1.xml): \"score\" is null, expected a number in [0, 1]",
+                          (dir / "t/similarity/A.json").string() +
+                              ": trials[0] (t_A_1): \"similarity\" is -1, expected a number in [0, 1]",
+                          (dir / "t/diversity/A.json").string() +
+                              ": \"diversityRate\" is \"high\", expected a number in [0, 1]",
+                      }));
+  EXPECT_EQ(e.models.at("").at("A").stability, (std::map<int, double>{{2, 0.5}}));
 }
 
 }  // namespace

@@ -26,10 +26,41 @@ TEST(Table, Csv) {
 
 TEST(Table, JsonAndJsonlKeepColumnOrder) {
   EXPECT_EQ(format_table(sample(), OutputFormat::kJsonl),
-            "{\"team\":\"a|b\",\"score\":0.5,\"note\":\"x,\\\"y\\\"\"}\n{\"team\":\"c\",\"score\":1,\"note\":null}\n");
+            "{\"team\":\"a|b\",\"score\":0.5,\"note\":\"x,\\\"y\\\"\"}\n{\"team\":\"c\",\"score\":1,\"note\":"
+            "null}\n");
   const Json parsed = Json::parse(format_table(sample(), OutputFormat::kJson));
   ASSERT_EQ(parsed.size(), 2u);
   EXPECT_EQ(parsed[0]["team"], "a|b");
+}
+
+// Tables printed raw floats (0.800000011920929, 99.99999999999986): Markdown is for people (6
+// significant digits), CSV and JSON keep every digit (the value reads back exactly).
+TEST(Table, MarkdownRoundsFloatsCsvAndJsonKeepThemExactly) {
+  Table t;
+  t.columns = {"x"};
+  const std::vector<double> values = {static_cast<double>(0.8f),
+                                      99.99999999999986,
+                                      0.022436793463355795,
+                                      1234567.8,
+                                      -2.5e-7,
+                                      1e20,
+                                      3.0,
+                                      -0.0};
+  for (double v : values) t.add_row({v});
+  t.add_row({42});
+  EXPECT_EQ(format_table(t, OutputFormat::kMd),
+            "| x |\n|---|\n| 0.8 |\n| 100 |\n| 0.0224368 |\n| 1234568 |\n| -2.5e-07 |\n| 1e+20 |\n| 3 |\n| 0 "
+            "|\n| 42 |\n");
+  const std::string csv = format_table(t, OutputFormat::kCsv);
+  const Json json = Json::parse(format_table(t, OutputFormat::kJson));
+  size_t start = csv.find('\n') + 1;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t end = csv.find('\n', start);
+    EXPECT_EQ(std::stod(csv.substr(start, end - start)), values[i]) << csv;
+    EXPECT_EQ(json[i]["x"].get<double>(), values[i]);
+    start = end + 1;
+  }
+  EXPECT_NE(csv.find("\n0.800000011920929\n"), std::string::npos) << csv;
 }
 
 TEST(Table, RejectsRowOfWrongWidth) {

@@ -83,14 +83,18 @@ TEST(Accuracy, PathTieBreakUpLeftRightDown) {
 TEST(Accuracy, MeanOverLevelsAndScenarioErrors) {
   auto with_bat = kCorridor;
   with_bat[2][3] = 'b';
-  EXPECT_NEAR(mean_accuracy({level(with_bat), level(kCorridor)}, parse_scenario("bat")), (1.0 + 2.0 / 3.0) / 2, 1e-12);
+  EXPECT_NEAR(mean_accuracy({level(with_bat), level(kCorridor)}, parse_scenario("bat")),
+              (1.0 + 2.0 / 3.0) / 2, 1e-12);
   EXPECT_THROW(parse_scenario("bat,dragon"), SetupError);
 }
 
 TEST(LevelText, DigitsNumpyAndErrors) {
   std::string numpy = "Level Id 0:\n";
-  for (int r = 0; r < 16; ++r) numpy += std::string(r == 0 ? "[[" : " [") + "1 2 1 2 1 2 1 2 1 2 1 2 1 2 1 2" + (r == 15 ? "]]" : "]") + "\n";
-  const auto levels = parse_levels(numpy + "\nLevel Id 1:\n" + numpy.substr(numpy.find('\n') + 1), "levels.txt");
+  for (int r = 0; r < 16; ++r)
+    numpy +=
+        std::string(r == 0 ? "[[" : " [") + "1 2 1 2 1 2 1 2 1 2 1 2 1 2 1 2" + (r == 15 ? "]]" : "]") + "\n";
+  const auto levels =
+      parse_levels(numpy + "\nLevel Id 1:\n" + numpy.substr(numpy.find('\n') + 1), "levels.txt");
   ASSERT_EQ(levels.size(), 2u);
   EXPECT_EQ(levels[0][1], kWall);
   EXPECT_EQ(parse_levels(format_level(levels[1]), "again")[0], levels[1]);
@@ -100,6 +104,29 @@ TEST(LevelText, DigitsNumpyAndErrors) {
   } catch (const SetupError& e) {
     EXPECT_STREQ(e.what(), "bad.txt:1: row has 3 tiles, expected 16");
   }
+}
+
+// A bad tile was reported as "level has 5 rows" (the row was taken for a header): now the file,
+// line, column and character.
+TEST(LevelText, ABadTileIsReportedWithLineColumnAndCharacter) {
+  std::string text;
+  for (int r = 0; r < 16; ++r) text += r == 5 ? "1111x11111111111\n" : "1111111111111111\n";
+  auto error = [](const std::string& t) {
+    try {
+      parse_levels(t, "levels.txt");
+    } catch (const SetupError& e) {
+      return std::string(e.what());
+    }
+    return std::string("parsed");
+  };
+  EXPECT_EQ(error(text), "levels.txt:6:5: 'x' is not a tile (digits 0-8 or # . @ b s p k D)");
+  text[5 * 17 + 4] = '1';
+  std::string first_bad = text;
+  first_bad[6 * 17] = '\x01';  // row 7 starts with a bad character: it interrupts the level
+  EXPECT_EQ(error(first_bad),
+            "levels.txt:7:1: '\\x01' is not a tile (digits 0-8 or # . @ b s p k D) (the level above has 6 of "
+            "16 rows)");
+  EXPECT_EQ(error(text), "parsed");
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <vector>
 
+#include "core/check.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
 #include "testing/testing.h"
@@ -57,7 +59,8 @@ TEST(Dungeon, PlayerAndDoorInOppositeInsetCorners) {
   for (uint64_t seed = 0; seed < 200; ++seed) {
     DungeonEnv env;
     env.reset(seed);
-    const int p = static_cast<int>(std::find(env.map().begin(), env.map().end(), kPlayer) - env.map().begin());
+    const int p =
+        static_cast<int>(std::find(env.map().begin(), env.map().end(), kPlayer) - env.map().begin());
     const int d = static_cast<int>(std::find(env.map().begin(), env.map().end(), kDoor) - env.map().begin());
     const int pr = p / 16, pc = p % 16, dr = d / 16, dc = d % 16;
     ASSERT_TRUE((pr == 1 || pr == 14) && (pc == 1 || pc == 14)) << seed;
@@ -146,7 +149,8 @@ TEST(Dungeon, BuiltinRewardSumsToTheChangeInStatsLoss) {
   DungeonEnv still;
   still.reset(4);
   const int cell = still.next_edit_cell();
-  const int same = static_cast<int>(std::find(std::begin(kBuilds), std::end(kBuilds), still.map()[cell]) - std::begin(kBuilds));
+  const int same = static_cast<int>(std::find(std::begin(kBuilds), std::end(kBuilds), still.map()[cell]) -
+                                    std::begin(kBuilds));
   if (same < kActions) {
     still.step(same);
     EXPECT_EQ(still.last_reward(), 0.0f);
@@ -168,7 +172,7 @@ TEST(Dungeon, QuirkSwitchesFixEachQuirk) {
   for (int k = 0; k < 300; ++k) {
     ASSERT_EQ(env.static_mask()[env.next_edit_cell()], 0);  // static cells are skipped
     env.step(0);
-    ASSERT_EQ(env.position(), env.next_edit_cell());         // the observation shows the next cell
+    ASSERT_EQ(env.position(), env.next_edit_cell());  // the observation shows the next cell
   }
 }
 
@@ -187,7 +191,8 @@ TEST(Dungeon, BatchedStepsAreDeterministicAndThreadIndependent) {
       pool.parallel_for(4, [&](size_t i) {
         batch.step(actions.data(), dones.data(), rewards.data(), static_cast<int>(i) * chunk,
                    static_cast<int>(i + 1) * chunk);
-        for (int k = static_cast<int>(i) * chunk; k < static_cast<int>(i + 1) * chunk; ++k) reward_sums[k] += rewards[k];
+        for (int k = static_cast<int>(i) * chunk; k < static_cast<int>(i + 1) * chunk; ++k)
+          reward_sums[k] += rewards[k];
       });
     }
     std::vector<double> out(batch.observations(), batch.observations() + 64 * kCompactObsBytes);
@@ -203,6 +208,20 @@ TEST(Dungeon, BatchedStepsAreDeterministicAndThreadIndependent) {
   DungeonEnv lone;
   lone.reset(1003);
   EXPECT_EQ(batch.env(3).map(), lone.map());
+}
+
+// `bench pcgrl-env --envs 1e8` ended in bad_alloc: a batch beyond this machine's memory is refused
+// with the sizes.
+TEST(BatchedDungeon, ABatchBeyondMemoryIsRefused) {
+  try {
+    BatchedDungeon too_many(std::numeric_limits<int>::max(), 0);
+    FAIL();
+  } catch (const SetupError& e) {
+    EXPECT_NE(std::string(e.what()).find("2147483647 environments needs "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GiB of memory"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(BatchedDungeon(0, 0), SetupError);
+  EXPECT_EQ(BatchedDungeon(3, 0).size(), 3);
 }
 
 }  // namespace

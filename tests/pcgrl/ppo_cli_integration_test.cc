@@ -1,7 +1,10 @@
 // `pcglab pcgrl train` and `pcgrl generate` end to end, and their errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/files.h"
+#include "nn/safetensors.h"
 #include "pcgrl/accuracy.h"
 #include "testing/testing.h"
 
@@ -11,24 +14,56 @@ namespace fs = std::filesystem;
 
 TEST(PpoCli, TrainGenerateAndTheirErrors) {
   testing::TempDir dir;
-  const auto train = testing::run_pcglab({"pcgrl", "train", "--reward", "builtin", "--steps", "64", "--envs", "4", "--rollout",
-                                          "16", "--epochs", "1", "-o", (dir / "run").string(), "--format", "json"});
+  const auto train = testing::run_pcglab({"pcgrl", "train", "--reward", "builtin", "--steps", "64", "--envs",
+                                          "4", "--rollout", "16", "--epochs", "1", "-o",
+                                          (dir / "run").string(), "--format", "json"});
   ASSERT_EQ(train.exit_code, 0) << train.err;
   EXPECT_TRUE(fs::exists(dir / "run/checkpoint.safetensors"));
-  EXPECT_NE(read_file(dir / "run/train_log.csv").find("update,env_steps,episodes,mean_return"), std::string::npos);
-  const auto gen = testing::run_pcglab({"pcgrl", "generate", "--checkpoint", (dir / "run/checkpoint.safetensors").string(),
-                                        "--levels", "2", "--scenario", "bat", "--format", "csv"});
+  EXPECT_NE(read_file(dir / "run/train_log.csv").find("update,env_steps,episodes,mean_return"),
+            std::string::npos);
+  const auto gen =
+      testing::run_pcglab({"pcgrl", "generate", "--checkpoint", (dir / "run/checkpoint.safetensors").string(),
+                           "--levels", "2", "--scenario", "bat", "--format", "csv"});
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
   const auto levels = pcgrl::parse_levels(read_file(dir / "run/levels/levels.txt"), "levels.txt");
   EXPECT_EQ(levels.size(), 2u);
   EXPECT_TRUE(fs::exists(dir / "run/levels/level_001.png"));
   EXPECT_NE(gen.out.find("accuracy"), std::string::npos);
-  EXPECT_EQ(testing::run_pcglab({"pcgrl", "train", "--reward", "llm", "-o", (dir / "x").string()}).exit_code, 2);
-  EXPECT_EQ(testing::run_pcglab({"pcgrl", "generate", "--checkpoint", (dir / "none.safetensors").string()}).exit_code, 2);
+  EXPECT_EQ(testing::run_pcglab({"pcgrl", "train", "--reward", "llm", "-o", (dir / "x").string()}).exit_code,
+            2);
+  EXPECT_EQ(testing::run_pcglab({"pcgrl", "generate", "--checkpoint", (dir / "none.safetensors").string()})
+                .exit_code,
+            2);
   write_file_atomic(dir / "bad.safetensors", "garbage");
-  const auto bad = testing::run_pcglab({"pcgrl", "generate", "--checkpoint", (dir / "bad.safetensors").string()});
+  const auto bad =
+      testing::run_pcglab({"pcgrl", "generate", "--checkpoint", (dir / "bad.safetensors").string()});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("bad.safetensors"), std::string::npos) << bad.err;
+}
+
+// `--envs 1 --rollout 4` (minibatches of one sample) trained to an all-NaN checkpoint with exit 0;
+// impossible settings are now refused before training, and generate refuses non-finite weights.
+TEST(PpoCli, ImpossibleSettingsAndNonFiniteCheckpointsAreRefused) {
+  testing::TempDir dir;
+  const auto one = testing::run_pcglab(
+      {"pcgrl", "train", "--envs", "1", "--rollout", "4", "--steps", "64", "-o", (dir / "run").string()});
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_NE(one.err.find("minibatches of 1 sample"), std::string::npos) << one.err;
+  EXPECT_FALSE(fs::exists(dir / "run/checkpoint.safetensors"));
+  const auto few = testing::run_pcglab({"pcgrl", "train", "--steps", "10", "-o", (dir / "run").string()});
+  EXPECT_EQ(few.exit_code, 2);
+  EXPECT_NE(few.err.find("--steps 10 is less than one update"), std::string::npos) << few.err;
+  const auto uneven =
+      testing::run_pcglab({"bench", "pcgrl-ppo", "--envs", "3", "--rollout", "5", "--minibatches", "4"});
+  EXPECT_EQ(uneven.exit_code, 2);
+  EXPECT_NE(uneven.err.find("does not split into 4 equal minibatches"), std::string::npos) << uneven.err;
+
+  nn::write_safetensors(dir / "nan.safetensors", {{"actor.w", {{2}, {1, std::nanf("")}}}});
+  const auto gen =
+      testing::run_pcglab({"pcgrl", "generate", "--checkpoint", (dir / "nan.safetensors").string()});
+  EXPECT_EQ(gen.exit_code, 2);
+  EXPECT_NE(gen.err.find("weight tensor 'actor.w' has NaN or infinite values"), std::string::npos) << gen.err;
+  EXPECT_FALSE(fs::exists(dir / "levels"));
 }
 
 }  // namespace

@@ -24,8 +24,9 @@ TEST(PpoLearning, ReturnRisesWellAboveARandomPolicy) {
   ASSERT_EQ(result.log.size(), 18u);
   ASSERT_EQ(result.log.back().episodes, 16);
   const double first = result.log[5].mean_return, trained = result.log.back().mean_return;
-  std::printf("[ returns ] random policy %.2f; trained: first episodes %.2f, last episodes %.2f after %lld steps\n",
-              random_return, first, trained, static_cast<long long>(result.log.back().env_steps));
+  std::printf(
+      "[ returns ] random policy %.2f; trained: first episodes %.2f, last episodes %.2f after %lld steps\n",
+      random_return, first, trained, static_cast<long long>(result.log.back().env_steps));
   ASSERT_FALSE(std::isnan(trained));
   // "Well above": by at least 20 reward units and half the random policy's magnitude.
   EXPECT_GT(trained, random_return + std::max(20.0, 0.5 * std::abs(random_return)));

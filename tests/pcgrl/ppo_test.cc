@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "core/check.h"
 #include "core/files.h"
 #include "nn/safetensors.h"
@@ -31,7 +33,8 @@ TEST(Gae, HandComputedCaseWithAnEpisodeEnd) {
   EXPECT_NEAR(ret[1], 0.0, 1e-6);
   // Two environments interleaved time-major give each one's own result.
   std::vector<float> adv2, ret2;
-  nn::compute_gae({1, 5, 0, 5, 2, 5}, {0.5f, 0, 0.4f, 0, 0.3f, 0}, {0, 0, 1, 0, 0, 0}, {0.2f, 0}, 2, 0.9, 0.8, adv2, ret2);
+  nn::compute_gae({1, 5, 0, 5, 2, 5}, {0.5f, 0, 0.4f, 0, 0.3f, 0}, {0, 0, 1, 0, 0, 0}, {0.2f, 0}, 2, 0.9, 0.8,
+                  adv2, ret2);
   EXPECT_NEAR(adv2[0], 0.572, 1e-6);
   EXPECT_NEAR(adv2[4], 1.88, 1e-6);
   EXPECT_THROW(nn::compute_gae({1, 2, 3}, {0, 0, 0}, {0, 0, 0}, {0, 0}, 2, 0.9, 0.9, adv, ret), CheckError);
@@ -46,7 +49,8 @@ TEST(PpoMinibatches, EachEpochIsAPermutationSplitIntoEqualParts) {
   for (int e = 0; e < epochs; ++e) {
     std::vector<int> seen(n, 0);
     for (int m = 0; m < minibatches; ++m)
-      for (int64_t j = 0; j < mb; ++j) ++seen[order[e * n + m * mb + j]];  // every sample in exactly one minibatch
+      for (int64_t j = 0; j < mb; ++j)
+        ++seen[order[e * n + m * mb + j]];  // every sample in exactly one minibatch
     EXPECT_EQ(seen, std::vector<int>(n, 1)) << "epoch " << e;
   }
   // Epochs are shuffled independently; the same seed gives the same order, another seed another.
@@ -117,7 +121,8 @@ TEST(PpoTraining, SameSeedSameLogAndCheckpoint) {
     }
     return out;
   };
-  EXPECT_EQ(without_speed(read_file(dir / "a/train_log.csv")), without_speed(read_file(dir / "b/train_log.csv")));
+  EXPECT_EQ(without_speed(read_file(dir / "a/train_log.csv")),
+            without_speed(read_file(dir / "b/train_log.csv")));
   EXPECT_EQ(read_file(a.checkpoint), read_file(b.checkpoint));
   config.seed = 12;
   const auto c = pcgrl::train_ppo(config, dir / "c");
@@ -149,6 +154,88 @@ TEST(PpoTraining, CheckpointsKeepTheEnvironmentSettings) {
   EXPECT_EQ(pcgrl::generate_levels(agent, env, 1, 0, false).levels.size(), 1u);
   nn::write_safetensors(dir / "bad.safetensors", {{"w", {{1}, {1}}}}, {{"skip_static_cells", "yes"}});
   EXPECT_THROW(pcgrl::checkpoint_env_config(dir / "bad.safetensors"), SetupError);
+}
+
+// Settings that cannot train are refused before anything runs, naming the option.
+TEST(PpoTraining, ImpossibleSettingsAreRefusedUpFront) {
+  auto message = [](const pcgrl::TrainConfig& c) {
+    try {
+      pcgrl::validate_train_config(c);
+    } catch (const SetupError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  pcgrl::TrainConfig c;
+  c.n_envs = 1;
+  c.rollout = 4;  // 4 samples in 4 minibatches: one sample each (its advantage has no spread: NaN)
+  EXPECT_EQ(message(c),
+            "minibatches of 1 sample: --envs × --rollout (4) / --minibatches (4) must be at least 2 (PPO "
+            "normalises "
+            "the advantages over a minibatch)");
+  c.rollout = 6;
+  EXPECT_EQ(message(c), "--envs × --rollout (6) does not split into 4 equal minibatches (--minibatches)");
+  c = {};
+  c.total_steps = 100;
+  EXPECT_EQ(message(c), "--steps 100 is less than one update (--envs × --rollout = 2048 environment steps)");
+  c = {};
+  c.rollout = 0;
+  EXPECT_EQ(message(c), "--rollout is 0: it must be at least 1");
+  c = {};
+  c.ppo.minibatches = 0;
+  EXPECT_EQ(message(c), "--minibatches is 0: it must be at least 1");
+  c = {};
+  c.ppo.epochs = -1;
+  EXPECT_EQ(message(c), "--epochs is -1: it must be at least 1");
+  c = {};
+  c.ppo.lr = std::nan("");
+  EXPECT_EQ(message(c), "--lr is nan: the learning rate must be a positive number");
+  EXPECT_EQ(message(pcgrl::TrainConfig{}), "accepted");
+  c.ppo.lr = 1e-4;
+  testing::TempDir dir;
+  c.rollout = 0;
+  EXPECT_THROW(pcgrl::train_ppo(c, dir / "run"), SetupError);  // train_ppo checks too
+  EXPECT_FALSE(fs::exists(dir / "run"));
+}
+
+// A learning rate that blows the weights up: training stops at the first non-finite loss or
+// weight, keeps the log, and writes no checkpoint (and removes an earlier run's).
+TEST(PpoTraining, DivergenceStopsTrainingWithoutACheckpoint) {
+  pcgrl::TrainConfig config;
+  config.n_envs = 2;
+  config.rollout = 8;
+  config.total_steps = 16 * 20;
+  config.ppo.epochs = 4;
+  config.ppo.minibatches = 2;
+  config.ppo.lr = 1e30;
+  testing::TempDir dir;
+  write_file_atomic(dir / "run/checkpoint.safetensors", "an earlier run's");
+  const auto result = pcgrl::train_ppo(config, dir / "run");
+  ASSERT_FALSE(result.ok());
+  EXPECT_LT(result.log.size(), 20u);
+  EXPECT_TRUE(result.checkpoint.empty());
+  EXPECT_FALSE(fs::exists(dir / "run/checkpoint.safetensors"));
+  EXPECT_NE(result.error.find("not finite"), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find("no checkpoint written"), std::string::npos) << result.error;
+  EXPECT_NE(read_file(dir / "run/train_log.csv").find(fmt::format("\n{},", result.log.size())),
+            std::string::npos);
+}
+
+TEST(PpoCheckpoint, NonFiniteWeightsAreRefusedNamingTheTensor) {
+  testing::TempDir dir;
+  nn::write_safetensors(dir / "ok.safetensors", {{"a", {{2}, {1, 2}}}});
+  nn::write_safetensors(dir / "nan.safetensors", {{"a", {{2}, {1, 2}}}, {"b", {{2}, {1, std::nanf("")}}}});
+  EXPECT_EQ(pcgrl::first_non_finite_tensor(dir / "ok.safetensors"), "");
+  EXPECT_EQ(pcgrl::first_non_finite_tensor(dir / "nan.safetensors"), "b");
+  EXPECT_NO_THROW(pcgrl::check_checkpoint_weights(dir / "ok.safetensors"));
+  try {
+    pcgrl::check_checkpoint_weights(dir / "nan.safetensors");
+    FAIL();
+  } catch (const SetupError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              (dir / "nan.safetensors").string() +
+                  ": weight tensor 'b' has NaN or infinite values (a diverged training); train again");
+  }
 }
 
 }  // namespace

@@ -174,6 +174,31 @@ TEST(BirdsReport, PageEscapesHostileTextAndHasOneSectionPerLetter) {
   EXPECT_EQ(birds_report_html(run), html);  // deterministic
 }
 
+// The page named the run's absolute folder (privacy; and its bytes changed when the folder moved):
+// folders are shown relative to the report, also inside recorded failure reasons.
+TEST(BirdsReport, PageHasNoAbsolutePathAndTheSameBytesWhenTheFolderMoves) {
+  testing::TempDir tmp;
+  const fs::path dir = write_run(tmp / "one", "teamx");
+  const std::string html = birds_report_html(read_birds_run(dir, {}), dir / "report.html");
+  EXPECT_EQ(html.find(tmp.path().string()), std::string::npos);
+  EXPECT_NE(html.find("folder <code>.</code>"), std::string::npos);
+  fs::create_directories(tmp / "moved/further");
+  fs::rename(tmp / "one", tmp / "moved/further/two");
+  const fs::path moved = tmp / "moved/further/two/teamx";
+  EXPECT_EQ(birds_report_html(read_birds_run(moved, {}), moved / "report.html"), html);
+  // A report elsewhere names the folder relative to itself.
+  const std::string other = birds_report_html(read_birds_run(moved, {}), tmp / "moved/out/r.html");
+  EXPECT_NE(other.find("folder <code>../further/two/teamx</code>"), std::string::npos);
+  EXPECT_EQ(other.find(tmp.path().string()), std::string::npos);
+  // An absolute path in a recorded failure reason is shown relative too.
+  OrderedJson simulate = read_json_file(moved / "logs/simulate.json");
+  simulate[1]["error"] = (moved / "levels/D/teamx_D_1.xml").string() + ":3: unknown block type";
+  write_json_file(moved / "logs/simulate.json", simulate);
+  const std::string scrubbed = birds_report_html(read_birds_run(moved, {}), moved / "report.html");
+  EXPECT_EQ(scrubbed.find(tmp.path().string()), std::string::npos);
+  EXPECT_NE(scrubbed.find(">levels/D/teamx_D_1.xml:3: unknown block type<"), std::string::npos);
+}
+
 TEST(BirdsReport, RawOnlyRunShowsEveryStageAsNotEvaluated) {
   testing::TempDir tmp;
   const fs::path dir = tmp / "solo";

@@ -25,7 +25,9 @@ TEST(Html, Base64MatchesRfc4648Vectors) {
 TEST(Html, BarChartHasOneBarPerLabelAndScalesToMax) {
   const std::string svg = svg_bar_chart({"A", "B", "C"}, {0.5, 1.0, 0.0}, {.title = "scores", .height = 232});
   size_t bars = 0;
-  for (size_t pos = svg.find("class=\"bar\""); pos != std::string::npos; pos = svg.find("class=\"bar\"", pos + 1)) ++bars;
+  for (size_t pos = svg.find("class=\"bar\""); pos != std::string::npos;
+       pos = svg.find("class=\"bar\"", pos + 1))
+    ++bars;
   EXPECT_EQ(bars, 3u);
   // plot height = 232 - 32 - 28 = 172: B fills it, A half of it.
   EXPECT_NE(svg.find("height=\"172.0\""), std::string::npos) << svg;
@@ -36,6 +38,21 @@ TEST(Html, BarChartHasOneBarPerLabelAndScalesToMax) {
   const std::string small = svg_bar_chart({"A"}, {0.002}, {});
   EXPECT_NE(small.find(">0.00050</text>"), std::string::npos) << small;
   EXPECT_NE(small.find(">0.00200</text>"), std::string::npos) << small;
+}
+
+// The tick labels are drawn right-aligned at left - 6: the left margin must hold the widest
+// ("0.0000125", 9 characters, was cut at 48 px).
+TEST(Html, BarChartMarginHoldsTheWidestTickLabel) {
+  const auto left_of = [](const std::string& svg) {
+    const size_t at = svg.find("<line x1=\"");
+    return std::stoi(svg.substr(at + 10));
+  };
+  const std::string tiny = svg_bar_chart({"A"}, {0.00005}, {});
+  EXPECT_NE(tiny.find(">0.0000125</text>"), std::string::npos) << tiny;
+  EXPECT_GE(left_of(tiny), 6 + 9 * 6.5) << tiny;
+  EXPECT_NE(tiny.find("<title>A: score 0.0000500</title>"), std::string::npos) << tiny;  // not 0.0001
+  EXPECT_EQ(left_of(svg_bar_chart({"A"}, {0.5}, {})), 48);  // short labels keep the usual margin
+  EXPECT_GE(left_of(svg_bar_chart({"A"}, {123456.0}, {})), 6 + 9 * 6.5);  // "123456.00"
 }
 
 TEST(Html, PageIsCompleteAndEscapesTitle) {
