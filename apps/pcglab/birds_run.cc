@@ -17,18 +17,6 @@ namespace pcglab::cli {
 namespace {
 namespace fs = std::filesystem;
 
-// CLI::Range for a floating-point option that also refuses nan (every comparison with nan is
-// false, so CLI::Range lets it through).
-CLI::Validator real_range(double min, double max) {
-  const CLI::Range range(min, max);
-  return CLI::Validator(
-      [range](std::string& input) {
-        if (std::isnan(std::strtod(input.c_str(), nullptr))) return "Value " + input + " is not a number";
-        return range(input);
-      },
-      range.get_description());
-}
-
 struct RunCommandOptions {
   birds::RunOptions run;
   std::string letters = "A-Z";
@@ -96,11 +84,11 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--model", o->run.model, "Model name as the server knows it")->required();
   cmd.add_option("--letters", o->letters, "Letters, e.g. A-Z or A,C,E")->capture_default_str();
   cmd.add_option("--trials", o->run.trials, "Trials per letter")
-      ->check(CLI::Range(1, 1000))
+      ->check(number_in(1, 1000))
       ->capture_default_str();
   cmd.add_option("--concurrency", o->run.concurrency,
                  "Trials in progress at once (= requests in flight at most)")
-      ->check(CLI::Range(1, 256))
+      ->check(number_in(1, 256))
       ->capture_default_str();
   cmd.add_option("-o,--out", o->run.out, "Output folder: <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt")
       ->capture_default_str();
@@ -113,33 +101,33 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option_function<double>(
          "--temperature", [o](double v) { o->run.temperature = v; },
          "Sampling temperature (default: the server's)")
-      ->check(real_range(0.0, 2.0));
+      ->check(number_in(0.0, 2.0));
   cmd.add_option_function<double>(
          "--top-p", [o](double v) { o->run.top_p = v; }, "Nucleus sampling top_p (default: the server's)")
-      ->check(real_range(0.0, 1.0));
+      ->check(number_in(0.0, 1.0));
   cmd.add_option_function<int64_t>(
          "--seed", [o](int64_t v) { o->run.seed = v; }, "Sampling seed sent to the server (default: none)")
-      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+      ->check(number_in<int64_t>(0, std::numeric_limits<int64_t>::max()));
   cmd.add_option_function<int>(
          "--max-tokens", [o](int v) { o->run.max_tokens = v; },
          "Maximum tokens per reply (default: the server's)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(number_in(1, 1000000));
   cmd.add_option("--timeout", o->run.client.timeout_s, "Seconds per request before it is retried")
-      ->check(real_range(0.1, 3600.0))
+      ->check(number_in(0.1, 3600.0))
       ->capture_default_str();
   cmd.add_option("--max-retries", o->run.client.max_retries,
                  "Retries per request (408, 409, 429, 5xx, timeouts)")
-      ->check(CLI::Range(0, 100))
+      ->check(number_in(0, 100))
       ->capture_default_str();
   cmd.add_option("--backoff", o->run.client.backoff_base_s,
                  "First retry wait in seconds (doubles each retry, with jitter)")
-      ->check(real_range(0.0, 600.0))
+      ->check(number_in(0.0, 600.0))
       ->capture_default_str();
   cmd.add_option("--rpm", o->run.requests_per_minute, "Requests per minute at most (0: no limit)")
-      ->check(CLI::Range(0, 1000000))
+      ->check(number_in(0, 1000000))
       ->capture_default_str();
   cmd.add_option("--tpm", o->run.tokens_per_minute, "Tokens per minute at most (0: no limit)")
-      ->check(CLI::Range(0, 1000000000))
+      ->check(number_in(0, 1000000000))
       ->capture_default_str();
   cmd.add_option("--eval-model", o->eval_model,
                  "With --eval: the letter classifier (builtin, a .safetensors, a ViT folder)")

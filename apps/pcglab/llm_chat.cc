@@ -13,18 +13,6 @@
 namespace pcglab::cli {
 namespace {
 
-// CLI::Range for a floating-point option that also refuses nan (every comparison with nan is
-// false, so CLI::Range lets it through).
-CLI::Validator real_range(double min, double max) {
-  const CLI::Range range(min, max);
-  return CLI::Validator(
-      [range](std::string& input) {
-        if (std::isnan(std::strtod(input.c_str(), nullptr))) return "Value " + input + " is not a number";
-        return range(input);
-      },
-      range.get_description());
-}
-
 struct ChatOptions {
   std::string model;
   std::string text;
@@ -78,17 +66,17 @@ Action setup_chat(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--model", opt->model, "Model name on the server")->required();
   cmd.add_option("--system", opt->system, "Optional system message");
   cmd.add_option("--base-url", opt->base_url, "Server URL (default: $OPENAI_BASE_URL, else OpenAI's)");
-  cmd.add_option("--temperature", opt->temperature, "Sampling temperature")->check(real_range(0.0, 2.0));
+  cmd.add_option("--temperature", opt->temperature, "Sampling temperature")->check(number_in(0.0, 2.0));
   cmd.add_option_function<int>(
          "--max-tokens", [opt](int v) { opt->max_tokens = v; },
          "Completion token limit (default: the server's)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(number_in(1, 1000000));
   cmd.add_option_function<int64_t>(
          "--seed", [opt](int64_t v) { opt->seed = v; }, "Sampling seed (default: none)")
-      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
-  cmd.add_option("--timeout", opt->timeout, "Seconds per request")->check(real_range(0.1, 3600.0));
+      ->check(number_in<int64_t>(0, std::numeric_limits<int64_t>::max()));
+  cmd.add_option("--timeout", opt->timeout, "Seconds per request")->check(number_in(0.1, 3600.0));
   cmd.add_option("--retries", opt->retries, "Retries for 408/409/429/5xx, timeouts and connection errors")
-      ->check(CLI::Range(0, 100));
+      ->check(number_in(0, 100));
   cmd.footer(
       "The API key is read from OPENAI_API_KEY only; it is required unless the server is on this machine "
       "(localhost, 127.0.0.1, ::1). --format md prints the reply text alone. 401 and 403 are never retried.");
