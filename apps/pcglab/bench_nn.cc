@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <chrono>
 
+#include <unistd.h>
+#include <filesystem>
 #include "command.h"
 #include "core/rng.h"
+#include "core/thread_pool.h"
 #include "nn/letter_classifier.h"
 #include "nn/torch_runtime.h"
 #include "nn/vit.h"
-#include <filesystem>
-#include <unistd.h>
 
 namespace pcglab::cli {
 namespace {
@@ -25,7 +26,8 @@ struct ClassifierBenchOptions {
 
 // A folder under the system temp dir, removed at the end.
 struct ScopedTempDir {
-  std::filesystem::path path_ = std::filesystem::temp_directory_path() / fmt::format("pcglab-bench-{}", ::getpid());
+  std::filesystem::path path_ =
+      std::filesystem::temp_directory_path() / fmt::format("pcglab-bench-{}", ::getpid());
   ScopedTempDir() { std::filesystem::create_directories(path_); }
   ~ScopedTempDir() {
     std::error_code ec;
@@ -50,13 +52,15 @@ std::vector<Image> level_images(int n, uint64_t seed) {
   return out;
 }
 
-double median_rate(const nn::LetterClassifier& c, const std::vector<Image>& images, int repeats) {
+double median_rate(const nn::LetterClassifier& c, const std::vector<Image>& images, int repeats,
+                   ThreadPool& pool) {
   c.classify({images.front()});  // warm-up
   std::vector<double> rates;
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    c.classify(images);
-    rates.push_back(images.size() / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    c.classify(images, false, &pool);
+    rates.push_back(images.size() /
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(rates.begin(), rates.end());
   return rates[rates.size() / 2];
@@ -67,23 +71,32 @@ int run_classifier_bench(const ClassifierBenchOptions& opt, const GlobalOptions&
   const int threads = nn::torch_info().threads;
   const double peak = nn::matmul_gflops(opt.matmul, 5);
   Table t;
-  t.columns = {"classifier", "threads", "images", "images_per_s", "gflop_per_image", "gflop_per_s", "fraction_of_matmul_peak"};
+  t.columns = {"classifier",
+               "threads",
+               "images",
+               "images_per_s",
+               "gflop_per_image",
+               "gflop_per_s",
+               "fraction_of_matmul_peak"};
   const auto builtin = nn::open_letter_classifier("builtin");
   const auto images = level_images(opt.images, opt.seed);
-  const double cnn_rate = median_rate(*builtin, images, opt.repeats);
+  ThreadPool pool(global.threads);  // images are spread over --threads
+  const double cnn_rate = median_rate(*builtin, images, opt.repeats, pool);
   constexpr double kCnnGflop = 0.0214;  // 21.4 MFLOP per 32×32 image (forward)
-  t.add_row({"builtin-cnn", threads, opt.images, cnn_rate, kCnnGflop, cnn_rate * kCnnGflop, cnn_rate * kCnnGflop / peak});
+  t.add_row({"builtin-cnn", threads, opt.images, cnn_rate, kCnnGflop, cnn_rate * kCnnGflop,
+             cnn_rate * kCnnGflop / peak});
   if (!opt.no_vit) {
     ScopedTempDir dir;
     nn::write_random_vit(dir.path(), nn::VitConfig{}, opt.seed);
     const auto vit = nn::open_letter_classifier(dir.path().string());
     const auto few = level_images(opt.vit_images, opt.seed + 1);
-    const double vit_rate = median_rate(*vit, few, opt.repeats);
+    const double vit_rate = median_rate(*vit, few, opt.repeats, pool);
     constexpr double kVitGflop = 17.6;
     t.add_row({"vit-b16 (random weights)", threads, opt.vit_images, vit_rate, kVitGflop, vit_rate * kVitGflop,
                vit_rate * kVitGflop / peak});
   }
-  t.add_row({fmt::format("matmul {}x{} float32 (peak)", opt.matmul, opt.matmul), threads, Json(), Json(), Json(), peak, 1.0});
+  t.add_row({fmt::format("matmul {}x{} float32 (peak)", opt.matmul, opt.matmul), threads, Json(), Json(),
+             Json(), peak, 1.0});
   print_table(t, global);
   return kExitOk;
 }
@@ -93,15 +106,18 @@ Action setup_classifier_bench(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--images", opt->images, "Images for the built-in CNN")->capture_default_str();
   cmd.add_option("--vit-images", opt->vit_images, "Images for ViT-B/16")->capture_default_str();
   cmd.add_option("--repeats", opt->repeats, "Repetitions (the median is reported)")->capture_default_str();
-  cmd.add_option("--matmul", opt->matmul, "Size n of the n×n float32 products that measure the peak")->capture_default_str();
-  cmd.add_flag("--no-vit", opt->no_vit, "Skip ViT-B/16 (it writes a 344 MB random checkpoint to a temp folder)");
+  cmd.add_option("--matmul", opt->matmul, "Size n of the n×n float32 products that measure the peak")
+      ->capture_default_str();
+  cmd.add_flag("--no-vit", opt->no_vit,
+               "Skip ViT-B/16 (it writes a 344 MB random checkpoint to a temp folder)");
   cmd.add_option("--seed", opt->seed, "Seed of the images and the random ViT")->capture_default_str();
   return [opt, &global] { return run_classifier_bench(*opt, global); };
 }
 
 }  // namespace
 
-PCGLAB_REGISTER_COMMAND("bench", "classifier", "Letter classifiers' images/s (built-in CNN, ViT-B/16) and matmul peak",
+PCGLAB_REGISTER_COMMAND("bench", "classifier",
+                        "Letter classifiers' images/s (built-in CNN, ViT-B/16) and matmul peak",
                         setup_classifier_bench);
 
 }  // namespace pcglab::cli

@@ -29,7 +29,8 @@ std::vector<ImageFile> list_images(const fs::path& team_dir) {
   }
   std::stable_sort(out.begin(), out.end(), [](const ImageFile& a, const ImageFile& b) {
     if (a.character != b.character) return a.character < b.character;
-    const int ta = trial_number_of(fs::path(a.id).stem().string()), tb = trial_number_of(fs::path(b.id).stem().string());
+    const int ta = trial_number_of(fs::path(a.id).stem().string()),
+              tb = trial_number_of(fs::path(b.id).stem().string());
     return ta != tb ? ta < tb : a.id < b.id;
   });
   return out;
@@ -37,7 +38,8 @@ std::vector<ImageFile> list_images(const fs::path& team_dir) {
 
 }  // namespace
 
-std::string similarity_json(const std::vector<const ImageClassification*>& images, const nn::LetterClassifier& classifier) {
+std::string similarity_json(const std::vector<const ImageClassification*>& images,
+                            const nn::LetterClassifier& classifier) {
   OrderedJson j;
   double sum = 0;
   size_t count = 0;
@@ -48,11 +50,13 @@ std::string similarity_json(const std::vector<const ImageClassification*>& image
     sum += im->similarity;
     OrderedJson raws = OrderedJson::array();
     for (size_t l = 0; l < classifier.labels().size(); ++l)
-      raws.push_back({{"id", im->id}, {"label", classifier.labels()[l]}, {"softmax_prob", im->probabilities[l]}});
+      raws.push_back(
+          {{"id", im->id}, {"label", classifier.labels()[l]}, {"softmax_prob", im->probabilities[l]}});
     OrderedJson entry = {{"id", im->id}, {"raws", std::move(raws)}};
     if (!im->embedding.empty()) entry["cls_embedding"] = im->embedding;
     similarities.push_back(std::move(entry));
-    trials.push_back({{"id", im->id}, {"label", im->character}, {"similarity", static_cast<float>(im->similarity)}});
+    trials.push_back(
+        {{"id", im->id}, {"label", im->character}, {"similarity", static_cast<float>(im->similarity)}});
   }
   j["count"] = count;
   j["similarityRate"] = count > 0 ? sum / static_cast<double>(count) : 0.0;
@@ -61,12 +65,13 @@ std::string similarity_json(const std::vector<const ImageClassification*>& image
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::vector<ImageClassification> classify_competition(const fs::path& dir, const nn::LetterClassifier& classifier,
-                                                      const ClassifyOptions& options, ThreadPool& pool,
-                                                      const std::function<void(const ImageClassification&)>& on_done) {
+std::vector<ImageClassification> classify_competition(
+    const fs::path& dir, const nn::LetterClassifier& classifier, const ClassifyOptions& options,
+    ThreadPool& pool, const std::function<void(const ImageClassification&)>& on_done) {
   if (options.embeddings && classifier.embedding_size() == 0)
-    throw SetupError(fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
-                                 classifier.name()));
+    throw SetupError(
+        fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
+                    classifier.name()));
   std::vector<ImageClassification> all;
   for (const fs::path& team : find_team_folders(dir, "images")) {
     const auto files = list_images(team);
@@ -88,9 +93,13 @@ std::vector<ImageClassification> classify_competition(const fs::path& dir, const
       std::vector<size_t> where;
       for (size_t i = 0; i < m; ++i)
         if (!images[i].empty()) good.push_back(std::move(images[i])), where.push_back(start + i);
-      const auto scores = classifier.classify(good, options.embeddings);
+      const auto scores = classifier.classify(good, options.embeddings, &pool);
       for (size_t k = 0; k < where.size(); ++k) {
         ImageClassification& r = results[where[k]];
+        if (!scores[k].error.empty()) {
+          r.error = scores[k].error;
+          continue;
+        }
         r.ok = true;
         r.probabilities = scores[k].probabilities;
         r.embedding = scores[k].embedding;
@@ -105,7 +114,8 @@ std::vector<ImageClassification> classify_competition(const fs::path& dir, const
     for (const auto& r : results) by_character[r.character].push_back(&r);
     for (const auto& [character, list] : by_character)
       write_file_atomic(team / "similarity" / (character + ".json"), similarity_json(list, classifier));
-    OrderedJson log = {{"classifier", classifier.name()}, {"images", results.size()}, {"failures", OrderedJson::array()}};
+    OrderedJson log = {
+        {"classifier", classifier.name()}, {"images", results.size()}, {"failures", OrderedJson::array()}};
     for (const auto& r : results)
       if (!r.ok) log["failures"].push_back({{"character", r.character}, {"id", r.id}, {"error", r.error}});
     write_json_file(team / "logs" / "classify.json", log);
