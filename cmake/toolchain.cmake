@@ -17,7 +17,19 @@ if(PCGLAB_WERROR)
   list(APPEND PCGLAB_WARNINGS -Werror)
 endif()
 
+option(PCGLAB_TSAN "Build with ThreadSanitizer (the tsan preset)" OFF)
+if(PCGLAB_SANITIZE AND PCGLAB_TSAN)
+  message(FATAL_ERROR "PCGLAB_SANITIZE (ASan) and PCGLAB_TSAN cannot be combined")
+endif()
+# float-cast-overflow (a double beyond the integer's range converted to it) is not part of GCC's
+# -fsanitize=undefined: it is named here so that input values reaching such a cast are caught.
 if(PCGLAB_SANITIZE)
-  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
-  add_link_options(-fsanitize=address,undefined)
+  add_compile_options(-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined,float-cast-overflow)
+  add_link_options(-fsanitize=address,undefined,float-cast-overflow)
+endif()
+# ThreadSanitizer (the `tsan` preset, scripts/tsan.sh).
+if(PCGLAB_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
 endif()

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include "command.h"
 #include "core/rng.h"
+#include "core/thread_pool.h"
 #include "nn/letter_classifier.h"
 #include "nn/torch_runtime.h"
 #include "nn/vit.h"
@@ -51,7 +52,8 @@ std::vector<Image> level_images(int n, uint64_t seed) {
   return out;
 }
 
-double median_rate(const nn::LetterClassifier& c, const std::vector<Image>& images, int repeats) {
+double median_rate(const nn::LetterClassifier& c, const std::vector<Image>& images, int repeats,
+                   ThreadPool& pool) {
   if (images.empty() || repeats < 1)
     throw SetupError(
         fmt::format("{} images, {} repeats: at least 1 of each is needed", images.size(), repeats));
@@ -59,7 +61,7 @@ double median_rate(const nn::LetterClassifier& c, const std::vector<Image>& imag
   std::vector<double> rates;
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    c.classify(images);
+    c.classify(images, false, &pool);
     rates.push_back(images.size() /
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
@@ -81,7 +83,8 @@ int run_classifier_bench(const ClassifierBenchOptions& opt, const GlobalOptions&
                "fraction_of_matmul_peak"};
   const auto builtin = nn::open_letter_classifier("builtin");
   const auto images = level_images(opt.images, opt.seed);
-  const double cnn_rate = median_rate(*builtin, images, opt.repeats);
+  ThreadPool pool(global.threads);  // images are spread over --threads
+  const double cnn_rate = median_rate(*builtin, images, opt.repeats, pool);
   constexpr double kCnnGflop = 0.0214;  // 21.4 MFLOP per 32×32 image (forward)
   t.add_row({"builtin-cnn", threads, opt.images, cnn_rate, kCnnGflop, cnn_rate * kCnnGflop,
              cnn_rate * kCnnGflop / peak});
@@ -90,7 +93,7 @@ int run_classifier_bench(const ClassifierBenchOptions& opt, const GlobalOptions&
     nn::write_random_vit(dir.path(), nn::VitConfig{}, opt.seed);
     const auto vit = nn::open_letter_classifier(dir.path().string());
     const auto few = level_images(opt.vit_images, opt.seed + 1);
-    const double vit_rate = median_rate(*vit, few, opt.repeats);
+    const double vit_rate = median_rate(*vit, few, opt.repeats, pool);
     constexpr double kVitGflop = 17.6;
     t.add_row({"vit-b16 (random weights)", threads, opt.vit_images, vit_rate, kVitGflop, vit_rate * kVitGflop,
                vit_rate * kVitGflop / peak});

@@ -9,28 +9,74 @@ namespace {
 
 // PolygonCollider2D paths, as the prefabs in Assets/Resources/Prefabs/GameWorld list them
 // (modified-science-birds HEAD; the float values as serialised).
-const ColliderPaths kCirclePaths = {{{0.19, 0.375}, {-0.17, 0.375}, {-0.21, 0.345}, {-0.35, 0.195}, {-0.38, 0.145},
-                                     {-0.38, -0.074999996}, {-0.35, -0.235}, {-0.17999999, -0.375}, {0.16, -0.375},
-                                     {0.38, -0.205}, {0.38, 0.145}, {0.32999998, 0.235}}};
-const ColliderPaths kCircleSmallPaths = {{{-0.091299415, 0.20391178}, {-0.20999992, 0.059123993},
-                                          {-0.19782495, -0.07564354}, {-0.11, -0.21}, {0.063474536, -0.20695591},
-                                          {0.20086855, -0.09000015}, {0.2008686, 0.09912491}, {0.059562206, 0.20391178}}};
-const ColliderPaths kTrianglePaths = {{{-0.39, 0.41}, {-0.41, 0.39}, {-0.41, -0.39999998}, {-0.39999998, -0.41},
-                                       {0.41, -0.41}, {0.42431745, -0.3915873}, {-0.35999998, 0.41}}};
+const ColliderPaths kCirclePaths = {{{0.19, 0.375},
+                                     {-0.17, 0.375},
+                                     {-0.21, 0.345},
+                                     {-0.35, 0.195},
+                                     {-0.38, 0.145},
+                                     {-0.38, -0.074999996},
+                                     {-0.35, -0.235},
+                                     {-0.17999999, -0.375},
+                                     {0.16, -0.375},
+                                     {0.38, -0.205},
+                                     {0.38, 0.145},
+                                     {0.32999998, 0.235}}};
+const ColliderPaths kCircleSmallPaths = {{{-0.091299415, 0.20391178},
+                                          {-0.20999992, 0.059123993},
+                                          {-0.19782495, -0.07564354},
+                                          {-0.11, -0.21},
+                                          {0.063474536, -0.20695591},
+                                          {0.20086855, -0.09000015},
+                                          {0.2008686, 0.09912491},
+                                          {0.059562206, 0.20391178}}};
+const ColliderPaths kTrianglePaths = {{{-0.39, 0.41},
+                                       {-0.41, 0.39},
+                                       {-0.41, -0.39999998},
+                                       {-0.39999998, -0.41},
+                                       {0.41, -0.41},
+                                       {0.42431745, -0.3915873},
+                                       {-0.35999998, 0.41}}};
 const ColliderPaths kTriangleHolePaths = {
     {{-0.04, 0.42}, {-0.42, -0.26}, {-0.42, -0.42}, {0.42, -0.42}, {0.42, -0.26999998}, {0.04, 0.42}},
     {{0, 0.04}, {0.02, -0.03}, {0.11, -0.17}, {-0.099999994, -0.17}}};
-const ColliderPaths kBasicSmallPaths = {{{-0.16499999, 0.225}, {-0.235, 0.105}, {-0.235, -0.175}, {-0.16499999, -0.225},
-                                         {0.21499999, -0.225}, {0.235, -0.175}, {0.235, 0.114999995}, {0.114999995, 0.225}}};
-const ColliderPaths kBasicMediumPaths = {{{0.26999998, 0.19}, {0.29999998, 0.26}, {0.26, 0.37}, {0.099999994, 0.35},
-                                          {0.01, 0.38}, {-0.13, 0.38}, {-0.26, 0.22}, {-0.39, 0.049999997}, {-0.39, -0.21},
-                                          {-0.32999998, -0.32999998}, {-0.19999999, -0.38}, {0.19999999, -0.38},
-                                          {0.29999998, -0.35}, {0.39, -0.22999999}, {0.39, 0.07}}};
-const ColliderPaths kBasicBigPaths = {{{0.345, 0.24499999}, {0.39499998, 0.305}, {0.315, 0.45499998}, {0.175, 0.435},
-                                       {0.065, 0.375}, {-0.024999999, 0.48499998}, {-0.195, 0.48499998},
-                                       {-0.49499997, 0.095}, {-0.49499997, -0.295}, {-0.345, -0.445},
-                                       {-0.24499999, -0.48499998}, {0.24499999, -0.48499998}, {0.36499998, -0.435},
-                                       {0.49499997, -0.265}, {0.49499997, 0.065}}};
+const ColliderPaths kBasicSmallPaths = {{{-0.16499999, 0.225},
+                                         {-0.235, 0.105},
+                                         {-0.235, -0.175},
+                                         {-0.16499999, -0.225},
+                                         {0.21499999, -0.225},
+                                         {0.235, -0.175},
+                                         {0.235, 0.114999995},
+                                         {0.114999995, 0.225}}};
+const ColliderPaths kBasicMediumPaths = {{{0.26999998, 0.19},
+                                          {0.29999998, 0.26},
+                                          {0.26, 0.37},
+                                          {0.099999994, 0.35},
+                                          {0.01, 0.38},
+                                          {-0.13, 0.38},
+                                          {-0.26, 0.22},
+                                          {-0.39, 0.049999997},
+                                          {-0.39, -0.21},
+                                          {-0.32999998, -0.32999998},
+                                          {-0.19999999, -0.38},
+                                          {0.19999999, -0.38},
+                                          {0.29999998, -0.35},
+                                          {0.39, -0.22999999},
+                                          {0.39, 0.07}}};
+const ColliderPaths kBasicBigPaths = {{{0.345, 0.24499999},
+                                       {0.39499998, 0.305},
+                                       {0.315, 0.45499998},
+                                       {0.175, 0.435},
+                                       {0.065, 0.375},
+                                       {-0.024999999, 0.48499998},
+                                       {-0.195, 0.48499998},
+                                       {-0.49499997, 0.095},
+                                       {-0.49499997, -0.295},
+                                       {-0.345, -0.445},
+                                       {-0.24499999, -0.48499998},
+                                       {0.24499999, -0.48499998},
+                                       {0.36499998, -0.435},
+                                       {0.49499997, -0.265},
+                                       {0.49499997, 0.065}}};
 
 // Boxes: colliders and OCR sprites as recorded. Polygons: their size is the paths' bounding box
 // and their sprite that plus the same 0.02 margin (see below).
@@ -42,7 +88,8 @@ BlockSpec polygon_block(std::string_view name, const ColliderPaths& paths) {
   return {name, w, h, w + kSpriteMargin, h + kSpriteMargin, &paths};
 }
 
-PigSpec pig(std::string_view name, double mass, double gravity_scale, double life, const ColliderPaths& paths) {
+PigSpec pig(std::string_view name, double mass, double gravity_scale, double life,
+            const ColliderPaths& paths) {
   const Bounds b = bounds_of(paths);
   return {name, mass, gravity_scale, life, b.max_x - b.min_x, b.max_y - b.min_y, &paths};
 }
@@ -88,6 +135,43 @@ bool convex_ccw(const std::vector<Point2>& poly) {
   return true;
 }
 
+bool same_point(const Point2& a, const Point2& b) {
+  return a.x == b.x && a.y == b.y;
+}
+
+// The union of convex pieces p and q across an edge they share (u -> v in p, v -> u in q), when it
+// is convex and has at most `max_vertices`; empty otherwise.
+std::vector<Point2> join_across_edge(const std::vector<Point2>& p, const std::vector<Point2>& q,
+                                     size_t max_vertices) {
+  for (size_t e = 0; e < p.size(); ++e) {
+    const Point2& u = p[e];
+    const Point2& v = p[(e + 1) % p.size()];
+    for (size_t f = 0; f < q.size(); ++f) {
+      if (!same_point(q[f], v) || !same_point(q[(f + 1) % q.size()], u)) continue;
+      std::vector<Point2> joined(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(e) + 1);  // ... u
+      for (size_t k = 2; k < q.size(); ++k) joined.push_back(q[(f + k) % q.size()]);          // q's others
+      joined.insert(joined.end(), p.begin() + static_cast<std::ptrdiff_t>(e) + 1, p.end());   // v ...
+      if (joined.size() <= max_vertices && convex_ccw(joined)) return joined;
+    }
+  }
+  return {};
+}
+
+// Merges the first pair of pieces that join_across_edge accepts; false when none does. The pieces
+// are only changed after the search, so no reference into `pieces` outlives an erase.
+bool merge_one_pair(std::vector<std::vector<Point2>>& pieces, size_t max_vertices) {
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    for (size_t j = i + 1; j < pieces.size(); ++j) {
+      std::vector<Point2> joined = join_across_edge(pieces[i], pieces[j], max_vertices);
+      if (joined.empty()) continue;
+      pieces[i] = std::move(joined);
+      pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(j));
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 const BlockSpec* find_block_spec(std::string_view type) {
@@ -105,7 +189,9 @@ double block_life(Material) {
   return 5.0;
 }
 
-double material_friction(Material material) { return material == Material::kIce ? 0.74 : 4.0; }
+double material_friction(Material material) {
+  return material == Material::kIce ? 0.74 : 4.0;
+}
 
 Bounds bounds_of(const ColliderPaths& paths) {
   Bounds b{1e18, -1e18, 1e18, -1e18};
@@ -154,7 +240,8 @@ std::vector<std::vector<Point2>> convex_pieces(const std::vector<Point2>& polygo
   if (convex_ccw(polygon)) {  // a fan of chunks sharing the first vertex
     for (size_t start = 1; start + 1 < polygon.size(); start += max_vertices - 2) {
       std::vector<Point2> piece{polygon[0]};
-      for (size_t k = start; k < polygon.size() && piece.size() < max_vertices; ++k) piece.push_back(polygon[k]);
+      for (size_t k = start; k < polygon.size() && piece.size() < max_vertices; ++k)
+        piece.push_back(polygon[k]);
       pieces.push_back(piece);
     }
     return pieces;
@@ -187,29 +274,7 @@ std::vector<std::vector<Point2>> convex_pieces(const std::vector<Point2>& polygo
   if (idx.size() == 3) triangles.push_back({polygon[idx[0]], polygon[idx[1]], polygon[idx[2]]});
   // Merge neighbours (sharing an edge) while the union stays convex and small enough.
   pieces = triangles;
-  for (bool merged = true; merged;) {
-    merged = false;
-    for (size_t i = 0; i < pieces.size() && !merged; ++i) {
-      for (size_t j = i + 1; j < pieces.size() && !merged; ++j) {
-        const auto& p = pieces[i];
-        const auto& q = pieces[j];
-        for (size_t e = 0; e < p.size() && !merged; ++e) {
-          const Point2& u = p[e];
-          const Point2& v = p[(e + 1) % p.size()];
-          for (size_t f = 0; f < q.size() && !merged; ++f) {
-            if (q[f].x != v.x || q[f].y != v.y || q[(f + 1) % q.size()].x != u.x || q[(f + 1) % q.size()].y != u.y) continue;
-            std::vector<Point2> joined(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(e) + 1);  // ... u
-            for (size_t k = 2; k < q.size(); ++k) joined.push_back(q[(f + k) % q.size()]);        // q's others
-            joined.insert(joined.end(), p.begin() + static_cast<std::ptrdiff_t>(e) + 1, p.end());  // v ...
-            if (joined.size() <= max_vertices && convex_ccw(joined)) {
-              pieces[i] = joined;
-              pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(j));
-              merged = true;
-            }
-          }
-        }
-      }
-    }
+  while (merge_one_pair(pieces, max_vertices)) {
   }
   return pieces;
 }

@@ -14,10 +14,10 @@ namespace {
 constexpr double kDegToRad = M_PI / 180.0;
 
 struct Transform {
-  double cx, cy;   // world centre of the view
-  double scale;    // pixels per world unit
-  int view;        // view size in pixels
-  int offset;      // margin
+  double cx, cy;  // world centre of the view
+  double scale;   // pixels per world unit
+  int view;       // view size in pixels
+  int offset;     // margin
 };
 
 Transform transform_for(const Frame& f, const CaptureOptions& o) {
@@ -28,11 +28,18 @@ Transform transform_for(const Frame& f, const CaptureOptions& o) {
   return {(f.min_x + f.max_x) / 2, (f.min_y + f.max_y) / 2, view / extent, view, o.margin};
 }
 
+// A pixel coordinate as int, clamped to [lo, hi] first: a far-away or huge shape gives values
+// beyond int (converting those is undefined behaviour), and NaN gives lo.
+int pixel_in(double v, int lo, int hi) {
+  if (!(v >= lo)) return lo;
+  return v >= hi ? hi : static_cast<int>(v);
+}
+
 // A rotated rectangle in view pixel coordinates.
 struct Shape {
-  double px, py;     // centre in view pixels (y down)
-  double hw, hh;     // half sizes in pixels
-  double c, s;       // cos and sin of the rotation (counter-clockwise in the world)
+  double px, py;  // centre in view pixels (y down)
+  double hw, hh;  // half sizes in pixels
+  double c, s;    // cos and sin of the rotation (counter-clockwise in the world)
 };
 
 // Signed distance (in pixels, approximately) from a view point to the shape's edge; < 0 inside.
@@ -93,10 +100,11 @@ std::pair<double, double> row_span(const Shape& sh, double y) {
 // 1.5 px of an edge are sampled.
 void paint(Image& img, const Transform& t, const Shape& sh, const std::array<uint8_t, 3>& colour) {
   const double r = std::hypot(sh.hw, sh.hh) + 1;
-  const int x0 = std::max(0, static_cast<int>(std::floor(sh.px - r)));
-  const int x1 = std::min(t.view - 1, static_cast<int>(std::ceil(sh.px + r)));
-  const int y0 = std::max(0, static_cast<int>(std::floor(sh.py - r)));
-  const int y1 = std::min(t.view - 1, static_cast<int>(std::ceil(sh.py + r)));
+  const int x0 = pixel_in(std::floor(sh.px - r), 0, t.view);
+  const int x1 = pixel_in(std::ceil(sh.px + r), -1, t.view - 1);
+  const int y0 = pixel_in(std::floor(sh.py - r), 0, t.view);
+  const int y1 = pixel_in(std::ceil(sh.py + r), -1, t.view - 1);
+  if (x1 < x0 || y1 < y0) return;  // outside the view (or not a number)
   for (int y = y0; y <= y1; ++y) {
     // Pixels whose whole area is inside: the spans of the rows at y and y + 1, shrunk by 1 px.
     const auto [a0, b0] = row_span(sh, y);
@@ -155,20 +163,23 @@ std::vector<std::vector<std::pair<double, double>>> polygon_at(const Transform& 
 
 // Polygons with holes (even-odd rule), 4×4 samples per pixel like the rectangles' edges: per
 // sample row, the spans between edge crossings are counted into the pixels they cover.
-void paint_polygon(Image& img, const Transform& t, const std::vector<std::vector<std::pair<double, double>>>& paths,
+void paint_polygon(Image& img, const Transform& t,
+                   const std::vector<std::vector<std::pair<double, double>>>& paths,
                    const std::array<uint8_t, 3>& colour) {
   double x_lo = 1e18, x_hi = -1e18, y_lo = 1e18, y_hi = -1e18;
   for (const auto& path : paths) {
     for (const auto& [px, py] : path) {
-      x_lo = std::min(x_lo, px), x_hi = std::max(x_hi, px), y_lo = std::min(y_lo, py), y_hi = std::max(y_hi, py);
+      x_lo = std::min(x_lo, px), x_hi = std::max(x_hi, px), y_lo = std::min(y_lo, py),
+      y_hi = std::max(y_hi, py);
     }
   }
-  const int x0 = std::max(0, static_cast<int>(std::floor(x_lo)));
-  const int x1 = std::min(t.view - 1, static_cast<int>(std::ceil(x_hi)));
+  const int x0 = pixel_in(std::floor(x_lo), 0, t.view);
+  const int x1 = pixel_in(std::ceil(x_hi), -1, t.view - 1);
   if (x1 < x0) return;
   std::vector<int> counts(static_cast<size_t>(x1 - x0 + 1));
   std::vector<double> crossings;
-  for (int y = std::max(0, static_cast<int>(std::floor(y_lo))); y <= std::min(t.view - 1, static_cast<int>(std::ceil(y_hi))); ++y) {
+  const int y1 = pixel_in(std::ceil(y_hi), -1, t.view - 1);
+  for (int y = pixel_in(std::floor(y_lo), 0, t.view); y <= y1; ++y) {
     std::fill(counts.begin(), counts.end(), 0);
     for (int sy = 0; sy < 4; ++sy) {
       const double ys = y + (sy + 0.5) / 4;
@@ -183,9 +194,9 @@ void paint_polygon(Image& img, const Transform& t, const std::vector<std::vector
       std::sort(crossings.begin(), crossings.end());
       for (size_t k = 0; k + 1 < crossings.size(); k += 2) {
         // Samples at x + (sx + 0.5) / 4 inside [a, b): sample index s = 4x + sx from ceil(4a - 0.5).
-        const long s0 = std::max(static_cast<long>(std::ceil(4 * crossings[k] - 0.5)), 4L * x0);
-        const long s1 = std::min(static_cast<long>(std::ceil(4 * crossings[k + 1] - 0.5)), 4L * (x1 + 1));
-        for (long sample = s0; sample < s1; ++sample) ++counts[static_cast<size_t>(sample / 4 - x0)];
+        const int s0 = pixel_in(std::ceil(4 * crossings[k] - 0.5), 4 * x0, 4 * (x1 + 1));
+        const int s1 = pixel_in(std::ceil(4 * crossings[k + 1] - 0.5), 4 * x0, 4 * (x1 + 1));
+        for (int sample = s0; sample < s1; ++sample) ++counts[static_cast<size_t>(sample / 4 - x0)];
       }
     }
     for (int x = x0; x <= x1; ++x) {
@@ -195,10 +206,15 @@ void paint_polygon(Image& img, const Transform& t, const std::vector<std::vector
   }
 }
 
+// A negative size (a platform's negative scale) mirrors the rectangle: the same outline.
 Shape shape_at(const Transform& t, double x, double y, double w, double h, double rotation_deg) {
   const double a = rotation_deg * kDegToRad;
-  return {(x - t.cx) * t.scale + t.view / 2.0, t.view / 2.0 - (y - t.cy) * t.scale, w * t.scale / 2, h * t.scale / 2,
-          std::cos(a), std::sin(a)};
+  return {(x - t.cx) * t.scale + t.view / 2.0,
+          t.view / 2.0 - (y - t.cy) * t.scale,
+          std::abs(w) * t.scale / 2,
+          std::abs(h) * t.scale / 2,
+          std::cos(a),
+          std::sin(a)};
 }
 
 void extend_box(Frame& f, double min_x, double max_x, double min_y, double max_y) {
@@ -219,14 +235,17 @@ void extend_polygon(Frame& f, double x, double y, const ColliderPaths& paths, do
   for (const auto& path : paths) {
     for (const Point2& p : path) {
       const double wx = x + p.x * c - p.y * s, wy = y + p.x * s + p.y * c;
-      min_x = std::min(min_x, wx), max_x = std::max(max_x, wx), min_y = std::min(min_y, wy), max_y = std::max(max_y, wy);
+      min_x = std::min(min_x, wx), max_x = std::max(max_x, wx), min_y = std::min(min_y, wy),
+      max_y = std::max(max_y, wy);
     }
   }
   extend_box(f, min_x, max_x, min_y, max_y);
 }
 
-// The world-space bounding box of a rotated w×h rectangle.
+// The world-space bounding box of a rotated w×h rectangle (a negative size mirrors it, as the
+// simulation does with a platform's negative scale: the same box).
 void extend(Frame& f, double x, double y, double w, double h, double rotation_deg) {
+  w = std::abs(w), h = std::abs(h);
   const double a = rotation_deg * kDegToRad;
   const double ex = std::abs(std::cos(a)) * w / 2 + std::abs(std::sin(a)) * h / 2;
   const double ey = std::abs(std::sin(a)) * w / 2 + std::abs(std::cos(a)) * h / 2;
@@ -250,7 +269,8 @@ Frame frame_of(const Level& level) {
 }
 
 Image render_ocr_image(const Level& level, const CaptureOptions& options) {
-  PCGLAB_CHECK(options.size > 2 * options.margin) << "image size " << options.size << ", margin " << options.margin;
+  PCGLAB_CHECK(options.size > 2 * options.margin)
+      << "image size " << options.size << ", margin " << options.margin;
   Image img(options.size, options.size, 1, 255);
   const Frame f = frame_of(level);
   if (f.empty) return img;
@@ -260,8 +280,8 @@ Image render_ocr_image(const Level& level, const CaptureOptions& options) {
     if (spec == nullptr) continue;
     if (spec->paths != nullptr) {
       paint_polygon(img, t,
-                    polygon_at(t, b.x, b.y, *spec->paths, spec->sprite_width, spec->sprite_height, spec->width,
-                               spec->height, b.rotation),
+                    polygon_at(t, b.x, b.y, *spec->paths, spec->sprite_width, spec->sprite_height,
+                               spec->width, spec->height, b.rotation),
                     {0, 0, 0});
       continue;
     }
@@ -285,8 +305,8 @@ Image render_colour_image(const Level& level, const CaptureOptions& options) {
   // Sky over the whole view, ground below y = -3.5.
   for (int y = 0; y < t.view; ++y) {
     const double world_y = t.cy + (t.view / 2.0 - (y + 0.5)) / t.scale;
-    const std::array<uint8_t, 3> c = world_y < -3.5 ? std::array<uint8_t, 3>{122, 94, 62}
-                                                     : std::array<uint8_t, 3>{214, 236, 250};
+    const std::array<uint8_t, 3> c =
+        world_y < -3.5 ? std::array<uint8_t, 3>{122, 94, 62} : std::array<uint8_t, 3>{214, 236, 250};
     for (int x = 0; x < t.view; ++x) std::copy(c.begin(), c.end(), img.at(x + t.offset, y + t.offset));
   }
   for (const Block& b : level.blocks) {
@@ -294,14 +314,16 @@ Image render_colour_image(const Level& level, const CaptureOptions& options) {
     if (spec == nullptr) continue;
     const std::array<uint8_t, 3> fill = b.material == Material::kStone ? std::array<uint8_t, 3>{128, 132, 140}
                                         : b.material == Material::kIce ? std::array<uint8_t, 3>{150, 210, 240}
-                                                                        : std::array<uint8_t, 3>{196, 140, 76};
+                                                                       : std::array<uint8_t, 3>{196, 140, 76};
     const double inset = 0.03;
     if (spec->paths != nullptr) {
-      paint_polygon(img, t, polygon_at(t, b.x, b.y, *spec->paths, spec->width, spec->height, spec->width, spec->height, b.rotation),
+      paint_polygon(img, t,
+                    polygon_at(t, b.x, b.y, *spec->paths, spec->width, spec->height, spec->width,
+                               spec->height, b.rotation),
                     {60, 40, 25});
       paint_polygon(img, t,
-                    polygon_at(t, b.x, b.y, *spec->paths, spec->width - inset, spec->height - inset, spec->width,
-                               spec->height, b.rotation),
+                    polygon_at(t, b.x, b.y, *spec->paths, spec->width - inset, spec->height - inset,
+                               spec->width, spec->height, b.rotation),
                     fill);
       continue;
     }
@@ -311,10 +333,13 @@ Image render_colour_image(const Level& level, const CaptureOptions& options) {
   for (const Pig& p : level.pigs) {
     const PigSpec* spec = find_pig_spec(p.type);
     if (spec == nullptr) continue;
-    paint_polygon(img, t, polygon_at(t, p.x, p.y, *spec->paths, spec->width, spec->height, spec->width, spec->height, p.rotation),
+    paint_polygon(img, t,
+                  polygon_at(t, p.x, p.y, *spec->paths, spec->width, spec->height, spec->width, spec->height,
+                             p.rotation),
                   {90, 180, 60});
   }
-  for (const Tnt& n : level.tnts) paint(img, t, shape_at(t, n.x, n.y, kTntSize, kTntSize, n.rotation), {200, 40, 30});
+  for (const Tnt& n : level.tnts)
+    paint(img, t, shape_at(t, n.x, n.y, kTntSize, kTntSize, n.rotation), {200, 40, 30});
   for (const Platform& p : level.platforms) {
     paint(img, t, shape_at(t, p.x, p.y, kPlatformSize * p.scale_x, kPlatformSize * p.scale_y, p.rotation),
           {90, 90, 90});

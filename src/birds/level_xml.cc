@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -18,10 +19,11 @@ namespace pcglab::birds {
 namespace {
 
 constexpr std::array<std::string_view, 12> kBlockTypes = {
-    "SquareHole", "RectFat", "SquareSmall", "SquareTiny", "RectTiny", "RectSmall",
-    "RectMedium", "RectBig", "TriangleHole", "Triangle", "Circle", "CircleSmall"};
+    "SquareHole", "RectFat", "SquareSmall",  "SquareTiny", "RectTiny", "RectSmall",
+    "RectMedium", "RectBig", "TriangleHole", "Triangle",   "Circle",   "CircleSmall"};
 constexpr std::array<std::string_view, 3> kPigTypes = {"BasicSmall", "BasicMedium", "BasicBig"};
-constexpr std::array<std::string_view, 5> kBirdTypes = {"BirdRed", "BirdBlue", "BirdYellow", "BirdBlack", "BirdWhite"};
+constexpr std::array<std::string_view, 5> kBirdTypes = {"BirdRed", "BirdBlue", "BirdYellow", "BirdBlack",
+                                                        "BirdWhite"};
 
 template <size_t N>
 bool contains(const std::array<std::string_view, N>& list, std::string_view s) {
@@ -30,9 +32,11 @@ bool contains(const std::array<std::string_view, N>& list, std::string_view s) {
 
 // Bytes to UTF-8: UTF-16 with a BOM (LE or BE) is converted; a UTF-8 BOM is dropped.
 std::string to_utf8(std::string_view bytes, const std::string& source) {
-  if (bytes.size() >= 2 && ((bytes[0] == '\xFF' && bytes[1] == '\xFE') || (bytes[0] == '\xFE' && bytes[1] == '\xFF'))) {
+  if (bytes.size() >= 2 &&
+      ((bytes[0] == '\xFF' && bytes[1] == '\xFE') || (bytes[0] == '\xFE' && bytes[1] == '\xFF'))) {
     const bool little = bytes[0] == '\xFF';
-    if (bytes.size() % 2 != 0) throw SetupError(fmt::format("{}:1: UTF-16 file has an odd number of bytes", source));
+    if (bytes.size() % 2 != 0)
+      throw SetupError(fmt::format("{}:1: UTF-16 file has an odd number of bytes", source));
     std::u16string units;
     for (size_t i = 2; i + 1 < bytes.size(); i += 2) {
       const auto lo = static_cast<unsigned char>(bytes[little ? i : i + 1]);
@@ -57,22 +61,25 @@ class Reader {
 
   Level read() {
     // Let the XML declaration's encoding be ignored: the bytes are already UTF-8.
-    const pugi::xml_parse_result ok =
-        doc_.load_buffer(text_.data(), text_.size(), pugi::parse_default | pugi::parse_declaration, pugi::encoding_utf8);
+    const pugi::xml_parse_result ok = doc_.load_buffer(
+        text_.data(), text_.size(), pugi::parse_default | pugi::parse_declaration, pugi::encoding_utf8);
     if (!ok) fail(ok.offset, fmt::format("malformed XML: {}", ok.description()));
     const pugi::xml_node root = doc_.document_element();
-    if (std::string_view(root.name()) != "Level") fail(root, fmt::format("root element is <{}>, expected <Level>", root.name()));
+    if (std::string_view(root.name()) != "Level")
+      fail(root, fmt::format("root element is <{}>, expected <Level>", root.name()));
     Level level;
-    level.width = static_cast<int>(number(root, "width", 3));
+    level.width = integer(root, "width", 3);
     for (const pugi::xml_node child : root.children()) {
       if (child.type() != pugi::node_element) continue;
       const std::string_view name = child.name();
       if (name == "Camera") {
-        level.camera = Camera{number(child, "x"), number(child, "y"), number(child, "minWidth"), number(child, "maxWidth")};
+        level.camera = Camera{number(child, "x"), number(child, "y"), number(child, "minWidth"),
+                              number(child, "maxWidth")};
       } else if (name == "Birds") {
         for (const pugi::xml_node bird : child.children()) {
           if (bird.type() != pugi::node_element) continue;
-          if (std::string_view(bird.name()) != "Bird") fail(bird, fmt::format("unknown element <{}> in <Birds>", bird.name()));
+          if (std::string_view(bird.name()) != "Bird")
+            fail(bird, fmt::format("unknown element <{}> in <Birds>", bird.name()));
           const std::string type = text(bird, "type");
           if (!is_bird_type(type)) fail(bird, fmt::format("unknown bird type \"{}\"", type));
           level.birds.push_back(Bird{type});
@@ -105,7 +112,8 @@ class Reader {
         b.type = text(o, "type");
         if (!is_block_type(b.type)) fail(o, fmt::format("unknown block type \"{}\"", b.type));
         const std::string material = text(o, "material");
-        if (!parse_material(material, b.material)) fail(o, fmt::format("unknown material \"{}\" (wood, stone or ice)", material));
+        if (!parse_material(material, b.material))
+          fail(o, fmt::format("unknown material \"{}\" (wood, stone or ice)", material));
         read_pose(b);
         level.blocks.push_back(b);
       } else if (name == "Pig") {
@@ -150,13 +158,31 @@ class Reader {
     const char* start = v.data();
     if (start != end && *start == '+') ++start;
     const auto [ptr, ec] = std::from_chars(start, end, out);
+    if (ec == std::errc::result_out_of_range && ptr == end) {
+      fail(node,
+           fmt::format("<{}> attribute {}=\"{}\" is out of range (beyond a double)", node.name(), attr, v));
+    }
     if (v.empty() || ec != std::errc() || ptr != end || !std::isfinite(out)) {
       fail(node, fmt::format("<{}> attribute {}=\"{}\" is not a number", node.name(), attr, v));
     }
     return out;
   }
 
-  [[noreturn]] void fail(const pugi::xml_node node, const std::string& cause) { fail(node.offset_debug(), cause); }
+  // A whole number in int's range (converting any other double to int is undefined behaviour).
+  int integer(const pugi::xml_node node, const char* attr, int fallback) {
+    if (!node.attribute(attr)) return fallback;
+    const double v = number(node, attr);
+    if (v != std::floor(v) || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) {
+      fail(node, fmt::format("<{}> attribute {}=\"{}\" is not a whole number from {} to {}", node.name(),
+                             attr, node.attribute(attr).value(), std::numeric_limits<int>::min(),
+                             std::numeric_limits<int>::max()));
+    }
+    return static_cast<int>(v);
+  }
+
+  [[noreturn]] void fail(const pugi::xml_node node, const std::string& cause) {
+    fail(node.offset_debug(), cause);
+  }
   [[noreturn]] void fail(ptrdiff_t offset, const std::string& cause) {
     throw SetupError(fmt::format("{}:{}: {}", source_, line_of(text_, offset), cause));
   }
@@ -168,9 +194,15 @@ class Reader {
 
 }  // namespace
 
-bool is_block_type(std::string_view type) { return contains(kBlockTypes, type); }
-bool is_pig_type(std::string_view type) { return contains(kPigTypes, type); }
-bool is_bird_type(std::string_view type) { return contains(kBirdTypes, type); }
+bool is_block_type(std::string_view type) {
+  return contains(kBlockTypes, type);
+}
+bool is_pig_type(std::string_view type) {
+  return contains(kPigTypes, type);
+}
+bool is_bird_type(std::string_view type) {
+  return contains(kBirdTypes, type);
+}
 
 std::string_view material_name(Material material) {
   switch (material) {
@@ -198,7 +230,9 @@ Level parse_level_xml(std::string_view bytes, const std::string& source) {
   return Reader(to_utf8(bytes, source), source).read();
 }
 
-Level read_level_file(const std::filesystem::path& path) { return parse_level_xml(read_file(path), path.string()); }
+Level read_level_file(const std::filesystem::path& path) {
+  return parse_level_xml(read_file(path), path.string());
+}
 
 std::string format_decimal(double value) {
   if (value == 0) return "0";
@@ -237,22 +271,25 @@ std::string write_level_xml(const Level& level) {
   xml += "  <Birds>\n";
   for (const Bird& b : level.birds) xml += fmt::format("    <Bird type=\"{}\" />\n", b.type);
   xml += "  </Birds>\n";
-  if (level.slingshot) xml += fmt::format("  <Slingshot x=\"{}\" y=\"{}\" />\n", f(level.slingshot->x), f(level.slingshot->y));
+  if (level.slingshot)
+    xml += fmt::format("  <Slingshot x=\"{}\" y=\"{}\" />\n", f(level.slingshot->x), f(level.slingshot->y));
   xml += "  <GameObjects>\n";
   for (const Block& b : level.blocks) {
-    xml += fmt::format("    <Block type=\"{}\" material=\"{}\" x=\"{}\" y=\"{}\" rotation=\"{}\" />\n", b.type,
-                       material_name(b.material), f(b.x), f(b.y), f(b.rotation));
+    xml += fmt::format("    <Block type=\"{}\" material=\"{}\" x=\"{}\" y=\"{}\" rotation=\"{}\" />\n",
+                       b.type, material_name(b.material), f(b.x), f(b.y), f(b.rotation));
   }
   for (const Pig& p : level.pigs) {
-    xml += fmt::format("    <Pig type=\"{}\" material=\"\" x=\"{}\" y=\"{}\" rotation=\"{}\" />\n", p.type, f(p.x), f(p.y),
-                       f(p.rotation));
+    xml += fmt::format("    <Pig type=\"{}\" material=\"\" x=\"{}\" y=\"{}\" rotation=\"{}\" />\n", p.type,
+                       f(p.x), f(p.y), f(p.rotation));
   }
   for (const Tnt& t : level.tnts) {
-    xml += fmt::format("    <TNT type=\"{}\" x=\"{}\" y=\"{}\" rotation=\"{}\" />\n", t.type, f(t.x), f(t.y), f(t.rotation));
+    xml += fmt::format("    <TNT type=\"{}\" x=\"{}\" y=\"{}\" rotation=\"{}\" />\n", t.type, f(t.x), f(t.y),
+                       f(t.rotation));
   }
   for (const Platform& p : level.platforms) {
-    xml += fmt::format("    <Platform type=\"{}\" x=\"{}\" y=\"{}\" rotation=\"{}\" scaleX=\"{}\" scaleY=\"{}\" />\n", p.type,
-                       f(p.x), f(p.y), f(p.rotation), f(p.scale_x), f(p.scale_y));
+    xml += fmt::format(
+        "    <Platform type=\"{}\" x=\"{}\" y=\"{}\" rotation=\"{}\" scaleX=\"{}\" scaleY=\"{}\" />\n",
+        p.type, f(p.x), f(p.y), f(p.rotation), f(p.scale_x), f(p.scale_y));
   }
   xml += "  </GameObjects>\n</Level>";
   return xml;

@@ -41,20 +41,25 @@ std::vector<ImageFile> list_images(const fs::path& team_dir) {
 // Classifies images[i] for i in `which` together, each one an item: when the batch fails, each image
 // is classified alone so that only the images that fail get an error.
 void classify_images(const nn::LetterClassifier& classifier, bool embeddings, std::vector<Image>& images,
-                     const std::vector<size_t>& which,
+                     const std::vector<size_t>& which, ThreadPool& pool,
                      const std::function<void(size_t, Result<nn::LetterScores>)>& done) {
+  const auto deliver = [&](size_t i, nn::LetterScores scores) {
+    if (!scores.error.empty()) return done(i, ItemError{"", scores.error});
+    done(i, std::move(scores));
+  };
   std::vector<Image> batch;
   for (size_t i : which) batch.push_back(std::move(images[i]));
-  auto all = run_item("", [&] { return classifier.classify(batch, embeddings); });
+  auto all = run_item("", [&] { return classifier.classify(batch, embeddings, &pool); });
   if (all.ok() && all.value().size() == batch.size()) {
-    for (size_t k = 0; k < which.size(); ++k) done(which[k], std::move(all.value()[k]));
+    for (size_t k = 0; k < which.size(); ++k) deliver(which[k], std::move(all.value()[k]));
     return;
   }
   for (size_t k = 0; k < which.size(); ++k) {
     auto one = run_item("", [&]() -> Result<nn::LetterScores> {
-      auto scores = classifier.classify({batch[k]}, embeddings);
+      auto scores = classifier.classify({batch[k]}, embeddings, &pool);
       PCGLAB_CHECK(scores.size() == 1)
           << classifier.name() << " returned " << scores.size() << " results for one image";
+      if (!scores[0].error.empty()) return ItemError{"", scores[0].error};
       return std::move(scores[0]);
     });
     done(which[k], std::move(one));
@@ -124,7 +129,7 @@ std::vector<ImageClassification> classify_competition(
       std::vector<size_t> where;
       for (size_t i = 0; i < m; ++i)
         if (results[start + i].error.empty()) where.push_back(i);
-      classify_images(classifier, options.embeddings, images, where,
+      classify_images(classifier, options.embeddings, images, where, pool,
                       [&](size_t i, Result<nn::LetterScores> scores) {
                         ImageClassification& r = results[start + i];
                         if (!scores.ok()) {

@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 namespace {
 constexpr std::string_view kTempMarker = ".pcglab-tmp-";
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 void write_all(int fd, std::string_view data, const fs::path& shown) {
   size_t off = 0;
@@ -52,8 +54,8 @@ std::string read_file(const fs::path& path) {
 
 fs::path temp_path_for(const fs::path& path) {
   static std::atomic<uint64_t> counter{0};
-  return path.parent_path() / fmt::format(".{}{}{}-{}", path.filename().string(), kTempMarker,
-                                          ::getpid(), counter.fetch_add(1));
+  return path.parent_path() /
+         fmt::format(".{}{}{}-{}", path.filename().string(), kTempMarker, ::getpid(), counter.fetch_add(1));
 }
 
 void write_file_atomic(const fs::path& path, std::string_view data) {
@@ -74,7 +76,13 @@ void write_file_atomic(const fs::path& path, std::string_view data) {
     ::unlink(tmp.c_str());
     throw;
   }
-  ::close(fd);
+  // close() can report a write error of its own (NFS, some FUSE file systems, quota): the file is
+  // not known to be complete, so it must not replace the target.
+  if (::close(fd) != 0) {
+    const std::string cause = errno_text();
+    ::unlink(tmp.c_str());
+    throw SetupError(fmt::format("cannot write {}: {}", path.string(), cause));
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string cause = errno_text();
     ::unlink(tmp.c_str());

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <csetjmp>
+#include <cstdio>
 #include <cstring>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -16,30 +18,123 @@
 namespace pcglab {
 namespace {
 
+// libpng reports errors by longjmp. Jumping over a C++ object with a destructor is undefined
+// behaviour (and leaks it), so every frame that libpng can jump over or back into holds only
+// trivially destructible C data: the callbacks, and the png_* steps below that call setjmp
+// themselves and return false on failure. The C++ objects (vectors, strings, the Image) live in
+// the callers, which libpng never jumps into, and the callers throw.
+struct PngIo {
+  const std::string* in = nullptr;  // reading: the bytes and the read offset
+  size_t offset = 0;
+  std::string* out = nullptr;  // writing
+  char error[256] = {};        // the message of the error that ended the step
+};
+
+PngIo* io_of(png_structp png) {
+  return static_cast<PngIo*>(png_get_error_ptr(png));
+}
+
 void write_to_string(png_structp png, png_bytep data, png_size_t length) {
-  auto* out = static_cast<std::string*>(png_get_io_ptr(png));
-  out->append(reinterpret_cast<const char*>(data), length);
+  bool ok = true;
+  try {  // no C++ exception may unwind through libpng's C frames
+    io_of(png)->out->append(reinterpret_cast<const char*>(data), length);
+  } catch (...) {
+    ok = false;
+  }
+  if (!ok) png_error(png, "out of memory");
 }
 void flush_nothing(png_structp) {}
 
-struct ReadState {
-  const std::string* bytes;
-  size_t offset;
-};
-
 void read_from_string(png_structp png, png_bytep data, png_size_t length) {
-  auto* state = static_cast<ReadState*>(png_get_io_ptr(png));
-  if (state->offset + length > state->bytes->size()) png_error(png, "truncated PNG data");
-  std::memcpy(data, state->bytes->data() + state->offset, length);
-  state->offset += length;
+  PngIo* io = io_of(png);
+  if (length > io->in->size() - io->offset) png_error(png, "truncated PNG data");
+  std::memcpy(data, io->in->data() + io->offset, length);
+  io->offset += length;
 }
 
-void error_to_string(png_structp png, png_const_charp message) {
-  auto* err = static_cast<std::string*>(png_get_error_ptr(png));
-  *err = message;
+[[noreturn]] void record_error(png_structp png, png_const_charp message) {
+  std::snprintf(io_of(png)->error, sizeof(PngIo::error), "%s", message);
   png_longjmp(png, 1);
 }
 void ignore_warning(png_structp, png_const_charp) {}
+
+struct PngHeader {
+  png_uint_32 width = 0, height = 0;
+  int channels = 0;
+};
+
+// Reads the header and sets up 8-bit output (palette -> RGB, low-bit grey -> 8 bits, tRNS -> alpha,
+// 16 -> 8 bits). Interlaced images are read through png_read_image.
+bool decode_header(png_structp png, png_infop info, PngHeader* header) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_set_user_limits(png, 16384, 16384);
+  png_read_info(png, info);
+  png_set_expand(png);
+  png_set_strip_16(png);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  header->width = png_get_image_width(png, info);
+  header->height = png_get_image_height(png, info);
+  header->channels = png_get_channels(png, info);
+  if (header->channels == 2) png_error(png, "grey+alpha images are not supported");
+  if (png_get_rowbytes(png, info) != static_cast<size_t>(header->width) * header->channels) {
+    png_error(png, "unexpected row size after conversion to 8 bits");
+  }
+  return true;
+}
+
+bool decode_pixels(png_structp png, png_bytepp rows) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_read_image(png, rows);
+  png_read_end(png, nullptr);
+  return true;
+}
+
+bool encode_pixels(png_structp png, png_infop info, png_uint_32 width, png_uint_32 height, int color,
+                   int compression_level, const uint8_t* pixels, size_t stride) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_set_write_fn(png, png_get_error_ptr(png), write_to_string, flush_nothing);
+  png_set_compression_level(png, compression_level);
+  png_set_IHDR(png, info, width, height, 8, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  for (png_uint_32 y = 0; y < height; ++y) png_write_row(png, pixels + y * stride);
+  png_write_end(png, nullptr);
+  return true;
+}
+
+// Owns libpng's read or write structures (destroyed in the caller's frame, never jumped over).
+class PngReadStruct {
+ public:
+  explicit PngReadStruct(PngIo* io)
+      : png_(png_create_read_struct(PNG_LIBPNG_VER_STRING, io, record_error, ignore_warning)),
+        info_(png_ != nullptr ? png_create_info_struct(png_) : nullptr) {}
+  ~PngReadStruct() { png_destroy_read_struct(&png_, info_ != nullptr ? &info_ : nullptr, nullptr); }
+  PngReadStruct(const PngReadStruct&) = delete;
+  PngReadStruct& operator=(const PngReadStruct&) = delete;
+  png_structp png() const { return png_; }
+  png_infop info() const { return info_; }
+
+ private:
+  png_structp png_;
+  png_infop info_;
+};
+
+class PngWriteStruct {
+ public:
+  explicit PngWriteStruct(PngIo* io)
+      : png_(png_create_write_struct(PNG_LIBPNG_VER_STRING, io, record_error, ignore_warning)),
+        info_(png_ != nullptr ? png_create_info_struct(png_) : nullptr) {}
+  ~PngWriteStruct() { png_destroy_write_struct(&png_, info_ != nullptr ? &info_ : nullptr); }
+  PngWriteStruct(const PngWriteStruct&) = delete;
+  PngWriteStruct& operator=(const PngWriteStruct&) = delete;
+  png_structp png() const { return png_; }
+  png_infop info() const { return info_; }
+
+ private:
+  png_structp png_;
+  png_infop info_;
+};
 
 int color_type_for(int channels) {
   switch (channels) {
@@ -105,19 +200,25 @@ class FixedHuffmanEncoder {
 
  private:
   void symbol(int s) {
-    if (s < 144) bits_.put_huffman(0x30 + s, 8);
-    else if (s < 256) bits_.put_huffman(0x190 + (s - 144), 9);
-    else if (s < 280) bits_.put_huffman(s - 256, 7);
-    else bits_.put_huffman(0xC0 + (s - 280), 8);
+    if (s < 144)
+      bits_.put_huffman(0x30 + s, 8);
+    else if (s < 256)
+      bits_.put_huffman(0x190 + (s - 144), 9);
+    else if (s < 280)
+      bits_.put_huffman(s - 256, 7);
+    else
+      bits_.put_huffman(0xC0 + (s - 280), 8);
   }
   void match(int length, int distance) {
     static constexpr int kLengthBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
                                             31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
     static constexpr int kLengthExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                              2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-    static constexpr int kDistBase[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
-                                          193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-    static constexpr int kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+    static constexpr int kDistBase[30] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
+                                          33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
+                                          1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+    static constexpr int kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+                                           6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
     int l = 28;
     while (kLengthBase[l] > length) --l;
     symbol(257 + l);
@@ -157,7 +258,7 @@ void append_chunk(std::string& out, const char* type, const std::string& data) {
 
 std::string encode_png_runs(const Image& image, int color) {
   const size_t stride = static_cast<size_t>(image.width) * image.channels;
-  const size_t row_block = stride + 1;  // filter byte + row
+  const size_t row_block = stride + 1;                          // filter byte + row
   const bool copy_rows = row_block >= 3 && row_block <= 32768;  // deflate's shortest match, largest distance
   const auto bpp = static_cast<size_t>(image.channels);
   std::string idat{'\x78', '\x01'};  // zlib header: deflate, 32 KiB window, fastest
@@ -204,7 +305,8 @@ std::string encode_png_runs(const Image& image, int color) {
   std::string ihdr;
   append_be32(ihdr, static_cast<uint32_t>(image.width));
   append_be32(ihdr, static_cast<uint32_t>(image.height));
-  ihdr += {'\x08', static_cast<char>(color), '\0', '\0', '\0'};  // 8 bits, colour type, deflate, filter 0, no interlace
+  ihdr += {'\x08', static_cast<char>(color), '\0', '\0',
+           '\0'};  // 8 bits, colour type, deflate, filter 0, no interlace
   std::string out("\x89PNG\r\n\x1a\n", 8);
   append_chunk(out, "IHDR", ihdr);
   append_chunk(out, "IDAT", idat);
@@ -220,24 +322,15 @@ std::string encode_png(const Image& image, int compression_level) {
       << "bad image " << image.width << "x" << image.height << "x" << image.channels;
   if (compression_level == 1) return encode_png_runs(image, color);
   std::string out;
-  std::string error;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, error_to_string, ignore_warning);
-  png_infop info = png_create_info_struct(png);
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    throw CheckError("PNG encoding failed: " + error);
+  PngIo io;
+  io.out = &out;
+  const PngWriteStruct s(&io);
+  if (s.png() == nullptr || s.info() == nullptr) throw std::bad_alloc();
+  if (!encode_pixels(s.png(), s.info(), static_cast<png_uint_32>(image.width),
+                     static_cast<png_uint_32>(image.height), color, compression_level, image.pixels.data(),
+                     static_cast<size_t>(image.width) * image.channels)) {
+    throw CheckError(fmt::format("PNG encoding failed: {}", io.error));
   }
-  png_set_write_fn(png, &out, write_to_string, flush_nothing);
-  png_set_compression_level(png, compression_level);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8, color,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  const size_t stride = static_cast<size_t>(image.width) * image.channels;
-  for (int y = 0; y < image.height; ++y) {
-    png_write_row(png, const_cast<png_bytep>(image.pixels.data() + y * stride));
-  }
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
   return out;
 }
 
@@ -245,31 +338,22 @@ Image decode_png(const std::string& bytes, const std::string& source) {
   if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) != 0) {
     throw SetupError(fmt::format("{}: not a PNG file", source));
   }
-  std::string error;
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &error, error_to_string, ignore_warning);
-  png_infop info = png_create_info_struct(png);
-  ReadState state{&bytes, 0};
-  Image image;
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_read_struct(&png, &info, nullptr);
-    throw SetupError(fmt::format("{}: invalid PNG: {}", source, error));
+  PngIo io;
+  io.in = &bytes;
+  const PngReadStruct s(&io);
+  if (s.png() == nullptr || s.info() == nullptr) throw std::bad_alloc();
+  png_set_read_fn(s.png(), &io, read_from_string);
+  PngHeader header;
+  if (!decode_header(s.png(), s.info(), &header)) {
+    throw SetupError(fmt::format("{}: invalid PNG: {}", source, io.error));
   }
-  png_set_read_fn(png, &state, read_from_string);
-  png_set_user_limits(png, 16384, 16384);
-  png_read_info(png, info);
-  png_set_expand(png);  // palette -> RGB, low-bit grey -> 8 bit, tRNS -> alpha
-  png_set_strip_16(png);
-  png_read_update_info(png, info);
-  image.width = static_cast<int>(png_get_image_width(png, info));
-  image.height = static_cast<int>(png_get_image_height(png, info));
-  image.channels = png_get_channels(png, info);
-  if (image.channels == 2) png_error(png, "grey+alpha images are not supported");
-  image.pixels.resize(static_cast<size_t>(image.width) * image.height * image.channels);
+  Image image(static_cast<int>(header.width), static_cast<int>(header.height), header.channels);
+  const size_t stride = static_cast<size_t>(image.width) * image.channels;
   std::vector<png_bytep> rows(static_cast<size_t>(image.height));
-  for (int y = 0; y < image.height; ++y) rows[y] = image.pixels.data() + static_cast<size_t>(y) * image.width * image.channels;
-  png_read_image(png, rows.data());
-  png_read_end(png, nullptr);
-  png_destroy_read_struct(&png, &info, nullptr);
+  for (size_t y = 0; y < rows.size(); ++y) rows[y] = image.pixels.data() + y * stride;
+  if (!decode_pixels(s.png(), rows.data())) {
+    throw SetupError(fmt::format("{}: invalid PNG: {}", source, io.error));
+  }
   return image;
 }
 
@@ -277,7 +361,9 @@ void write_png(const std::filesystem::path& path, const Image& image, int compre
   write_file_atomic(path, encode_png(image, compression_level));
 }
 
-Image read_png(const std::filesystem::path& path) { return decode_png(read_file(path), path.string()); }
+Image read_png(const std::filesystem::path& path) {
+  return decode_png(read_file(path), path.string());
+}
 
 Image convert_channels(const Image& image, int channels) {
   PCGLAB_CHECK(channels == 1 || channels == 3 || channels == 4) << "channels " << channels;
@@ -292,7 +378,8 @@ Image convert_channels(const Image& image, int channels) {
     } else if (image.channels == 3) {
       rgb[0] = s[0], rgb[1] = s[1], rgb[2] = s[2];
     } else {  // composite over white
-      for (int c = 0; c < 3; ++c) rgb[c] = static_cast<uint8_t>((s[c] * s[3] + 255 * (255 - s[3]) + 127) / 255);
+      for (int c = 0; c < 3; ++c)
+        rgb[c] = static_cast<uint8_t>((s[c] * s[3] + 255 * (255 - s[3]) + 127) / 255);
     }
     uint8_t* d = &out.pixels[i * channels];
     if (channels == 1) {
@@ -350,7 +437,8 @@ Image downscale_box(const Image& image, int width, int height) {
     for (int x = 0; x < width; ++x) {
       for (int k = 0; k < c; ++k) {
         double v = 0;
-        for (const BoxTap& t : tx[static_cast<size_t>(x)]) v += t.weight * row[static_cast<size_t>(t.source) * c + k];
+        for (const BoxTap& t : tx[static_cast<size_t>(x)])
+          v += t.weight * row[static_cast<size_t>(t.source) * c + k];
         out.at(x, y)[k] = static_cast<uint8_t>(std::clamp(std::lround(v), 0L, 255L));
       }
     }

@@ -19,7 +19,9 @@ std::string format_duration(double seconds) {
 }
 }  // namespace
 
-void ProgressBar::set_globally_enabled(bool enabled) { g_enabled = enabled; }
+void ProgressBar::set_globally_enabled(bool enabled) {
+  g_enabled = enabled;
+}
 
 ProgressBar::ProgressBar(std::string label, uint64_t total, bool enabled, std::FILE* out)
     : label_(std::move(label)),
@@ -29,15 +31,16 @@ ProgressBar::ProgressBar(std::string label, uint64_t total, bool enabled, std::F
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {
   if (visible_) {
-    g_active = this;
+    {
+      StderrLock lock;
+      g_active = this;
+    }
     draw(true);
   }
 }
 
 ProgressBar::~ProgressBar() {
-  if (visible_ && !finished_) finish();
-  ProgressBar* self = this;
-  g_active.compare_exchange_strong(self, nullptr);
+  finish();
 }
 
 void ProgressBar::advance(bool ok, uint64_t count) {
@@ -55,13 +58,13 @@ void ProgressBar::add(const std::string& counter, int64_t delta) {
 }
 
 std::string ProgressBar::render_line() const {
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const uint64_t done = done_;
   const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
   const double eta = rate > 0 && total_ >= done ? static_cast<double>(total_ - done) / rate : -1;
   constexpr int kWidth = 24;
-  const int filled = total_ == 0 ? kWidth : static_cast<int>(kWidth * std::min<uint64_t>(done, total_) / total_);
+  const int filled =
+      total_ == 0 ? kWidth : static_cast<int>(kWidth * std::min<uint64_t>(done, total_) / total_);
   std::string line = fmt::format("{} [{}{}] {}/{}", label_, std::string(filled, '#'),
                                  std::string(kWidth - filled, '.'), done, total_);
   if (failed_ > 0) line += fmt::format(" ({} failed)", failed_.load());
@@ -81,19 +84,21 @@ void ProgressBar::draw(bool force) {
     last_draw_ = now;
   }
   StderrLock lock;
+  if (finished_) return;  // the final line is out: nothing after it
   fmt::print(out_, "\r\033[2K{}", render_line());
   std::fflush(out_);
 }
 
 void ProgressBar::finish() {
-  if (finished_) return;
-  finished_ = true;
-  if (!visible_) return;
+  // Under StderrLock: a log line on another thread either sees the bar before (and clears and
+  // redraws it) or after it is finished and no longer active, never a bar being torn down.
   StderrLock lock;
-  fmt::print(out_, "\r\033[2K{}\n", render_line());
-  std::fflush(out_);
+  if (finished_.exchange(true)) return;
   ProgressBar* self = this;
   g_active.compare_exchange_strong(self, nullptr);
+  if (!visible_) return;
+  fmt::print(out_, "\r\033[2K{}\n", render_line());
+  std::fflush(out_);
 }
 
 void ProgressBar::clear_active_line() {

@@ -31,7 +31,8 @@ class ProgressBar {
   // The text of the bar as it would be drawn now (for tests).
   std::string render_line() const;
 
-  // Used by the logger to keep log lines and the bar from interleaving.
+  // Used by the logger to keep log lines and the bar from interleaving. The caller holds
+  // StderrLock: a bar leaves g_active under that lock, so the active bar stays alive meanwhile.
   static void clear_active_line();
   static void redraw_active();
 
@@ -45,7 +46,8 @@ class ProgressBar {
   uint64_t total_;
   std::FILE* out_;
   bool visible_;
-  bool finished_ = false;
+  // Set once by finish(); read by log calls from any thread (under StderrLock) and by draw().
+  std::atomic<bool> finished_{false};
   std::atomic<uint64_t> done_{0};
   std::atomic<uint64_t> failed_{0};
   mutable std::mutex mutex_;

@@ -1,6 +1,24 @@
 #include "core/thread_pool.h"
 
+#include <utility>
+
 namespace pcglab {
+namespace {
+// The pool whose items this thread is running now (nullptr outside any): a parallel_for on that
+// pool from inside one of its items runs inline.
+thread_local const ThreadPool* t_serving = nullptr;
+
+class Serving {
+ public:
+  explicit Serving(const ThreadPool* pool) : previous_(std::exchange(t_serving, pool)) {}
+  ~Serving() { t_serving = previous_; }
+  Serving(const Serving&) = delete;
+  Serving& operator=(const Serving&) = delete;
+
+ private:
+  const ThreadPool* previous_;
+};
+}  // namespace
 
 int ThreadPool::hardware_threads() {
   const unsigned n = std::thread::hardware_concurrency();
@@ -22,7 +40,12 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
+void ThreadPool::run_inline(size_t n, const std::function<void(size_t)>& body) {
+  for (size_t i = 0; i < n; ++i) body(i);
+}
+
 void ThreadPool::run_items(Job& job) {
+  const Serving serving(this);
   for (;;) {
     const size_t i = job.next.fetch_add(1);
     if (i >= job.n) return;
@@ -62,7 +85,10 @@ void ThreadPool::worker_loop() {
 
 void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& body) {
   if (n == 0) return;
-  std::lock_guard submit(submit_mutex_);
+  // Nested in one of this pool's items, or the pool is busy with another batch: run here.
+  if (t_serving == this) return run_inline(n, body);
+  std::unique_lock submit(submit_mutex_, std::try_to_lock);
+  if (!submit.owns_lock()) return run_inline(n, body);
   Job job;
   job.body = &body;
   job.n = n;

@@ -33,6 +33,11 @@ class ThreadPool {
   // Calls body(i) for every i in [0, n), spread over the pool; the calling thread helps.
   // Returns when all are done. The first exception thrown by a body is rethrown here
   // (items not yet started are skipped once one has thrown).
+  //
+  // Nesting is supported: a body may call parallel_for (or map) on the same pool, and a thread may
+  // call it while another batch holds the pool. Such a call runs its items in order on the calling
+  // thread (the pool's threads are busy with the outer batch), so it cannot deadlock, and results,
+  // being stored by index with per-index seeds, are the same.
   void parallel_for(size_t n, const std::function<void(size_t)>& body);
 
   // Calls f(i, derive_seed(seed, i)) for every i and returns the results in index order.
@@ -61,7 +66,8 @@ class ThreadPool {
   };
 
   void worker_loop();
-  static void run_items(Job& job);
+  void run_items(Job& job);
+  static void run_inline(size_t n, const std::function<void(size_t)>& body);
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
@@ -71,7 +77,7 @@ class ThreadPool {
   uint64_t generation_ = 0;
   int active_ = 0;
   bool stop_ = false;
-  std::mutex submit_mutex_;  // one parallel_for at a time per pool
+  std::mutex submit_mutex_;  // held by the batch that uses the workers; others run inline
 };
 
 }  // namespace pcglab

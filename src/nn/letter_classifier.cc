@@ -5,10 +5,9 @@
 #include <fmt/format.h>
 
 #include "core/check.h"
-#include "core/thread_pool.h"
 #include "nn/letter_cnn.h"
-#include "nn/vit.h"
 #include "nn/torch_runtime.h"
+#include "nn/vit.h"
 
 #ifndef PCGLAB_SOURCE_MODELS_DIR
 #define PCGLAB_SOURCE_MODELS_DIR ""
@@ -31,21 +30,13 @@ class BuiltinClassifier : public LetterClassifier {
   BuiltinClassifier(std::string name, LetterCnn model) : name_(std::move(name)), model_(std::move(model)) {}
   std::string name() const override { return name_; }
   const std::vector<std::string>& labels() const override { return letters(); }
-  std::vector<LetterScores> classify(const std::vector<Image>& images, bool) const override {
-    std::vector<uint8_t> inputs(images.size() * kLetterPixels);
-    auto prepare = [&](size_t i) {
-      const auto in = letter_input(images[i]);
-      std::copy(in.begin(), in.end(), inputs.begin() + static_cast<std::ptrdiff_t>(i * kLetterPixels));
-    };
-    if (images.size() >= 64) {
-      static ThreadPool pool;  // large batches (birds classify): preprocess on every core
-      pool.parallel_for(images.size(), prepare);
-    } else {
-      for (size_t i = 0; i < images.size(); ++i) prepare(i);
-    }
-    const auto probs = model_.predict(inputs.data(), images.size());
-    std::vector<LetterScores> out(images.size());
-    for (size_t i = 0; i < images.size(); ++i) out[i].probabilities.assign(probs[i].begin(), probs[i].end());
+
+ protected:
+  LetterScores classify_one(const Image& image, bool) const override {
+    const auto input = letter_input(image);
+    const auto probs = model_.predict(input.data(), 1);
+    LetterScores out;
+    out.probabilities.assign(probs[0].begin(), probs[0].end());
     return out;
   }
 
@@ -60,28 +51,16 @@ class VitLetterClassifier : public LetterClassifier {
   std::string name() const override { return name_; }
   const std::vector<std::string>& labels() const override { return vit_.config().labels; }
   int embedding_size() const override { return vit_.config().hidden; }
-  std::vector<LetterScores> classify(const std::vector<Image>& images, bool embeddings) const override {
+
+ protected:
+  LetterScores classify_one(const Image& image, bool embeddings) const override {
     const auto& c = vit_.config();
-    constexpr size_t kBatch = 16;
-    std::vector<LetterScores> out(images.size());
-    for (size_t start = 0; start < images.size(); start += kBatch) {
-      const size_t m = std::min(kBatch, images.size() - start);
-      std::vector<float> pixels;
-      for (size_t i = 0; i < m; ++i) {
-        const auto p = vit_pixels(images[start + i], c);
-        pixels.insert(pixels.end(), p.begin(), p.end());
-      }
-      std::vector<float> logits, cls;
-      vit_.forward(pixels.data(), m, logits, embeddings ? &cls : nullptr);
-      const auto probs = softmax_rows(logits, c.labels.size());
-      for (size_t i = 0; i < m; ++i) {
-        out[start + i].probabilities.assign(probs.begin() + static_cast<std::ptrdiff_t>(i * c.labels.size()),
-                                            probs.begin() + static_cast<std::ptrdiff_t>((i + 1) * c.labels.size()));
-        if (embeddings)
-          out[start + i].embedding.assign(cls.begin() + static_cast<std::ptrdiff_t>(i * c.hidden),
-                                          cls.begin() + static_cast<std::ptrdiff_t>((i + 1) * c.hidden));
-      }
-    }
+    const auto pixels = vit_pixels(image, c);
+    std::vector<float> logits, cls;
+    vit_.forward(pixels.data(), 1, logits, embeddings ? &cls : nullptr);
+    LetterScores out;
+    out.probabilities = softmax_rows(logits, c.labels.size());
+    if (embeddings) out.embedding = std::move(cls);
     return out;
   }
 
@@ -91,6 +70,28 @@ class VitLetterClassifier : public LetterClassifier {
 };
 
 }  // namespace
+
+std::vector<LetterScores> LetterClassifier::classify(const std::vector<Image>& images, bool embeddings,
+                                                     ThreadPool* pool) const {
+  std::vector<LetterScores> out(images.size());
+  const auto one = [&](size_t i) {
+    try {
+      out[i] = classify_one(images[i], embeddings);
+    } catch (const SetupError&) {
+      throw;
+    } catch (const std::exception& e) {
+      out[i] = LetterScores{};
+      out[i].probabilities.assign(labels().size(), 0.0f);
+      out[i].error = e.what();
+    }
+  };
+  if (pool != nullptr) {
+    pool->parallel_for(images.size(), one);
+  } else {
+    for (size_t i = 0; i < images.size(); ++i) one(i);
+  }
+  return out;
+}
 
 int LetterClassifier::label_index(const std::string& label) const {
   const auto& l = labels();
@@ -102,7 +103,8 @@ int LetterClassifier::label_index(const std::string& label) const {
 std::filesystem::path builtin_letter_model() {
   const std::string file = "letters-cnn.safetensors";
   std::vector<std::filesystem::path> candidates;
-  if (const char* env = std::getenv("PCGLAB_MODELS_DIR"); env != nullptr && *env != '\0') candidates.emplace_back(env);
+  if (const char* env = std::getenv("PCGLAB_MODELS_DIR"); env != nullptr && *env != '\0')
+    candidates.emplace_back(env);
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec)
@@ -111,10 +113,11 @@ std::filesystem::path builtin_letter_model() {
   if (*PCGLAB_SOURCE_MODELS_DIR != '\0') candidates.emplace_back(PCGLAB_SOURCE_MODELS_DIR);
   for (const auto& dir : candidates)
     if (std::filesystem::exists(dir / file)) return dir / file;
-  throw SetupError(fmt::format("the built-in letter classifier ({}) was not found in $PCGLAB_MODELS_DIR, models/ "
-                               "beside the executable or the source tree; train it with `pcglab nn train-letters "
-                               "--out models/{}` or pass --model PATH",
-                               file, file));
+  throw SetupError(
+      fmt::format("the built-in letter classifier ({}) was not found in $PCGLAB_MODELS_DIR, models/ "
+                  "beside the executable or the source tree; train it with `pcglab nn train-letters "
+                  "--out models/{}` or pass --model PATH",
+                  file, file));
 }
 
 std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec) {
@@ -124,13 +127,16 @@ std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec
   }
   const std::filesystem::path path = spec;
   if (!std::filesystem::exists(path))
-    throw SetupError(fmt::format("{}: no such classifier: use 'builtin', a .safetensors file from `nn train-letters`, "
-                                 "or a Hugging Face ViT checkpoint folder",
-                                 spec));
+    throw SetupError(
+        fmt::format("{}: no such classifier: use 'builtin', a .safetensors file from `nn train-letters`, "
+                    "or a Hugging Face ViT checkpoint folder",
+                    spec));
   if (std::filesystem::is_directory(path)) {
-    return std::make_unique<VitLetterClassifier>(fmt::format("vit:{}", path.filename().string()), VitClassifier::load(path));
+    return std::make_unique<VitLetterClassifier>(fmt::format("vit:{}", path.filename().string()),
+                                                 VitClassifier::load(path));
   }
-  return std::make_unique<BuiltinClassifier>(fmt::format("cnn:{}", path.filename().string()), LetterCnn::load(path));
+  return std::make_unique<BuiltinClassifier>(fmt::format("cnn:{}", path.filename().string()),
+                                             LetterCnn::load(path));
 }
 
 }  // namespace pcglab::nn

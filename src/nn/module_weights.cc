@@ -30,10 +30,11 @@ void load_module_weights(void* handle, const std::string& prefix, const Safetens
   std::vector<PcglabTensorView> views;
   for (const auto& [name, t] : file.tensors)
     views.push_back({name.c_str(), static_cast<int>(t.shape.size()), t.shape.data(), t.values.data()});
-  const int rc = torch_entry<int(void*, const PcglabTensorView*, int)>((prefix + "_load").c_str())(
-      handle, views.data(), static_cast<int>(views.size()));
-  if (rc != 0)
-    throw SetupError(fmt::format("{}: {}", path.string(), torch_entry<const char*(void*)>((prefix + "_error").c_str())(handle)));
+  TorchError error;
+  const int rc =
+      torch_entry<int(void*, const PcglabTensorView*, int, char*, size_t)>((prefix + "_load").c_str())(
+          handle, views.data(), static_cast<int>(views.size()), error.text, sizeof error.text);
+  if (rc != 0) throw SetupError(fmt::format("{}: {}", path.string(), error.text));
 }
 
 }  // namespace pcglab::nn

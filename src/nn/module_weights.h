@@ -15,7 +15,7 @@ namespace pcglab::nn {
 std::map<std::string, Tensor> export_module_weights(void* handle, const std::string& prefix);
 
 // Loads `file`'s tensors through `<prefix>_load`; throws SetupError "<path>: <cause>" (the cause
-// from `<prefix>_error`: a missing tensor or a wrong shape).
+// the entry point writes into the call's error buffer: a missing tensor or a wrong shape).
 void load_module_weights(void* handle, const std::string& prefix, const SafetensorsFile& file,
                          const std::filesystem::path& path);
 

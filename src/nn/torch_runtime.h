@@ -46,6 +46,12 @@ class TorchHandle {
   const char* destroy_ = nullptr;
 };
 
+// The message of a failed entry point call: each call gets its own buffer (a handle may be shared
+// by many threads, so no error is kept in it). Entry points write a NUL-terminated, truncated text.
+struct TorchError {
+  char text[512] = {};
+};
+
 // Where the module was loaded from (loads it if needed).
 std::filesystem::path torch_module_path();
 

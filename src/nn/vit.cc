@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -28,8 +29,8 @@ void read_field(const Json& j, const char* key, T& out, const std::filesystem::p
 // PIL's precompute_coeffs for the bilinear (triangle) filter.
 struct Coefficients {
   int ksize = 0;
-  std::vector<int> bounds;     // per output: first input, count
-  std::vector<int32_t> kk;     // per output: ksize fixed-point weights
+  std::vector<int> bounds;  // per output: first input, count
+  std::vector<int32_t> kk;  // per output: ksize fixed-point weights
 };
 
 constexpr int kPrecisionBits = 32 - 8 - 2;
@@ -80,9 +81,10 @@ uint8_t clip8(int64_t ss) {
 VitConfig read_vit_config(const std::filesystem::path& dir) {
   const auto file = dir / "config.json";
   if (!std::filesystem::exists(file))
-    throw SetupError(fmt::format("{}: no config.json: expected a Hugging Face ViTForImageClassification folder "
-                                 "(config.json + model.safetensors)",
-                                 dir.string()));
+    throw SetupError(
+        fmt::format("{}: no config.json: expected a Hugging Face ViTForImageClassification folder "
+                    "(config.json + model.safetensors)",
+                    dir.string()));
   const Json j = read_json_file(file);
   VitConfig c;
   read_field(j, "hidden_size", c.hidden, file);
@@ -94,10 +96,6 @@ VitConfig read_vit_config(const std::filesystem::path& dir) {
   read_field(j, "num_channels", c.channels, file);
   read_field(j, "layer_norm_eps", c.layer_norm_eps, file);
   read_field(j, "hidden_act", c.hidden_act, file);
-  if (c.hidden <= 0 || c.heads <= 0 || c.hidden % c.heads != 0 || c.patch <= 0 || c.image % c.patch != 0 ||
-      c.layers < 0 || c.channels != 3)
-    throw SetupError(fmt::format("{}: unsupported ViT shape (hidden {}, heads {}, image {}, patch {}, channels {})",
-                                 file.string(), c.hidden, c.heads, c.image, c.patch, c.channels));
   if (c.hidden_act != "gelu" && c.hidden_act != "gelu_new" && c.hidden_act != "gelu_pytorch_tanh")
     throw SetupError(fmt::format("{}: unsupported hidden_act '{}'", file.string(), c.hidden_act));
   if (!j.contains("id2label") || !j["id2label"].is_object() || j["id2label"].empty())
@@ -121,11 +119,28 @@ VitConfig read_vit_config(const std::filesystem::path& dir) {
     read_field(p, "rescale_factor", c.rescale, pre);
     read_field(p, "image_mean", c.mean, pre);
     read_field(p, "image_std", c.std, pre);
-    if (p.contains("size") && p["size"].is_object() && p["size"].contains("height")) c.image = p["size"]["height"].get<int>();
+    if (p.contains("size") && p["size"].is_object()) {
+      int height = c.image, width = c.image;
+      read_field(p["size"], "height", height, pre);
+      read_field(p["size"], "width", width, pre);
+      if (height != width)
+        throw SetupError(
+            fmt::format("{}: size {}x{} is not square (the ViT's image is)", pre.string(), width, height));
+      c.image = height;
+    }
     if (p.contains("resample") && p["resample"] != 2)
       throw SetupError(fmt::format("{}: only bilinear resampling (2) is supported", pre.string()));
-    if (c.mean.size() != 3 || c.std.size() != 3) throw SetupError(fmt::format("{}: image_mean/std need 3 values", pre.string()));
+    if (c.mean.size() != 3 || c.std.size() != 3)
+      throw SetupError(fmt::format("{}: image_mean/std need 3 values", pre.string()));
   }
+  // Checked once the preprocessor's size is known: it decides the image size the patches tile.
+  const auto shape_source =
+      std::filesystem::exists(pre) ? fmt::format("{} and {}", file.string(), pre.string()) : file.string();
+  if (c.hidden <= 0 || c.heads <= 0 || c.hidden % c.heads != 0 || c.patch <= 0 || c.image <= 0 ||
+      c.image % c.patch != 0 || c.layers < 0 || c.channels != 3)
+    throw SetupError(
+        fmt::format("{}: unsupported ViT shape (hidden {}, heads {}, image {}, patch {}, channels {})",
+                    shape_source, c.hidden, c.heads, c.image, c.patch, c.channels));
   return c;
 }
 
@@ -193,9 +208,10 @@ VitClassifier VitClassifier::load(const std::filesystem::path& dir) {
   const auto& c = vit.config_;
   const auto weights = dir / "model.safetensors";
   if (!std::filesystem::exists(weights))
-    throw SetupError(fmt::format("{}: no model.safetensors (pytorch_model.bin is not supported: convert it with "
-                                 "the safetensors library)",
-                                 dir.string()));
+    throw SetupError(
+        fmt::format("{}: no model.safetensors (pytorch_model.bin is not supported: convert it with "
+                    "the safetensors library)",
+                    dir.string()));
   const SafetensorsFile file = read_safetensors(weights);
   const int64_t H = c.hidden, I = c.intermediate, L = static_cast<int64_t>(c.labels.size());
   const int64_t tokens = static_cast<int64_t>(c.image / c.patch) * (c.image / c.patch) + 1;
@@ -229,31 +245,44 @@ VitClassifier VitClassifier::load(const std::filesystem::path& dir) {
     const Tensor& t = file.get(name, shape);
     views.push_back({name.c_str(), static_cast<int>(t.shape.size()), t.shape.data(), t.values.data()});
   }
-  const PcglabVitConfig pc{c.hidden, c.layers, c.heads, c.intermediate, c.image, c.patch, c.channels,
-                           static_cast<int>(L), c.layer_norm_eps, c.hidden_act == "gelu" ? 0 : 1};
-  vit.handle_ = TorchHandle(torch_entry<void*(const PcglabVitConfig*, const PcglabTensorView*, int)>("pcglab_vit_create")(
-                                &pc, views.data(), static_cast<int>(views.size())),
+  const PcglabVitConfig pc{c.hidden,         c.layers,
+                           c.heads,          c.intermediate,
+                           c.image,          c.patch,
+                           c.channels,       static_cast<int>(L),
+                           c.layer_norm_eps, c.hidden_act == "gelu" ? 0 : 1};
+  vit.handle_ = TorchHandle(torch_entry<void*(const PcglabVitConfig*, const PcglabTensorView*, int)>(
+                                "pcglab_vit_create")(&pc, views.data(), static_cast<int>(views.size())),
                             "pcglab_vit_destroy");
   return vit;
 }
 
-void VitClassifier::forward(const float* pixels, size_t n, std::vector<float>& logits, std::vector<float>* cls) const {
+void VitClassifier::forward(const float* pixels, size_t n, std::vector<float>& logits,
+                            std::vector<float>* cls) const {
   logits.assign(n * config_.labels.size(), 0.0f);
   if (cls != nullptr) cls->assign(n * config_.hidden, 0.0f);
   if (n == 0) return;
-  const int rc = torch_entry<int(void*, const float*, int64_t, float*, float*)>("pcglab_vit_forward")(
-      handle_.get(), pixels, static_cast<int64_t>(n), logits.data(), cls != nullptr ? cls->data() : nullptr);
-  if (rc != 0)
-    throw SetupError(fmt::format("ViT forward pass failed: {}", torch_entry<const char*(void*)>("pcglab_vit_error")(handle_.get())));
+  TorchError error;
+  const int rc = torch_entry<int(void*, const float*, int64_t, float*, float*, char*, size_t)>(
+      "pcglab_vit_forward")(handle_.get(), pixels, static_cast<int64_t>(n), logits.data(),
+                            cls != nullptr ? cls->data() : nullptr, error.text, sizeof error.text);
+  if (rc != 0) throw std::runtime_error(fmt::format("ViT forward pass failed: {}", error.text));
 }
 
 void write_random_vit(const std::filesystem::path& dir, VitConfig c, uint64_t seed) {
   if (c.labels.empty())
     for (char ch = 'A'; ch <= 'Z'; ++ch) c.labels.emplace_back(1, ch);
-  Json config = {{"architectures", {"ViTForImageClassification"}}, {"model_type", "vit"}, {"hidden_size", c.hidden},
-                 {"num_hidden_layers", c.layers}, {"num_attention_heads", c.heads}, {"intermediate_size", c.intermediate},
-                 {"image_size", c.image}, {"patch_size", c.patch}, {"num_channels", c.channels},
-                 {"layer_norm_eps", c.layer_norm_eps}, {"hidden_act", c.hidden_act}, {"qkv_bias", true}};
+  Json config = {{"architectures", {"ViTForImageClassification"}},
+                 {"model_type", "vit"},
+                 {"hidden_size", c.hidden},
+                 {"num_hidden_layers", c.layers},
+                 {"num_attention_heads", c.heads},
+                 {"intermediate_size", c.intermediate},
+                 {"image_size", c.image},
+                 {"patch_size", c.patch},
+                 {"num_channels", c.channels},
+                 {"layer_norm_eps", c.layer_norm_eps},
+                 {"hidden_act", c.hidden_act},
+                 {"qkv_bias", true}};
   for (size_t i = 0; i < c.labels.size(); ++i) config["id2label"][std::to_string(i)] = c.labels[i];
   write_json_file(dir / "config.json", config);
   Rng rng(seed);
@@ -300,7 +329,8 @@ std::vector<float> softmax_rows(const std::vector<float>& logits, size_t width) 
                                       logits.begin() + static_cast<std::ptrdiff_t>(r + width));
     double sum = 0;
     for (size_t i = 0; i < width; ++i) sum += std::exp(static_cast<double>(logits[r + i] - m));
-    for (size_t i = 0; i < width; ++i) out[r + i] = static_cast<float>(std::exp(static_cast<double>(logits[r + i] - m)) / sum);
+    for (size_t i = 0; i < width; ++i)
+      out[r + i] = static_cast<float>(std::exp(static_cast<double>(logits[r + i] - m)) / sum);
   }
   return out;
 }

@@ -6,12 +6,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/rng.h"
+
 namespace pcglab::birds {
 namespace {
 
 double signed_area(const std::vector<Point2>& p) {
   double a = 0;
-  for (size_t i = 0; i < p.size(); ++i) a += p[i].x * p[(i + 1) % p.size()].y - p[(i + 1) % p.size()].x * p[i].y;
+  for (size_t i = 0; i < p.size(); ++i)
+    a += p[i].x * p[(i + 1) % p.size()].y - p[(i + 1) % p.size()].x * p[i].y;
   return a / 2;
 }
 
@@ -89,12 +92,38 @@ TEST(BlockCatalog, MassPropertiesSubtractHoles) {
   EXPECT_NEAR(square.cx, 0.0, 1e-15);
   EXPECT_NEAR(square.inertia, 4.0 * (4.0 + 4.0) / 12.0, 1e-12);  // m (w² + h²) / 12
   // A clockwise unit square hole in the right half: area 3, centroid pulled left.
-  const PolygonMass holed = polygon_mass({{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}}, {{0, 0}, {0, 1}, {1, 1}, {1, 0}}});
+  const PolygonMass holed =
+      polygon_mass({{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}}, {{0, 0}, {0, 1}, {1, 1}, {1, 0}}});
   EXPECT_DOUBLE_EQ(holed.area, 3.0);
   EXPECT_NEAR(holed.cx, -0.5 / 3.0, 1e-12);
   EXPECT_NEAR(holed.cy, -0.5 / 3.0, 1e-12);
   const PolygonMass triangle_hole = polygon_mass(*find_block_spec("TriangleHole")->paths);
   EXPECT_NEAR(triangle_hole.area, 0.4453 - 0.0203, 1e-3);
+}
+
+// Random star-shaped (so simple) concave outlines: the merge step erases pieces while it searches;
+// under AddressSanitizer this once read a piece after erasing it (container-overflow).
+TEST(BlockCatalog, RandomConcaveOutlinesTileIntoConvexPieces) {
+  Rng rng(13);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = static_cast<int>(rng.between(4, 16));
+    std::vector<Point2> polygon;
+    for (int k = 0; k < n; ++k) {
+      const double angle = 2 * M_PI * (k + rng.uniform(0.1, 0.9)) / n;
+      const double radius = rng.uniform(0.2, 1.0);
+      polygon.push_back({radius * std::cos(angle), radius * std::sin(angle)});
+    }
+    for (const size_t max_vertices : {3u, 4u, 8u}) {
+      double sum = 0;
+      for (const auto& piece : convex_pieces(polygon, max_vertices)) {
+        ASSERT_GE(piece.size(), 3u) << "trial " << trial;
+        ASSERT_LE(piece.size(), max_vertices) << "trial " << trial;
+        EXPECT_TRUE(convex(piece)) << "trial " << trial;
+        sum += signed_area(piece);
+      }
+      EXPECT_NEAR(sum, signed_area(polygon), 1e-12) << "trial " << trial << ", max " << max_vertices;
+    }
+  }
 }
 
 }  // namespace

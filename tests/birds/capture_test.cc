@@ -93,7 +93,8 @@ TEST(Capture, GoldenImagesAfterSimulation) {
     const Level level = evaluate_stability(reference_level(std::string(name) + ".xml")).final_level;
     for (const bool colour : {false, true}) {
       const Image img = colour ? render_colour_image(level) : render_ocr_image(level);
-      const auto path = testing::source_dir() / "tests/data/golden" / (std::string(name) + (colour ? "_raw.png" : ".png"));
+      const auto path =
+          testing::source_dir() / "tests/data/golden" / (std::string(name) + (colour ? "_raw.png" : ".png"));
       if (update) write_png(path, img, 9);
       ASSERT_TRUE(std::filesystem::exists(path)) << path << " missing: run with PCGLAB_UPDATE_GOLDEN=1";
       EXPECT_TRUE(read_png(path) == img) << "rendering of " << name << " changed; see " << path;
@@ -131,7 +132,8 @@ TEST(Capture, PolygonBlocksAreDrawnAsTheirColliders) {
 
 TEST(Capture, SameBytesOnAnyThreadAndRun) {
   std::vector<Level> levels;
-  for (const char* name : {"V1_L_1.xml", "V1_L_5.xml", "result_22.xml", "result_23.xml"}) levels.push_back(reference_level(name));
+  for (const char* name : {"V1_L_1.xml", "V1_L_5.xml", "result_22.xml", "result_23.xml"})
+    levels.push_back(reference_level(name));
   auto run = [&](int threads) {
     ThreadPool pool(threads);
     return pool.map(levels.size() * 2, 0, [&](size_t i, uint64_t) {
@@ -144,6 +146,66 @@ TEST(Capture, SameBytesOnAnyThreadAndRun) {
     std::string all;
     for (const auto& png : run(threads)) all.append(png.begin(), png.end());
     EXPECT_EQ(testing::fnv64_hex(all), "75025e0e93aa435b") << threads << " threads";
+  }
+}
+
+// The simulation mirrors a platform with a negative scale (Unity's localScale; its collider keeps
+// its size), so the report's picture frames and draws it like the positive scale.
+TEST(Capture, NegativePlatformScaleIsMirroredNotInverted) {
+  const auto level_with_scale = [](double sx, double sy) {
+    Level level;
+    level.blocks.push_back(Block{"RectSmall", Material::kWood, 0, 0, 0});
+    level.platforms.push_back(Platform{"Platform", 3, -2, 0, sx, sy});
+    return level;
+  };
+  const auto grey_pixels = [](const Image& img) {
+    int n = 0;
+    for (int y = 0; y < img.height; ++y) {
+      for (int x = 0; x < img.width; ++x) {
+        const uint8_t* p = img.at(x, y);
+        n += p[0] == 90 && p[1] == 90 && p[2] == 90;
+      }
+    }
+    return n;
+  };
+  const Image positive = render_colour_image(level_with_scale(2, 1.5));
+  EXPECT_GT(grey_pixels(positive), 10000);
+  for (const auto& [sx, sy] : {std::pair{-2.0, 1.5}, std::pair{2.0, -1.5}, std::pair{-2.0, -1.5}}) {
+    EXPECT_TRUE(render_colour_image(level_with_scale(sx, sy)) == positive) << "scale " << sx << ", " << sy;
+  }
+}
+
+// Objects far away or absurdly large in pixels are clamped before any conversion to int (which is
+// undefined beyond int's range; UBSan's float-cast-overflow reports it).
+TEST(Capture, FarAwayObjectsAreClampedToTheView) {
+  const auto margin_is_white = [](const Image& img) {
+    for (int y = 0; y < img.height; ++y) {
+      for (int x = 0; x < img.width; ++x) {
+        if (x >= 100 && x < 924 && y >= 100 && y < 924) continue;
+        for (int c = 0; c < img.channels; ++c) {
+          if (img.at(x, y)[c] != 255) return false;
+        }
+      }
+    }
+    return true;
+  };
+  // One block at 1e17: its size rounds away in the frame, so it fills the whole view in black.
+  Level far;
+  far.blocks.push_back(Block{"RectSmall", Material::kWood, 1e17, 1e17, 0});
+  far.blocks.push_back(Block{"Circle", Material::kWood, 1e17, 1e17, 30});
+  const Image img = render_ocr_image(far);
+  EXPECT_TRUE(margin_is_white(img));
+  for (int y = 100; y < 924; ++y) {
+    for (int x = 100; x < 924; ++x) ASSERT_EQ(img.at(x, y)[0], 0) << x << ", " << y;
+  }
+  // Blocks 1e300 apart, and at both ends of double's range: each is far below a pixel.
+  for (const double x : {1e300, 1.7e308}) {
+    Level spread;
+    spread.blocks.push_back(Block{"RectSmall", Material::kWood, -x, 0, 0});
+    spread.blocks.push_back(Block{"Triangle", Material::kWood, x, 1e300, 45});
+    spread.platforms.push_back(Platform{"Platform", x, -x, 0, 1e300, -1e300});
+    EXPECT_TRUE(margin_is_white(render_ocr_image(spread))) << x;
+    EXPECT_TRUE(margin_is_white(render_colour_image(spread))) << x;
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "birds/sample_levels.h"
 #include "core/check.h"
 #include "core/files.h"
@@ -10,7 +12,8 @@
 namespace pcglab::birds {
 namespace {
 
-const char* const kReferenceLevels[] = {"V1_L_1.xml", "V1_L_5.xml", "result_22.xml", "result_23.xml", "result_24.xml"};
+const char* const kReferenceLevels[] = {"V1_L_1.xml", "V1_L_5.xml", "result_22.xml", "result_23.xml",
+                                        "result_24.xml"};
 
 // The sample levels as the official converter wrote them (birds/sample_levels.h).
 std::string reference(const std::string& name) {
@@ -124,20 +127,70 @@ void expect_error(const std::string& xml, const std::string& expected) {
 TEST(LevelXml, MalformedInputGivesFileLineAndCause) {
   const std::string head = "<?xml version=\"1.0\"?>\n<Level width=\"3\">\n  <GameObjects>\n";
   const std::string tail = "  </GameObjects>\n</Level>";
-  expect_error(head + "    <Block type=\"RectHuge\" material=\"wood\" x=\"1\" y=\"2\" rotation=\"0\" />\n" + tail,
-               "bad.xml:4: unknown block type \"RectHuge\"");
+  expect_error(
+      head + "    <Block type=\"RectHuge\" material=\"wood\" x=\"1\" y=\"2\" rotation=\"0\" />\n" + tail,
+      "bad.xml:4: unknown block type \"RectHuge\"");
   expect_error(head + "    <Block type=\"RectSmall\" material=\"gold\" x=\"1\" y=\"2\" />\n" + tail,
                "bad.xml:4: unknown material \"gold\" (wood, stone or ice)");
   expect_error(head + "\n    <Block type=\"RectSmall\" material=\"wood\" x=\"1,5\" y=\"2\" />\n" + tail,
                "bad.xml:5: <Block> attribute x=\"1,5\" is not a number");
   expect_error(head + "    <Block type=\"RectSmall\" material=\"wood\" y=\"2\" />\n" + tail,
                "bad.xml:4: <Block> has no x attribute");
-  expect_error(head + "    <Bird type=\"BirdRed\" />\n" + tail, "bad.xml:4: unknown element <Bird> in <GameObjects>");
-  expect_error(head + "    <Block type=\"RectSmall\"\n" + tail, "bad.xml:5: malformed XML: Error parsing start element tag");
+  expect_error(head + "    <Bird type=\"BirdRed\" />\n" + tail,
+               "bad.xml:4: unknown element <Bird> in <GameObjects>");
+  expect_error(head + "    <Block type=\"RectSmall\"\n" + tail,
+               "bad.xml:5: malformed XML: Error parsing start element tag");
   expect_error("<Levels/>", "bad.xml:1: root element is <Levels>, expected <Level>");
   expect_error("", "bad.xml:1: malformed XML: No document element found");
   expect_error(head + "    <Block type=\"RectSmall\" material=\"wood\" x=\"nan\" y=\"2\" />\n" + tail,
                "bad.xml:4: <Block> attribute x=\"nan\" is not a number");
+}
+
+// Numbers that parse but fit no int (or no double) are refused with the file, line, attribute and
+// value: converting 1e10 to int was undefined behaviour.
+TEST(LevelXml, HugeNanAndInfiniteNumbersAreRefusedByName) {
+  const std::string tail = "  <GameObjects>\n  </GameObjects>\n</Level>";
+  const auto level_of_width = [&](const std::string& width) {
+    return "<Level width=\"" + width + "\">\n" + tail;
+  };
+  const std::string range = "is not a whole number from -2147483648 to 2147483647";
+  for (const char* width : {"1e10", "-1e10", "2147483648", "3.5", "1e308"}) {
+    expect_error(level_of_width(width),
+                 fmt::format("bad.xml:1: <Level> attribute width=\"{}\" {}", width, range));
+  }
+  expect_error(level_of_width("nan"), "bad.xml:1: <Level> attribute width=\"nan\" is not a number");
+  expect_error(level_of_width("inf"), "bad.xml:1: <Level> attribute width=\"inf\" is not a number");
+  expect_error(level_of_width("-Infinity"),
+               "bad.xml:1: <Level> attribute width=\"-Infinity\" is not a number");
+  expect_error(level_of_width("1e400"),
+               "bad.xml:1: <Level> attribute width=\"1e400\" is out of range (beyond a double)");
+  EXPECT_EQ(parse_level_xml(level_of_width("2147483647"), "ok.xml").width, 2147483647);
+  EXPECT_EQ(parse_level_xml(level_of_width("-4"), "ok.xml").width, -4);
+  EXPECT_EQ(parse_level_xml(level_of_width("7.0"), "ok.xml").width, 7);
+  const std::string head = "<Level width=\"3\">\n  <GameObjects>\n";
+  for (const char* attr : {"x", "y", "rotation"}) {
+    for (const char* value : {"nan", "inf", "-inf", "NaN"}) {
+      std::string block =
+          "    <Block type=\"RectSmall\" material=\"wood\" x=\"1\" y=\"2\" rotation=\"0\" />\n";
+      const std::string from = std::string(attr) + "=\"" +
+                               (std::string(attr) == "x"   ? "1"
+                                : std::string(attr) == "y" ? "2"
+                                                           : "0") +
+                               "\"";
+      block.replace(block.find(from), from.size(), std::string(attr) + "=\"" + value + "\"");
+      expect_error(head + block + "  </GameObjects>\n</Level>",
+                   fmt::format("bad.xml:3: <Block> attribute {}=\"{}\" is not a number", attr, value));
+    }
+  }
+  expect_error(head + "    <Platform x=\"0\" y=\"0\" scaleX=\"-1e999\" />\n  </GameObjects>\n</Level>",
+               "bad.xml:3: <Platform> attribute scaleX=\"-1e999\" is out of range (beyond a double)");
+  // Huge but finite coordinates are read as they are (the evaluator refuses them per level).
+  EXPECT_EQ(parse_level_xml(
+                head + "    <Pig type=\"BasicSmall\" x=\"1e300\" y=\"-1e300\" />\n  </GameObjects>\n</Level>",
+                "ok.xml")
+                .pigs.at(0)
+                .x,
+            1e300);
 }
 
 TEST(LevelXml, FormatDecimalIsPlainShortest) {

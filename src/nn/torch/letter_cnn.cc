@@ -19,7 +19,11 @@ struct LetterCnnImpl : torch::nn::Module {
       : conv1(torch::nn::Conv2dOptions(1, 32, 5).padding(2)),
         conv2(torch::nn::Conv2dOptions(32, 64, 3).padding(1)),
         conv3(torch::nn::Conv2dOptions(64, 128, 3).padding(1)),
-        bn1(32), bn2(64), bn3(128), fc1(128 * 4 * 4, 256), fc2(256, 26) {
+        bn1(32),
+        bn2(64),
+        bn3(128),
+        fc1(128 * 4 * 4, 256),
+        fc2(256, 26) {
     register_module("conv1", conv1);
     register_module("bn1", bn1);
     register_module("conv2", conv2);
@@ -43,10 +47,11 @@ struct LetterCnnImpl : torch::nn::Module {
 };
 TORCH_MODULE(LetterCnn);
 
+// Shared by every thread that classifies with it: predict only reads it (the network is put in
+// eval mode when created and after each training epoch, never while predicting).
 struct Handle {
   LetterCnn net;
   std::unique_ptr<torch::optim::Adam> optimizer;
-  std::string error;
 };
 
 torch::Tensor images_tensor(const uint8_t* images, int64_t n) {
@@ -73,18 +78,19 @@ PCGLAB_TORCH_EXPORT void* pcglab_letter_cnn_create(uint64_t seed) {
   return h;
 }
 
-PCGLAB_TORCH_EXPORT void pcglab_letter_cnn_destroy(void* handle) { delete static_cast<Handle*>(handle); }
+PCGLAB_TORCH_EXPORT void pcglab_letter_cnn_destroy(void* handle) {
+  delete static_cast<Handle*>(handle);
+}
 
-PCGLAB_TORCH_EXPORT const char* pcglab_letter_cnn_error(void* handle) { return static_cast<Handle*>(handle)->error.c_str(); }
-
-// Copies `n` named tensors into the network. Returns 0, or -1 with the cause in error().
-PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_load(void* handle, const PcglabTensorView* views, int n) {
+// Copies `n` named tensors into the network. Returns 0, or -1 with the cause in `error`.
+PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_load(void* handle, const PcglabTensorView* views, int n,
+                                               char* error, size_t error_size) {
   auto* h = static_cast<Handle*>(handle);
   try {
     pcglab::nn::torch_detail::load_named(state(h->net), views, n);
     return 0;
   } catch (const std::exception& e) {
-    h->error = e.what();
+    pcglab_report_error(error, error_size, e.what());
     return -1;
   }
 }
@@ -93,30 +99,35 @@ PCGLAB_TORCH_EXPORT void pcglab_letter_cnn_export(void* handle, PcglabTensorSink
   pcglab::nn::torch_detail::export_named(state(static_cast<Handle*>(handle)->net), sink, context);
 }
 
-// Softmax probabilities (n × 26) of n images (n × 32 × 32 bytes, ink = 255).
-PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_predict(void* handle, const uint8_t* images, int64_t n, float* probs) {
+// Softmax probabilities (n × 26) of n images (n × 32 × 32 bytes, ink = 255). Safe to call from
+// several threads at once on one handle. Returns 0, or -1 with the cause in `error`.
+PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_predict(void* handle, const uint8_t* images, int64_t n,
+                                                  float* probs, char* error, size_t error_size) {
   auto* h = static_cast<Handle*>(handle);
   try {
     torch::InferenceMode guard;
-    h->net->eval();
     const torch::Tensor p = torch::softmax(h->net->forward(images_tensor(images, n)), 1).contiguous();
     std::memcpy(probs, p.data_ptr<float>(), sizeof(float) * n * 26);
     return 0;
   } catch (const std::exception& e) {
-    h->error = e.what();
+    pcglab_report_error(error, error_size, e.what());
     return -1;
   }
 }
 
 // One pass over the images in `order` in minibatches (Adam, label smoothing 0.05). Returns the
-// mean loss, or -1 with the cause in error().
-PCGLAB_TORCH_EXPORT double pcglab_letter_cnn_train_epoch(void* handle, const uint8_t* images, const int32_t* labels,
-                                                         const int64_t* order, int64_t n, int batch, double lr) {
+// mean loss, or -1 with the cause in `error`.
+PCGLAB_TORCH_EXPORT double pcglab_letter_cnn_train_epoch(void* handle, const uint8_t* images,
+                                                         const int32_t* labels, const int64_t* order,
+                                                         int64_t n, int batch, double lr, char* error,
+                                                         size_t error_size) {
   auto* h = static_cast<Handle*>(handle);
   try {
     if (!h->optimizer)
-      h->optimizer = std::make_unique<torch::optim::Adam>(h->net->parameters(), torch::optim::AdamOptions(lr));
-    for (auto& group : h->optimizer->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+      h->optimizer =
+          std::make_unique<torch::optim::Adam>(h->net->parameters(), torch::optim::AdamOptions(lr));
+    for (auto& group : h->optimizer->param_groups())
+      static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
     h->net->train();
     double total = 0;
     int64_t batches = 0;
@@ -142,7 +153,8 @@ PCGLAB_TORCH_EXPORT double pcglab_letter_cnn_train_epoch(void* handle, const uin
     h->net->eval();
     return batches ? total / batches : 0.0;
   } catch (const std::exception& e) {
-    h->error = e.what();
+    h->net->eval();
+    pcglab_report_error(error, error_size, e.what());
     return -1;
   }
 }

@@ -72,7 +72,8 @@ struct Agent {
   std::unique_ptr<torch::optim::Adam> optimizer;
   std::string error;
   explicit Agent(const PcglabPpoConfig& c) : config(c), net(c) {
-    optimizer = std::make_unique<torch::optim::Adam>(net->parameters(), torch::optim::AdamOptions(c.lr).eps(c.adam_eps));
+    optimizer = std::make_unique<torch::optim::Adam>(net->parameters(),
+                                                     torch::optim::AdamOptions(c.lr).eps(c.adam_eps));
   }
 };
 
@@ -85,17 +86,22 @@ PCGLAB_TORCH_EXPORT void* pcglab_ppo_create(const PcglabPpoConfig* config) {
   return new Agent(*config);
 }
 
-PCGLAB_TORCH_EXPORT void pcglab_ppo_destroy(void* handle) { delete static_cast<Agent*>(handle); }
+PCGLAB_TORCH_EXPORT void pcglab_ppo_destroy(void* handle) {
+  delete static_cast<Agent*>(handle);
+}
 
-PCGLAB_TORCH_EXPORT const char* pcglab_ppo_error(void* handle) { return static_cast<Agent*>(handle)->error.c_str(); }
+PCGLAB_TORCH_EXPORT const char* pcglab_ppo_error(void* handle) {
+  return static_cast<Agent*>(handle)->error.c_str();
+}
 
-PCGLAB_TORCH_EXPORT int pcglab_ppo_load(void* handle, const PcglabTensorView* views, int n) {
+PCGLAB_TORCH_EXPORT int pcglab_ppo_load(void* handle, const PcglabTensorView* views, int n, char* error,
+                                        size_t error_size) {
   auto* a = static_cast<Agent*>(handle);
   try {
     pcglab::nn::torch_detail::load_named(pcglab::nn::torch_detail::parameters_of(*a->net), views, n);
     return 0;
   } catch (const std::exception& e) {
-    a->error = e.what();
+    pcglab_report_error(error, error_size, e.what());
     return -1;
   }
 }
@@ -106,12 +112,14 @@ PCGLAB_TORCH_EXPORT void pcglab_ppo_export(void* handle, PcglabTensorSink sink, 
 }
 
 // Probabilities (n × actions) and values (n) of compact observations.
-PCGLAB_TORCH_EXPORT int pcglab_ppo_evaluate(void* handle, const uint8_t* obs, int64_t n, float* probs, float* values) {
+PCGLAB_TORCH_EXPORT int pcglab_ppo_evaluate(void* handle, const uint8_t* obs, int64_t n, float* probs,
+                                            float* values) {
   auto* a = static_cast<Agent*>(handle);
   try {
     torch::InferenceMode guard;
     const auto& c = a->config;
-    const auto bytes = torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8);
+    const auto bytes =
+        torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8);
     auto [logits, v] = a->net->forward(a->net->expand(bytes));
     const auto p = torch::softmax(logits, -1).contiguous();
     std::memcpy(probs, p.data_ptr<float>(), sizeof(float) * n * c.actions);
@@ -125,13 +133,15 @@ PCGLAB_TORCH_EXPORT int pcglab_ppo_evaluate(void* handle, const uint8_t* obs, in
 
 // epochs × minibatches gradient steps; `order` holds one permutation of [0, n) per epoch.
 // losses: policy, value, entropy, approximate KL (means over the steps).
-PCGLAB_TORCH_EXPORT int pcglab_ppo_update(void* handle, const uint8_t* obs, const int32_t* actions, const float* log_probs,
-                                          const float* values, const float* advantages, const float* returns, int64_t n,
+PCGLAB_TORCH_EXPORT int pcglab_ppo_update(void* handle, const uint8_t* obs, const int32_t* actions,
+                                          const float* log_probs, const float* values,
+                                          const float* advantages, const float* returns, int64_t n,
                                           const int64_t* order, double* losses) {
   auto* a = static_cast<Agent*>(handle);
   try {
     const auto& c = a->config;
-    const auto all_obs = torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8);
+    const auto all_obs =
+        torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8);
     const auto all_act = torch::from_blob(const_cast<int32_t*>(actions), {n}, torch::kInt32).to(torch::kLong);
     const auto all_logp = torch::from_blob(const_cast<float*>(log_probs), {n}, torch::kFloat32);
     const auto all_val = torch::from_blob(const_cast<float*>(values), {n}, torch::kFloat32);

@@ -15,8 +15,7 @@ namespace {
 
 struct Vit {
   PcglabVitConfig config{};
-  std::map<std::string, torch::Tensor> w;
-  std::string error;
+  std::map<std::string, torch::Tensor> w;  // read only after creation: shared by threads
 
   const torch::Tensor& at(const std::string& name) const {
     auto it = w.find(name);
@@ -29,7 +28,9 @@ struct Vit {
   torch::Tensor layer_norm(const torch::Tensor& x, const std::string& prefix) const {
     return torch::layer_norm(x, {config.hidden}, at(prefix + ".weight"), at(prefix + ".bias"), config.eps);
   }
-  torch::Tensor gelu(const torch::Tensor& x) const { return torch::gelu(x, config.gelu_tanh ? "tanh" : "none"); }
+  torch::Tensor gelu(const torch::Tensor& x) const {
+    return torch::gelu(x, config.gelu_tanh ? "tanh" : "none");
+  }
 
   // Returns the last encoder layer's output (batch × tokens × hidden), before the final norm.
   torch::Tensor encode(const torch::Tensor& pixels) const {
@@ -63,29 +64,34 @@ struct Vit {
 extern "C" {
 
 // Copies the tensors (names and shapes already checked by the caller).
-PCGLAB_TORCH_EXPORT void* pcglab_vit_create(const PcglabVitConfig* config, const PcglabTensorView* views, int n) {
+PCGLAB_TORCH_EXPORT void* pcglab_vit_create(const PcglabVitConfig* config, const PcglabTensorView* views,
+                                            int n) {
   auto* vit = new Vit();
   vit->config = *config;
   for (int i = 0; i < n; ++i) {
     std::vector<int64_t> shape(views[i].shape, views[i].shape + views[i].ndim);
-    vit->w[views[i].name] = torch::from_blob(const_cast<float*>(views[i].data), shape, torch::kFloat32).clone();
+    vit->w[views[i].name] =
+        torch::from_blob(const_cast<float*>(views[i].data), shape, torch::kFloat32).clone();
   }
   return vit;
 }
 
-PCGLAB_TORCH_EXPORT void pcglab_vit_destroy(void* handle) { delete static_cast<Vit*>(handle); }
-
-PCGLAB_TORCH_EXPORT const char* pcglab_vit_error(void* handle) { return static_cast<Vit*>(handle)->error.c_str(); }
+PCGLAB_TORCH_EXPORT void pcglab_vit_destroy(void* handle) {
+  delete static_cast<Vit*>(handle);
+}
 
 // pixels: n × channels × image × image (preprocessed). logits: n × labels. cls (may be null):
 // n × hidden, the classification token of the last encoder layer before the final layer norm
-// (Hugging Face hidden_states[-1][:, 0, :]). Returns 0, or -1 with the cause in error().
-PCGLAB_TORCH_EXPORT int pcglab_vit_forward(void* handle, const float* pixels, int64_t n, float* logits, float* cls) {
+// (Hugging Face hidden_states[-1][:, 0, :]). Returns 0, or -1 with the cause in `error`. Safe to
+// call from several threads at once on one handle.
+PCGLAB_TORCH_EXPORT int pcglab_vit_forward(void* handle, const float* pixels, int64_t n, float* logits,
+                                           float* cls, char* error, size_t error_size) {
   auto* vit = static_cast<Vit*>(handle);
   try {
     torch::InferenceMode guard;
     const auto& c = vit->config;
-    const auto input = torch::from_blob(const_cast<float*>(pixels), {n, c.channels, c.image, c.image}, torch::kFloat32);
+    const auto input =
+        torch::from_blob(const_cast<float*>(pixels), {n, c.channels, c.image, c.image}, torch::kFloat32);
     const auto hidden = vit->encode(input);
     const auto token = hidden.select(1, 0);
     if (cls != nullptr) std::memcpy(cls, token.contiguous().data_ptr<float>(), sizeof(float) * n * c.hidden);
@@ -94,7 +100,7 @@ PCGLAB_TORCH_EXPORT int pcglab_vit_forward(void* handle, const float* pixels, in
     std::memcpy(logits, out.data_ptr<float>(), sizeof(float) * n * c.labels);
     return 0;
   } catch (const std::exception& e) {
-    vit->error = e.what();
+    pcglab_report_error(error, error_size, e.what());
     return -1;
   }
 }
