@@ -29,14 +29,17 @@ std::vector<Level> make_levels(size_t n, int min_blocks, int max_blocks, uint64_
   static const char* const kTypes[] = {"b11", "b13", "b31"};
   std::vector<Level> out;
   while (out.size() < n) {
-    const int blocks = min_blocks + static_cast<int>(rng.below(static_cast<uint64_t>(max_blocks - min_blocks + 1)));
+    const int blocks =
+        min_blocks + static_cast<int>(rng.below(static_cast<uint64_t>(max_blocks - min_blocks + 1)));
     const int width = 7;
     std::string program;
     for (int i = 0; i < blocks; ++i) {
-      program += "drop_block('" + std::string(kTypes[rng.below(3)]) + "', " + std::to_string(2 + rng.below(width)) + ")\n";
+      program += "drop_block('" + std::string(kTypes[rng.below(3)]) + "', " +
+                 std::to_string(2 + rng.below(width)) + ")\n";
     }
     auto level = convert_program(program);
-    if (level.ok() && static_cast<int>(level.value().blocks.size()) == blocks) out.push_back(level.value().level);
+    if (level.ok() && static_cast<int>(level.value().blocks.size()) == blocks)
+      out.push_back(level.value().level);
   }
   return out;
 }
@@ -121,7 +124,8 @@ BENCHMARK(BM_LetterLevelsSimulateAndRender)->Arg(1)->Arg(2)->Unit(benchmark::kMi
 std::vector<Level> make_stress_levels(size_t n) {
   std::string program;
   for (int row = 0; row < 15; ++row) {
-    for (int k = 0; k < 6; ++k) program += "drop_block('b31', " + std::to_string(1 + (row % 2) + 3 * k) + ")\n";
+    for (int k = 0; k < 6; ++k)
+      program += "drop_block('b31', " + std::to_string(1 + (row % 2) + 3 * k) + ")\n";
   }
   for (int k = 0; k < 10; ++k) program += "drop_block('b11', " + std::to_string(k) + ")\n";
   const auto level = convert_program(program);

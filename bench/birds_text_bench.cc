@@ -17,7 +17,8 @@ std::vector<std::string> make_responses(size_t n) {
   std::vector<std::string> out;
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    std::string r = "Sure! Here is a structure that looks like the letter. First we build the base, then the stem.\n";
+    std::string r =
+        "Sure! Here is a structure that looks like the letter. First we build the base, then the stem.\n";
     r += "```python\n";
     const int calls = 10 + static_cast<int>(rng.below(21));
     for (int k = 0; k < calls; ++k) {

@@ -145,10 +145,12 @@ Action setup_eval(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--policy", opt->policy, "Scoring policy (2025: CLS-embedding diversity, needs the ViT)")
       ->check(CLI::IsMember({"2023", "2024", "2025"}))
       ->capture_default_str();
-  cmd.add_option("--trials", opt->trials, "Configured trials per character (scoring and diversity divide by it)")
+  cmd.add_option("--trials", opt->trials,
+                 "Configured trials per character (scoring and diversity divide by it)")
       ->check(number_in(2, 1000))
       ->capture_default_str();
-  cmd.add_option("--converter", opt->converter, "Converter version: 1.4.1 or 2023-initial")->capture_default_str();
+  cmd.add_option("--converter", opt->converter, "Converter version: 1.4.1 or 2023-initial")
+      ->capture_default_str();
   cmd.add_flag("--raw", opt->raw, "Also write the colour views (<name>_raw.png)");
   cmd.add_flag("--force", opt->force, "Redo every stage even when its inputs did not change");
   cmd.footer(

@@ -125,11 +125,13 @@ Action setup_simulate(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("-o,--out", opt->out, "Folder for the images of single level files (none: no images)");
   cmd.add_flag("--no-early-stop", opt->no_early_stop, "Simulate the full 10 s even when every body sleeps");
   cmd.add_flag("--raw", opt->raw, "Also write the colour view as <name>_raw.png");
-  cmd.add_option("--settle-time", opt->settle_time, "Game seconds simulated before start positions are recorded")
+  cmd.add_option("--settle-time", opt->settle_time,
+                 "Game seconds simulated before start positions are recorded")
       ->check(number_in(0.0, 10.0));
-  cmd.add_option("--metric", opt->metric,
-                 "moving: 1 - moving/total (the evaluator since 2023-03-23, 84df32e); remaining: objects still there "
-                 "after 10 s / total (its earlier version, cd8486e)")
+  cmd.add_option(
+         "--metric", opt->metric,
+         "moving: 1 - moving/total (the evaluator since 2023-03-23, 84df32e); remaining: objects still there "
+         "after 10 s / total (its earlier version, cd8486e)")
       ->check(CLI::IsMember({"moving", "remaining"}));
   cmd.add_flag("--objects", opt->objects,
                "With level files: add every object's start, end and fate to each row");

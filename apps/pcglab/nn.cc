@@ -19,6 +19,7 @@ Action setup_nn_info(CLI::App&, const GlobalOptions& global) {
 }  // namespace
 
 PCGLAB_REGISTER_GROUP("nn", "Neural networks on libtorch (CPU): letter classifiers, policies");
-PCGLAB_REGISTER_COMMAND("nn", "info", "Load libtorch and show its version, threads and load time", setup_nn_info);
+PCGLAB_REGISTER_COMMAND("nn", "info", "Load libtorch and show its version, threads and load time",
+                        setup_nn_info);
 
 }  // namespace pcglab::cli

@@ -22,8 +22,8 @@ int run_eval(const EvalOptions& opt, const GlobalOptions& global) {
     const auto levels = parse_levels(read_file(file), file);
     for (size_t i = 0; i < levels.size(); ++i) {
       const LevelEvaluation ev = evaluate_level(levels[i], scenario);
-      t.add_row({file, static_cast<int>(i), ev.solutions, ev.encountered[0], ev.encountered[1], ev.encountered[2],
-                 ev.playable, ev.accuracy});
+      t.add_row({file, static_cast<int>(i), ev.solutions, ev.encountered[0], ev.encountered[1],
+                 ev.encountered[2], ev.playable, ev.accuracy});
       sum += ev.accuracy;
       ++n;
     }

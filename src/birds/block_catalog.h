@@ -23,9 +23,9 @@ Bounds bounds_of(const ColliderPaths& paths);
 
 struct BlockSpec {
   std::string_view name;
-  double width;          // collider size in world units, from the prefab (for polygons: their bounding box)
+  double width;  // collider size in world units, from the prefab (for polygons: their bounding box)
   double height;
-  double sprite_width;   // OCR sprite size (pure black, 100 px per unit)
+  double sprite_width;  // OCR sprite size (pure black, 100 px per unit)
   double sprite_height;
   const ColliderPaths* paths = nullptr;  // a PolygonCollider2D; nullptr: a BoxCollider2D of width × height
 };

@@ -41,7 +41,8 @@ std::optional<long> js_parse_int(std::string_view s) {
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
   long value = 0;
   size_t digits = 0;
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits) value = std::min(value * 10 + (s[i] - '0'), 1L << 40);
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++digits)
+    value = std::min(value * 10 + (s[i] - '0'), 1L << 40);
   if (digits == 0) return std::nullopt;
   return negative ? -value : value;
 }
@@ -62,7 +63,9 @@ DropBlock block_type_of(const std::string& upper) {
   throw ConversionError{kNoBlockType};
 }
 
-bool occupied(const DropGrid& g, int row, long col) { return col < 0 || col >= kGridWidth || g[row][col] != 0; }
+bool occupied(const DropGrid& g, int row, long col) {
+  return col < 0 || col >= kGridWidth || g[row][col] != 0;
+}
 
 // getBlockPositionOnGrid: the row the block comes to rest on.
 int landing_row(const DropGrid& grid, DropBlock type, long slot, bool legacy) {
@@ -120,7 +123,9 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-double to_double(int64_t units) { return static_cast<double>(units) / 100000.0; }
+double to_double(int64_t units) {
+  return static_cast<double>(units) / 100000.0;
+}
 
 void write_xml(ConvertedLevel& out, int phantom_cells_top_row) {
   int max_row_cells = 0;
@@ -131,8 +136,8 @@ void write_xml(ConvertedLevel& out, int phantom_cells_top_row) {
     max_row_cells = std::max(max_row_cells, sum);
     if (sum > 0) top_row = r;
   }
-  const int64_t width = kStartXUnits + max_row_cells * kCellUnits;          // |start.x| + cells * 0.2401
-  const int64_t height = -kStartYUnits + (top_row + 1) * kCellUnits;        // |start.y| + rows * 0.2401
+  const int64_t width = kStartXUnits + max_row_cells * kCellUnits;    // |start.x| + cells * 0.2401
+  const int64_t height = -kStartYUnits + (top_row + 1) * kCellUnits;  // |start.y| + rows * 0.2401
   const int64_t raw_camera = std::max(height * 16 / 10, width) * 2;
   const int64_t camera = std::max<int64_t>(raw_camera, 1700000);
   const int level_width = static_cast<int>(width / 1800000) + 3;
@@ -165,7 +170,9 @@ void write_xml(ConvertedLevel& out, int phantom_cells_top_row) {
 
 }  // namespace
 
-const DropBlockShape& shape_of(DropBlock block) { return kShapes[static_cast<int>(block)]; }
+const DropBlockShape& shape_of(DropBlock block) {
+  return kShapes[static_cast<int>(block)];
+}
 
 std::string format_units(int64_t units) {
   const bool negative = units < 0;
@@ -190,8 +197,8 @@ ConverterVersion parse_converter_version(std::string_view name) {
   throw SetupError(fmt::format("unknown converter version \"{}\" (use 1.4.1 or 2023-initial)", name));
 }
 
-Result<ConvertedLevel> convert_program(std::string_view program, std::string_view function, const std::string& source,
-                                       ConverterVersion version) {
+Result<ConvertedLevel> convert_program(std::string_view program, std::string_view function,
+                                       const std::string& source, ConverterVersion version) {
   const bool legacy = version == ConverterVersion::k2023_initial;
   int phantom = 0;
   const std::string text = lower(program);

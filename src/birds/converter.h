@@ -18,9 +18,9 @@ namespace pcglab::birds {
 
 inline constexpr int kGridWidth = 20;
 inline constexpr int kGridHeight = 16;
-inline constexpr int64_t kCellUnits = 24010;       // 0.2401 in units of 1e-5
-inline constexpr int64_t kStartXUnits = 200000;    // 2
-inline constexpr int64_t kStartYUnits = -350000;   // -3.5
+inline constexpr int64_t kCellUnits = 24010;      // 0.2401 in units of 1e-5
+inline constexpr int64_t kStartXUnits = 200000;   // 2
+inline constexpr int64_t kStartYUnits = -350000;  // -3.5
 
 // b31: 3 wide 1 high (RectSmall, 0°); b13: 1 wide 3 high (RectSmall, 90°); b11: SquareTiny.
 enum class DropBlock { kB31, kB13, kB11 };

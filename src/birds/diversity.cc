@@ -54,7 +54,8 @@ std::vector<TrialVector> read_vectors(const fs::path& file, DiversityVectors kin
       // The 26 softmax probabilities sorted by label.
       std::vector<std::pair<std::string, double>> raws;
       for (const Json& r : json_field<Json>(s, "raws", file.string())) {
-        raws.emplace_back(json_field<std::string>(r, "label", file.string()), json_field<double>(r, "softmax_prob", file.string()));
+        raws.emplace_back(json_field<std::string>(r, "label", file.string()),
+                          json_field<double>(r, "softmax_prob", file.string()));
       }
       std::sort(raws.begin(), raws.end());
       for (const auto& [label, p] : raws) t.vector.push_back(p);
@@ -62,7 +63,8 @@ std::vector<TrialVector> read_vectors(const fs::path& file, DiversityVectors kin
     out.push_back(std::move(t));
   }
   std::sort(out.begin(), out.end(), [](const TrialVector& a, const TrialVector& b) {
-    return trial_number_of(a.id) != trial_number_of(b.id) ? trial_number_of(a.id) < trial_number_of(b.id) : a.id < b.id;
+    return trial_number_of(a.id) != trial_number_of(b.id) ? trial_number_of(a.id) < trial_number_of(b.id)
+                                                          : a.id < b.id;
   });
   return out;
 }
@@ -75,19 +77,22 @@ std::string diversity_json(const std::vector<TrialVector>& trials, const Diversi
   for (const auto& t : trials) j["trials"].push_back({{"id", t.id}, {"vector", t.vector}});
   j["diversities"] = OrderedJson::array();
   for (const auto& p : r.pairs) {
-    j["diversities"].push_back({{"pair", {{"trial1", p.trial1}, {"trial2", p.trial2}}}, {"distance", p.distance}});
+    j["diversities"].push_back(
+        {{"pair", {{"trial1", p.trial1}, {"trial2", p.trial2}}}, {"distance", p.distance}});
   }
   return dump_json(j, 2) + "\n";
 }
 
 }  // namespace
 
-int compute_competition_diversity(const fs::path& dir, int configured_trials, DiversityVectors vectors, ThreadPool& pool) {
+int compute_competition_diversity(const fs::path& dir, int configured_trials, DiversityVectors vectors,
+                                  ThreadPool& pool) {
   std::vector<std::pair<fs::path, fs::path>> work;  // similarity file, diversity file
   std::error_code ec;
   for (const fs::path& team : find_team_folders(dir, "similarity")) {
     for (const auto& f : fs::directory_iterator(team / "similarity", ec)) {
-      if (f.path().extension() == ".json") work.emplace_back(f.path(), team / "diversity" / f.path().filename());
+      if (f.path().extension() == ".json")
+        work.emplace_back(f.path(), team / "diversity" / f.path().filename());
     }
   }
   pool.parallel_for(work.size(), [&](size_t i) {

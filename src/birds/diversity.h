@@ -37,7 +37,7 @@ enum class DiversityVectors { kSoftmax, kClsEmbedding };
 
 // For every team under `dir`: reads <team>/similarity/<C>.json and writes <team>/diversity/<C>.json
 // in the official format. Returns the number of characters written.
-int compute_competition_diversity(const std::filesystem::path& dir, int configured_trials, DiversityVectors vectors,
-                                  ThreadPool& pool);
+int compute_competition_diversity(const std::filesystem::path& dir, int configured_trials,
+                                  DiversityVectors vectors, ThreadPool& pool);
 
 }  // namespace pcglab::birds

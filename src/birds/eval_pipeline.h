@@ -46,7 +46,8 @@ struct EvalReport {
 };
 
 // `progress(stage, done, total)` is called as items finish (from worker threads).
-EvalReport evaluate_competition(const std::filesystem::path& dir, const EvalOptions& options, ThreadPool& pool,
+EvalReport evaluate_competition(const std::filesystem::path& dir, const EvalOptions& options,
+                                ThreadPool& pool,
                                 const std::function<void(const std::string&, size_t, size_t)>& progress = {});
 
 // The failures recorded in a team's logs (convert.json, simulate.json, classify.json).

@@ -38,7 +38,8 @@ class FontLibrary {
  private:
   FontLibrary() {
     for (auto& f : nn::find_letter_fonts())
-      if (f.style.find("Italic") == std::string::npos && f.style.find("Oblique") == std::string::npos) fonts_.push_back(f);
+      if (f.style.find("Italic") == std::string::npos && f.style.find("Oblique") == std::string::npos)
+        fonts_.push_back(f);
     PCGLAB_CHECK(!fonts_.empty()) << "no upright fonts";
   }
   std::vector<nn::LetterFont> fonts_;
@@ -64,7 +65,8 @@ std::vector<std::vector<bool>> quantise(const nn::GlyphSet::Glyph& g, int rows, 
       int n = 0;
       for (double y = (r + 0.125) * ch; y < (r + 1) * ch; y += ch / 4)
         for (double x = (c + 0.125) * cw; x < (c + 1) * cw; x += cw / 4, ++n) {
-          const int ix = std::min(g.width - 1, static_cast<int>(x)), iy = std::min(g.height - 1, static_cast<int>(y));
+          const int ix = std::min(g.width - 1, static_cast<int>(x)),
+                    iy = std::min(g.height - 1, static_cast<int>(y));
           sum += g.coverage[static_cast<size_t>(iy) * g.width + ix];
         }
       mask[rows - 1 - r][c] = sum / std::max(n, 1) > threshold;  // row 0 = bottom
@@ -92,7 +94,8 @@ std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool
   for (int r = 1; r < rows; ++r)
     for (int c = 0; c < cols; ++c) {
       if (!mask[r][c] || mask[r - 1][c]) continue;
-      const bool bridged = c > 0 && c + 1 < cols && mask[r][c - 1] && mask[r][c + 1] && mask[r - 1][c - 1] && mask[r - 1][c + 1];
+      const bool bridged = c > 0 && c + 1 < cols && mask[r][c - 1] && mask[r][c + 1] && mask[r - 1][c - 1] &&
+                           mask[r - 1][c + 1];
       if (bridged) continue;
       for (int y = r - 1; y >= 0 && !mask[y][c]; --y) mask[y][c] = true;
     }
@@ -121,7 +124,9 @@ std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<
       } else if (supported(r, c)) {
         // A b13 when the column goes on for two more rows with nothing beside them (a b31 there
         // would need this column's top at that row).
-        auto alone = [&](int y) { return mask[y][c] && (c == 0 || !mask[y][c - 1]) && (c + 1 == cols || !mask[y][c + 1]); };
+        auto alone = [&](int y) {
+          return mask[y][c] && (c == 0 || !mask[y][c - 1]) && (c + 1 == cols || !mask[y][c + 1]);
+        };
         const bool column = r + 2 < rows && alone(r + 1) && alone(r + 2);
         drops.emplace_back(column ? DropBlock::kB13 : DropBlock::kB11, offset + c);
         top[c] = r + (column ? 3 : 1);
@@ -134,7 +139,8 @@ std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<
   return drops;
 }
 
-GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier& classifier, const GeneratorOptions& options) {
+GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier& classifier,
+                              const GeneratorOptions& options) {
   PCGLAB_CHECK(letter >= 'A' && letter <= 'Z') << "letter " << letter;
   FontLibrary& fonts = FontLibrary::instance();
   Rng rng(derive_seed(options.seed, static_cast<uint64_t>(letter) * 1000 + static_cast<uint64_t>(trial)));
@@ -150,7 +156,8 @@ GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier
     cand.font = fonts.font(font).path.filename().string();
     cand.rows = static_cast<int>(rng.between(5, 10));
     const double aspect = static_cast<double>(glyph.width) / glyph.height;
-    cand.columns = std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.0))), 3, 15);
+    cand.columns =
+        std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.0))), 3, 15);
     auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.25, 0.55));
     if (rng.uniform() < 0.3) mask = thicken(std::move(mask));
     if (rng.uniform() < 0.4) mask = fill_under_overhangs(std::move(mask));
@@ -159,7 +166,8 @@ GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier
     const auto drops = plan_drops(mask, &dropped);
     if (drops.empty()) continue;
     cand.fidelity = wanted > 0 ? 1.0 - static_cast<double>(dropped) / wanted : 0.0;
-    for (const auto& [type, slot] : drops) cand.program += format_drop_call(type, slot, options.function) + "\n";
+    for (const auto& [type, slot] : drops)
+      cand.program += format_drop_call(type, slot, options.function) + "\n";
     auto converted = convert_program(cand.program, options.function, "candidate");
     if (!converted.ok()) continue;
     cand.blocks = static_cast<int>(drops.size());
@@ -194,14 +202,16 @@ GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier
     out.similarity = scores[best].probabilities[target];
   }
   out.response = fmt::format(
-      "The letter {} as a structure of {} blocks, built from the bottom up (pcglab built-in generator, trial {}; "
+      "The letter {} as a structure of {} blocks, built from the bottom up (pcglab built-in generator, trial "
+      "{}; "
       "shape from the {} typeface):\n\n```python\n{}```\n",
       letter, out.blocks, trial, out.font.empty() ? "fallback" : out.font, out.program);
   return out;
 }
 
-GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team, const fs::path& out,
-                                 const nn::LetterClassifier& classifier, const GeneratorOptions& options, ThreadPool& pool,
+GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
+                                 const fs::path& out, const nn::LetterClassifier& classifier,
+                                 const GeneratorOptions& options, ThreadPool& pool,
                                  const std::function<void(const GeneratedTrial&)>& on_done) {
   if (trials < 1) throw SetupError("--trials must be at least 1");
   for (char c : letters)
@@ -220,14 +230,22 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
   });
   OrderedJson log = OrderedJson::array();
   for (const auto& t : run.trials)
-    log.push_back({{"character", std::string(1, t.letter)}, {"trial", t.trial}, {"font", t.font}, {"rows", t.rows},
-                   {"columns", t.columns}, {"blocks", t.blocks}, {"stability", t.stability}, {"similarity", t.similarity}});
+    log.push_back({{"character", std::string(1, t.letter)},
+                   {"trial", t.trial},
+                   {"font", t.font},
+                   {"rows", t.rows},
+                   {"columns", t.columns},
+                   {"blocks", t.blocks},
+                   {"stability", t.stability},
+                   {"similarity", t.similarity}});
   write_json_file(team_dir / "logs" / "generate.json", log);
-  OrderedJson meta = {{"model", "pcglab built-in generator (no LLM)"},
-                      {"prompt", nullptr},
-                      {"generator", {{"seed", options.seed}, {"candidates", options.candidates}, {"classifier", classifier.name()}}},
-                      {"letters", letters},
-                      {"trials", trials}};
+  OrderedJson meta = {
+      {"model", "pcglab built-in generator (no LLM)"},
+      {"prompt", nullptr},
+      {"generator",
+       {{"seed", options.seed}, {"candidates", options.candidates}, {"classifier", classifier.name()}}},
+      {"letters", letters},
+      {"trials", trials}};
   write_json_file(team_dir / "run.json", meta);
   return run;
 }

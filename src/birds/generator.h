@@ -39,14 +39,16 @@ struct GeneratedTrial {
 
 // A buildable mask → drop program. `mask[r][c]` with r = 0 the bottom row; the shape is centred on
 // the 20-column grid. Cells that cannot be built are left out (returned in `dropped`).
-std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<bool>>& mask, int* dropped = nullptr);
+std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<bool>>& mask,
+                                                  int* dropped = nullptr);
 
 // Fills the empty cells under overhanging cells (down to the structure), except one-cell gaps a
 // b31 can bridge: a variant that trades the glyph's exact shape for buildability.
 std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask);
 
 // Generates one trial (deterministic for a given seed, letter and trial).
-GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier& classifier, const GeneratorOptions& options);
+GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier& classifier,
+                              const GeneratorOptions& options);
 
 struct GenerateRun {
   std::vector<GeneratedTrial> trials;

@@ -12,7 +12,8 @@ namespace {
 // The characters the 2023 PATTERN removes: [A-Za-z\d~/\\+,\-*`'".!@#$%^&()_=[\]{}|<>:;?—“”‘’ \n\r\t]
 bool is_allowed(char16_t c) {
   if ((c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9')) return true;
-  static constexpr std::u16string_view kAllowed = u"~/\\+,-*`'\".!@#$%^&()_=[]{}|<>:;?\u2014\u201C\u201D\u2018\u2019 \n\r\t";
+  static constexpr std::u16string_view kAllowed =
+      u"~/\\+,-*`'\".!@#$%^&()_=[]{}|<>:;?\u2014\u201C\u201D\u2018\u2019 \n\r\t";
   return kAllowed.find(c) != std::u16string_view::npos;
 }
 
@@ -41,7 +42,8 @@ std::pair<int, int> position_of(std::u16string_view text, size_t i) {
     if (text[k] == u'\n') {
       ++line;
       col = 1;
-    } else if (!(text[k] >= 0xDC00 && text[k] <= 0xDFFF && k > 0 && text[k - 1] >= 0xD800 && text[k - 1] <= 0xDBFF)) {
+    } else if (!(text[k] >= 0xDC00 && text[k] <= 0xDFFF && k > 0 && text[k - 1] >= 0xD800 &&
+                 text[k - 1] <= 0xDBFF)) {
       ++col;
     }
   }
@@ -97,7 +99,9 @@ bool contains_disallowed_characters(std::string_view text) {
   return !disallowed_units(utf8_to_utf16(text)).empty();
 }
 
-bool contains_object_token(std::string_view text) { return text.find("<OBJECT>") != std::string_view::npos; }
+bool contains_object_token(std::string_view text) {
+  return text.find("<OBJECT>") != std::string_view::npos;
+}
 
 PromptCheck check_prompt(std::string_view text, PromptRules rules) {
   PromptCheck check;
@@ -105,21 +109,23 @@ PromptCheck check_prompt(std::string_view text, PromptRules rules) {
   const std::u16string units = utf8_to_utf16(text);
   check.word_count = words_count(units);
   if (rules != PromptRules::k2023) {
-    check.notes.push_back(fmt::format(
-        "{} rules: no automatic text checks (prompts are inspected by hand); programs call {}()",
-        prompt_rules_name(rules), drop_function_for(rules)));
+    check.notes.push_back(
+        fmt::format("{} rules: no automatic text checks (prompts are inspected by hand); programs call {}()",
+                    prompt_rules_name(rules), drop_function_for(rules)));
     return check;
   }
   if (check.word_count > kMaxWords2023) {
-    check.violations.push_back({"word-count",
-                                fmt::format("{} words, more than the {} allowed (counted as npm words-count@2.0.2 does)",
-                                            check.word_count, kMaxWords2023),
-                                0, 0, ""});
+    check.violations.push_back(
+        {"word-count",
+         fmt::format("{} words, more than the {} allowed (counted as npm words-count@2.0.2 does)",
+                     check.word_count, kMaxWords2023),
+         0, 0, ""});
   }
   for (const Unit& u : disallowed_units(units)) {
     const auto [line, col] = position_of(units, u.index);
     const std::string what = describe_code_point(units, u.index);
-    check.violations.push_back({"disallowed-character", fmt::format("character not allowed: {}", what), line, col, what});
+    check.violations.push_back(
+        {"disallowed-character", fmt::format("character not allowed: {}", what), line, col, what});
   }
   if (!contains_object_token(text)) {
     check.violations.push_back({"missing-object", "no <OBJECT> token (it is case-sensitive)", 0, 0, ""});

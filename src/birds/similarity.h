@@ -39,12 +39,12 @@ struct ClassifyOptions {
 
 // Classifies every image of every team under `dir`, writes the similarity files and
 // <team>/logs/classify.json. `on_done` runs once per image.
-std::vector<ImageClassification> classify_competition(const std::filesystem::path& dir,
-                                                      const nn::LetterClassifier& classifier,
-                                                      const ClassifyOptions& options, ThreadPool& pool,
-                                                      const std::function<void(const ImageClassification&)>& on_done = {});
+std::vector<ImageClassification> classify_competition(
+    const std::filesystem::path& dir, const nn::LetterClassifier& classifier, const ClassifyOptions& options,
+    ThreadPool& pool, const std::function<void(const ImageClassification&)>& on_done = {});
 
 // The official per-character JSON for `images` (all of one team and character).
-std::string similarity_json(const std::vector<const ImageClassification*>& images, const nn::LetterClassifier& classifier);
+std::string similarity_json(const std::vector<const ImageClassification*>& images,
+                            const nn::LetterClassifier& classifier);
 
 }  // namespace pcglab::birds

@@ -27,7 +27,7 @@ struct LevelSimulation {
   std::string team;
   std::string character;
   std::string stem;
-  std::string tag;      // the level's path relative to the folder given
+  std::string tag;  // the level's path relative to the folder given
   bool ok = false;
   std::string error;
   StabilityResult result;
@@ -38,13 +38,13 @@ LevelSimulation simulate_level_file(const std::filesystem::path& path, const std
                                     const SimulateOptions& options);
 
 // Every team under `dir`; writes the stability JSON, images and logs. `on_done` runs per level.
-std::vector<LevelSimulation> simulate_competition(const std::filesystem::path& dir, const SimulateOptions& options,
-                                                  ThreadPool& pool,
-                                                  const std::function<void(const LevelSimulation&)>& on_done = {});
+std::vector<LevelSimulation> simulate_competition(
+    const std::filesystem::path& dir, const SimulateOptions& options, ThreadPool& pool,
+    const std::function<void(const LevelSimulation&)>& on_done = {});
 
 // The official per-character JSON: {"dataCount", "rate", "raws": [{tag, score, startingObjects,
-// movingObjects}]}, with scores as the evaluator stores them and the rate summed in single precision as it does.
-// With StabilityMetric::kRemaining, the format of that version: raws are {tag, score}.
+// movingObjects}]}, with scores as the evaluator stores them and the rate summed in single precision as it
+// does. With StabilityMetric::kRemaining, the format of that version: raws are {tag, score}.
 std::string stability_json(const std::vector<const LevelSimulation*>& levels,
                            StabilityMetric metric = StabilityMetric::kMoving);
 

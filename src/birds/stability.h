@@ -29,13 +29,13 @@ struct StabilityConfig {
   double step = 0.02;             // Unity fixed timestep
   int velocity_iterations = 100;  // Physics2DSettings
   int position_iterations = 100;
-  double movement_threshold = 0.1;   // the scene overrides the code default of 3
+  double movement_threshold = 0.1;  // the scene overrides the code default of 3
   // No trials: the evaluator keeps the best of 3 Unity runs, which vary; this simulation is
   // deterministic, so one run stands for all three (docs/birds.md, "Trials").
-  bool early_stop = true;            // stop once every body sleeps (cannot change the result)
-  bool damage = true;                // life minus impact speed; destroyed at life <= 0
-  double destroy_delay = 0.5;        // collider off at death, object removed 0.5 s later
-  double world_half_width = 26.25;   // objects beyond |x| are removed (LevelWidth / 2)
+  bool early_stop = true;           // stop once every body sleeps (cannot change the result)
+  bool damage = true;               // life minus impact speed; destroyed at life <= 0
+  double destroy_delay = 0.5;       // collider off at death, object removed 0.5 s later
+  double world_half_width = 26.25;  // objects beyond |x| are removed (LevelWidth / 2)
   // Game seconds simulated before start positions are recorded. The evaluator records them a few
   // frames after loading the scene at time scale 10, so physics has already run; see docs/birds.md.
   double settle_time = 0.0;

@@ -6,6 +6,8 @@ CheckFailure::CheckFailure(const char* condition, const char* file, int line) {
   stream_ << "check failed: " << condition << " at " << file << ":" << line << ": ";
 }
 
-CheckFailure::~CheckFailure() noexcept(false) { throw CheckError(stream_.str()); }
+CheckFailure::~CheckFailure() noexcept(false) {
+  throw CheckError(stream_.str());
+}
 
 }  // namespace pcglab::detail

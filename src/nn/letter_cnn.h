@@ -24,7 +24,6 @@ class LetterCnn {
   // From a safetensors file written by save(). Throws SetupError naming the file and the tensor.
   static LetterCnn load(const std::filesystem::path& path);
 
-
   void save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata = {}) const;
 
   // Probabilities for n images (n × kLetterPixels bytes, ink = 255), in batches.
@@ -47,11 +46,11 @@ double letter_accuracy(const LetterCnn& model, const LetterDataset& data);
 struct LetterTrainingConfig {
   uint64_t seed = 1;
   int epochs = 8;
-  int per_letter = 16;       // augmented images per font and letter per epoch (fresh each epoch)
-  int test_per_letter = 8;   // test images per held-out font and letter
+  int per_letter = 16;      // augmented images per font and letter per epoch (fresh each epoch)
+  int test_per_letter = 8;  // test images per held-out font and letter
   int batch = 128;
-  double lr = 2e-3;          // Adam, cosine decay to lr/20
-  int threads = 2;           // libtorch threads while training: fixed so the weights reproduce
+  double lr = 2e-3;  // Adam, cosine decay to lr/20
+  int threads = 2;   // libtorch threads while training: fixed so the weights reproduce
   std::filesystem::path fonts_root = "/usr/share/fonts";
 };
 
@@ -63,10 +62,10 @@ struct LetterTrainingEpoch {
 struct LetterTrainingReport {
   std::vector<LetterFont> train_fonts, test_fonts;
   std::vector<LetterTrainingEpoch> epochs;
-  double test_accuracy = 0;              // final, on held-out families (both styles)
-  double test_accuracy_blocks = 0;       // block-quantised test images only
-  double test_accuracy_glyphs = 0;       // plain glyph test images only
-  std::array<double, 26> per_letter{};   // final test accuracy by letter
+  double test_accuracy = 0;             // final, on held-out families (both styles)
+  double test_accuracy_blocks = 0;      // block-quantised test images only
+  double test_accuracy_glyphs = 0;      // plain glyph test images only
+  std::array<double, 26> per_letter{};  // final test accuracy by letter
 };
 
 // Trains the built-in classifier from the installed fonts. `on_epoch` sees each epoch's numbers.

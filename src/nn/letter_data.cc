@@ -16,8 +16,8 @@
 namespace pcglab::nn {
 namespace {
 
-constexpr int kCanvas = 4 * kLetterImageSize;                 // drawn at 4× and box-filtered
-constexpr double kFit = 824.0 / 1024.0 * kCanvas;             // the evaluator's 824 of 1024
+constexpr int kCanvas = 4 * kLetterImageSize;      // drawn at 4× and box-filtered
+constexpr double kFit = 824.0 / 1024.0 * kCanvas;  // the evaluator's 824 of 1024
 constexpr double kPi = 3.14159265358979323846;
 
 // Non-Latin, symbol and decorative typefaces among the installed packages.
@@ -26,8 +26,8 @@ bool excluded_font(const std::string& file) {
   for (const char* s : kSkip)
     if (file.find(s) != std::string::npos) return true;
   if (file.rfind("Noto", 0) == 0) {  // Noto: the Latin families only
-    static const std::array<const char*, 5> kLatin = {"NotoSans-", "NotoSerif-", "NotoSansMono-", "NotoSansDisplay-",
-                                                      "NotoSerifDisplay-"};
+    static const std::array<const char*, 5> kLatin = {"NotoSans-", "NotoSerif-", "NotoSansMono-",
+                                                      "NotoSansDisplay-", "NotoSerifDisplay-"};
     return std::none_of(kLatin.begin(), kLatin.end(), [&](const char* p) { return file.rfind(p, 0) == 0; });
   }
   return false;
@@ -56,10 +56,12 @@ void draw_rects(const std::vector<Rect>& rects, double angle, double scale_jitte
       x0 = std::min(x0, rx), x1 = std::max(x1, rx), y0 = std::min(y0, ry), y1 = std::max(y1, ry);
     }
   const double scale = kFit * scale_jitter / std::max(x1 - x0, y1 - y0);
-  const double ox = kCanvas / 2.0 + dx - scale * (x0 + x1) / 2, oy = kCanvas / 2.0 + dy - scale * (y0 + y1) / 2;
+  const double ox = kCanvas / 2.0 + dx - scale * (x0 + x1) / 2,
+               oy = kCanvas / 2.0 + dy - scale * (y0 + y1) / 2;
   for (const Rect& r : rects) {
     // Bounding box of the rotated rectangle on the canvas.
-    const double ext = (std::abs(c) * r.hw + std::abs(s) * r.hh), eyt = (std::abs(s) * r.hw + std::abs(c) * r.hh);
+    const double ext = (std::abs(c) * r.hw + std::abs(s) * r.hh),
+                 eyt = (std::abs(s) * r.hw + std::abs(c) * r.hh);
     const double rcx = ox + scale * (c * r.cx - s * r.cy), rcy = oy + scale * (s * r.cx + c * r.cy);
     const int bx0 = std::max(0, static_cast<int>(std::floor(rcx - scale * ext)));
     const int bx1 = std::min(kCanvas - 1, static_cast<int>(std::ceil(rcx + scale * ext)));
@@ -82,7 +84,8 @@ double glyph_at(const GlyphSet::Glyph& g, double x, double y) {  // bilinear, 0 
     if (xx < 0 || yy < 0 || xx >= g.width || yy >= g.height) return 0.0;
     return g.coverage[static_cast<size_t>(yy) * g.width + xx];
   };
-  return (1 - ay) * ((1 - ax) * px(ix, iy) + ax * px(ix + 1, iy)) + ay * ((1 - ax) * px(ix, iy + 1) + ax * px(ix + 1, iy + 1));
+  return (1 - ay) * ((1 - ax) * px(ix, iy) + ax * px(ix + 1, iy)) +
+         ay * ((1 - ax) * px(ix, iy + 1) + ax * px(ix + 1, iy + 1));
 }
 
 // The glyph quantised onto block cells, as rectangles in cell units.
@@ -99,7 +102,8 @@ std::vector<Rect> block_rects(const GlyphSet::Glyph& g, Rng& rng) {
       double sum = 0;
       int n = 0;
       for (double y = (r + 0.125) * cell_h; y < (r + 1) * cell_h; y += cell_h / 4)
-        for (double x = (col + 0.125) * cell_w; x < (col + 1) * cell_w; x += cell_w / 4, ++n) sum += glyph_at(g, x, y);
+        for (double x = (col + 0.125) * cell_w; x < (col + 1) * cell_w; x += cell_w / 4, ++n)
+          sum += glyph_at(g, x, y);
       cover[static_cast<size_t>(r) * cols + col] = sum / std::max(n, 1);
       best = std::max(best, sum / std::max(n, 1));
     }
@@ -124,10 +128,11 @@ bool is_test_family(const std::string& family) {
 std::vector<LetterFont> find_letter_fonts(const std::filesystem::path& root) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(root, ec); !ec && it != std::filesystem::end(it);
-       it.increment(ec)) {
+  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+       !ec && it != std::filesystem::end(it); it.increment(ec)) {
     const auto ext = it->path().extension().string();
-    if ((ext == ".ttf" || ext == ".otf") && !excluded_font(it->path().filename().string())) files.push_back(it->path());
+    if ((ext == ".ttf" || ext == ".otf") && !excluded_font(it->path().filename().string()))
+      files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
   FreeTypeLibrary ft;
@@ -141,9 +146,10 @@ std::vector<LetterFont> find_letter_fonts(const std::filesystem::path& root) {
     FT_Done_Face(face);
   }
   if (fonts.empty()) {
-    throw SetupError(fmt::format("no Latin TrueType/OpenType fonts under {}: run scripts/install-deps.sh "
-                                 "(fonts-dejavu-core, fonts-liberation2, fonts-freefont-ttf, ...)",
-                                 root.string()));
+    throw SetupError(
+        fmt::format("no Latin TrueType/OpenType fonts under {}: run scripts/install-deps.sh "
+                    "(fonts-dejavu-core, fonts-liberation2, fonts-freefont-ttf, ...)",
+                    root.string()));
   }
   return fonts;
 }
@@ -162,13 +168,15 @@ GlyphSet render_glyphs(const LetterFont& font, int pixel_height) {
       int x0 = static_cast<int>(bm.width), x1 = -1, y0 = static_cast<int>(bm.rows), y1 = -1;
       for (int y = 0; y < static_cast<int>(bm.rows); ++y)
         for (int x = 0; x < static_cast<int>(bm.width); ++x)
-          if (bm.buffer[y * bm.pitch + x] > 0) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+          if (bm.buffer[y * bm.pitch + x] > 0)
+            x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
       if (x1 >= x0) {
         g.width = x1 - x0 + 1, g.height = y1 - y0 + 1;
         g.coverage.resize(static_cast<size_t>(g.width) * g.height);
         for (int y = 0; y < g.height; ++y)
           for (int x = 0; x < g.width; ++x)
-            g.coverage[static_cast<size_t>(y) * g.width + x] = bm.buffer[(y0 + y) * bm.pitch + x0 + x] / 255.0f;
+            g.coverage[static_cast<size_t>(y) * g.width + x] =
+                bm.buffer[(y0 + y) * bm.pitch + x0 + x] / 255.0f;
       }
     }
     if (g.coverage.empty()) {
@@ -211,7 +219,8 @@ std::vector<uint8_t> augment_letter(const GlyphSet::Glyph& glyph, uint64_t seed,
   return out;
 }
 
-LetterDataset make_letter_dataset(const std::vector<GlyphSet>& fonts, int per_letter, uint64_t seed, LetterStyle style) {
+LetterDataset make_letter_dataset(const std::vector<GlyphSet>& fonts, int per_letter, uint64_t seed,
+                                  LetterStyle style) {
   const size_t n = fonts.size() * 26 * static_cast<size_t>(per_letter);
   LetterDataset data;
   data.images.resize(n * kLetterPixels);
@@ -220,7 +229,8 @@ LetterDataset make_letter_dataset(const std::vector<GlyphSet>& fonts, int per_le
   pool.parallel_for(n, [&](size_t i) {
     const size_t letter = (i / per_letter) % 26, font = i / (static_cast<size_t>(per_letter) * 26);
     const auto image = augment_letter(fonts[font].letters[letter], derive_seed(seed, i), style);
-    std::copy(image.begin(), image.end(), data.images.begin() + static_cast<std::ptrdiff_t>(i * kLetterPixels));
+    std::copy(image.begin(), image.end(),
+              data.images.begin() + static_cast<std::ptrdiff_t>(i * kLetterPixels));
     data.labels[i] = static_cast<int32_t>(letter);
   });
   return data;
@@ -246,25 +256,30 @@ std::vector<uint8_t> letter_input(const Image& image) {
       }
       const uint32_t area = static_cast<uint32_t>(bw * bh);
       for (int x = 0; x < kLetterImageSize; ++x)
-        out[static_cast<size_t>(y) * kLetterImageSize + x] = static_cast<uint8_t>((2 * sums[x] + area) / (2 * area));
+        out[static_cast<size_t>(y) * kLetterImageSize + x] =
+            static_cast<uint8_t>((2 * sums[x] + area) / (2 * area));
     }
     return out;
   }
-  const double sx = static_cast<double>(grey.width) / kLetterImageSize, sy = static_cast<double>(grey.height) / kLetterImageSize;
+  const double sx = static_cast<double>(grey.width) / kLetterImageSize,
+               sy = static_cast<double>(grey.height) / kLetterImageSize;
   for (int y = 0; y < kLetterImageSize; ++y)
     for (int x = 0; x < kLetterImageSize; ++x) {
       // Area average over the source rectangle [x·sx, (x+1)·sx) × [y·sy, (y+1)·sy).
       double sum = 0, area = 0;
       const double ax0 = x * sx, ax1 = (x + 1) * sx, ay0 = y * sy, ay1 = (y + 1) * sy;
-      for (int py = static_cast<int>(ay0); py < std::min(grey.height, static_cast<int>(std::ceil(ay1))); ++py) {
+      for (int py = static_cast<int>(ay0); py < std::min(grey.height, static_cast<int>(std::ceil(ay1)));
+           ++py) {
         const double wy = std::min(ay1, py + 1.0) - std::max(ay0, static_cast<double>(py));
-        for (int px = static_cast<int>(ax0); px < std::min(grey.width, static_cast<int>(std::ceil(ax1))); ++px) {
+        for (int px = static_cast<int>(ax0); px < std::min(grey.width, static_cast<int>(std::ceil(ax1)));
+             ++px) {
           const double w = wy * (std::min(ax1, px + 1.0) - std::max(ax0, static_cast<double>(px)));
           sum += w * (255 - *grey.at(px, py));
           area += w;
         }
       }
-      out[static_cast<size_t>(y) * kLetterImageSize + x] = static_cast<uint8_t>(std::lround(area > 0 ? sum / area : 0));
+      out[static_cast<size_t>(y) * kLetterImageSize + x] =
+          static_cast<uint8_t>(std::lround(area > 0 ? sum / area : 0));
     }
   return out;
 }

@@ -46,10 +46,11 @@ GlyphSet render_glyphs(const LetterFont& font, int pixel_height = 96);
 enum class LetterStyle { kAny, kBlocks, kGlyph };
 
 // One augmented kLetterImageSize² image (ink = 255) of `glyph`, seeded. kBlocks: the glyph
-// quantised onto a grid of block cells (5–12 rows, cell aspect 0.7–2.0, at most 20 columns like the drop grid) drawn as
-// block rectangles with a little jitter; kGlyph: the glyph itself, thresholded to pure black at a
-// random thickness; both with a small rotation and shift, framed like the evaluator.
-std::vector<uint8_t> augment_letter(const GlyphSet::Glyph& glyph, uint64_t seed, LetterStyle style = LetterStyle::kAny);
+// quantised onto a grid of block cells (5–12 rows, cell aspect 0.7–2.0, at most 20 columns like the drop
+// grid) drawn as block rectangles with a little jitter; kGlyph: the glyph itself, thresholded to pure black
+// at a random thickness; both with a small rotation and shift, framed like the evaluator.
+std::vector<uint8_t> augment_letter(const GlyphSet::Glyph& glyph, uint64_t seed,
+                                    LetterStyle style = LetterStyle::kAny);
 
 struct LetterDataset {
   std::vector<uint8_t> images;  // n × kLetterPixels

@@ -17,20 +17,24 @@ namespace {
 constexpr const char* kArchitecture = "pcglab-pcgrl-ppo-conv-v1";
 
 PcglabPpoConfig to_c(const PpoConfig& c) {
-  return {c.obs_size, c.tile_channels, c.actions, c.epochs, c.minibatches, c.lr, c.adam_eps,
-          c.clip,     c.ent_coef,      c.vf_coef, c.max_grad_norm, c.seed};
+  return {c.obs_size, c.tile_channels, c.actions,  c.epochs,  c.minibatches,   c.lr,
+          c.adam_eps, c.clip,          c.ent_coef, c.vf_coef, c.max_grad_norm, c.seed};
 }
 
-const char* error_of(void* h) { return torch_entry<const char*(void*)>("pcglab_ppo_error")(h); }
+const char* error_of(void* h) {
+  return torch_entry<const char*(void*)>("pcglab_ppo_error")(h);
+}
 
 }  // namespace
 
 PpoAgent PpoAgent::create(const PpoConfig& config) {
-  PCGLAB_CHECK(config.minibatches >= 1 && config.epochs >= 0 && config.actions >= 2) << "bad PPO configuration";
+  PCGLAB_CHECK(config.minibatches >= 1 && config.epochs >= 0 && config.actions >= 2)
+      << "bad PPO configuration";
   PpoAgent a;
   a.config_ = config;
   const PcglabPpoConfig c = to_c(config);
-  a.handle_ = TorchHandle(torch_entry<void*(const PcglabPpoConfig*)>("pcglab_ppo_create")(&c), "pcglab_ppo_destroy");
+  a.handle_ =
+      TorchHandle(torch_entry<void*(const PcglabPpoConfig*)>("pcglab_ppo_create")(&c), "pcglab_ppo_destroy");
   return a;
 }
 
@@ -39,11 +43,13 @@ PpoAgent PpoAgent::load(const std::filesystem::path& path) {
   auto meta = [&](const char* key) -> const std::string& {
     auto it = file.metadata.find(key);
     if (it == file.metadata.end())
-      throw SetupError(fmt::format("{}: not a pcglab PPO checkpoint (no '{}' in its metadata)", path.string(), key));
+      throw SetupError(
+          fmt::format("{}: not a pcglab PPO checkpoint (no '{}' in its metadata)", path.string(), key));
     return it->second;
   };
   if (meta("architecture") != kArchitecture)
-    throw SetupError(fmt::format("{}: not a pcglab PPO checkpoint (architecture '{}')", path.string(), meta("architecture")));
+    throw SetupError(fmt::format("{}: not a pcglab PPO checkpoint (architecture '{}')", path.string(),
+                                 meta("architecture")));
   PpoConfig c;
   try {
     c.obs_size = std::stoi(meta("obs_size"));
@@ -57,7 +63,8 @@ PpoAgent PpoAgent::load(const std::filesystem::path& path) {
   return a;
 }
 
-void PpoAgent::save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata) const {
+void PpoAgent::save(const std::filesystem::path& path,
+                    const std::map<std::string, std::string>& metadata) const {
   const auto tensors = export_module_weights(handle_.get(), "pcglab_ppo");
   auto meta = metadata;
   meta["architecture"] = kArchitecture;
@@ -67,7 +74,8 @@ void PpoAgent::save(const std::filesystem::path& path, const std::map<std::strin
   write_safetensors(path, tensors, meta);
 }
 
-void PpoAgent::evaluate(const uint8_t* observations, int n, std::vector<float>& probabilities, std::vector<float>& values) const {
+void PpoAgent::evaluate(const uint8_t* observations, int n, std::vector<float>& probabilities,
+                        std::vector<float>& values) const {
   probabilities.assign(static_cast<size_t>(n) * config_.actions, 0.0f);
   values.assign(n, 0.0f);
   if (n == 0) return;
@@ -78,13 +86,15 @@ void PpoAgent::evaluate(const uint8_t* observations, int n, std::vector<float>& 
 
 PpoLosses PpoAgent::update(const PpoBatch& batch, uint64_t order_seed) {
   const int64_t n = static_cast<int64_t>(batch.size());
-  PCGLAB_CHECK(n >= config_.minibatches) << "batch of " << n << " for " << config_.minibatches << " minibatches";
+  PCGLAB_CHECK(n >= config_.minibatches)
+      << "batch of " << n << " for " << config_.minibatches << " minibatches";
   const std::vector<int64_t> order = minibatch_order(n, config_.epochs, order_seed);
   double losses[4] = {0, 0, 0, 0};
-  const int rc = torch_entry<int(void*, const uint8_t*, const int32_t*, const float*, const float*, const float*,
-                                 const float*, int64_t, const int64_t*, double*)>("pcglab_ppo_update")(
-      handle_.get(), batch.observations.data(), batch.actions.data(), batch.log_probs.data(), batch.values.data(),
-      batch.advantages.data(), batch.returns.data(), n, order.data(), losses);
+  const int rc =
+      torch_entry<int(void*, const uint8_t*, const int32_t*, const float*, const float*, const float*,
+                      const float*, int64_t, const int64_t*, double*)>("pcglab_ppo_update")(
+          handle_.get(), batch.observations.data(), batch.actions.data(), batch.log_probs.data(),
+          batch.values.data(), batch.advantages.data(), batch.returns.data(), n, order.data(), losses);
   if (rc != 0) throw SetupError(fmt::format("PPO update failed: {}", error_of(handle_.get())));
   return {losses[0], losses[1], losses[2], losses[3]};
 }
@@ -101,9 +111,9 @@ std::vector<int64_t> minibatch_order(int64_t n, int epochs, uint64_t seed) {
   return order;
 }
 
-void compute_gae(const std::vector<float>& rewards, const std::vector<float>& values, const std::vector<uint8_t>& dones,
-                 const std::vector<float>& last_values, int n_envs, double gamma, double lambda,
-                 std::vector<float>& advantages, std::vector<float>& returns) {
+void compute_gae(const std::vector<float>& rewards, const std::vector<float>& values,
+                 const std::vector<uint8_t>& dones, const std::vector<float>& last_values, int n_envs,
+                 double gamma, double lambda, std::vector<float>& advantages, std::vector<float>& returns) {
   const size_t total = rewards.size();
   PCGLAB_CHECK(n_envs > 0 && total % n_envs == 0 && values.size() == total && dones.size() == total &&
                last_values.size() == static_cast<size_t>(n_envs))

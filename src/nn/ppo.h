@@ -47,7 +47,8 @@ class PpoAgent {
   void save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata = {}) const;
 
   // Action probabilities (n × actions) and values (n) of n compact observations.
-  void evaluate(const uint8_t* observations, int n, std::vector<float>& probabilities, std::vector<float>& values) const;
+  void evaluate(const uint8_t* observations, int n, std::vector<float>& probabilities,
+                std::vector<float>& values) const;
   // One PPO update (epochs × minibatches) on `batch`; `order_seed` shuffles the minibatches.
   PpoLosses update(const PpoBatch& batch, uint64_t order_seed);
 
@@ -64,8 +65,8 @@ std::vector<int64_t> minibatch_order(int64_t n, int epochs, uint64_t seed);
 
 // Generalised advantage estimation, masked by `dones` (time-major: rewards[t·n + i]).
 // dones[t·n + i] = 1 when the episode ended at step t (the value after it is not used).
-void compute_gae(const std::vector<float>& rewards, const std::vector<float>& values, const std::vector<uint8_t>& dones,
-                 const std::vector<float>& last_values, int n_envs, double gamma, double lambda,
-                 std::vector<float>& advantages, std::vector<float>& returns);
+void compute_gae(const std::vector<float>& rewards, const std::vector<float>& values,
+                 const std::vector<uint8_t>& dones, const std::vector<float>& last_values, int n_envs,
+                 double gamma, double lambda, std::vector<float>& advantages, std::vector<float>& returns);
 
 }  // namespace pcglab::nn

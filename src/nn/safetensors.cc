@@ -72,7 +72,9 @@ int64_t Tensor::numel() const {
   return n;
 }
 
-std::string shape_string(const std::vector<int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+std::string shape_string(const std::vector<int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
 
 const Tensor& SafetensorsFile::get(const std::string& name, const std::vector<int64_t>& shape) const {
   auto it = tensors.find(name);
@@ -85,11 +87,14 @@ const Tensor& SafetensorsFile::get(const std::string& name, const std::vector<in
 }
 
 SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& source) {
-  auto fail = [&](const std::string& why) { return SetupError(fmt::format("{}: not a safetensors file: {}", source, why)); };
+  auto fail = [&](const std::string& why) {
+    return SetupError(fmt::format("{}: not a safetensors file: {}", source, why));
+  };
   if (bytes.size() < 8) throw fail("shorter than the 8-byte header length");
   uint64_t header_size = 0;
   for (int i = 7; i >= 0; --i) header_size = header_size << 8 | static_cast<uint8_t>(bytes[i]);
-  if (header_size > bytes.size() - 8) throw fail(fmt::format("header length {} exceeds the file", header_size));
+  if (header_size > bytes.size() - 8)
+    throw fail(fmt::format("header length {} exceeds the file", header_size));
   Json header;
   try {
     header = Json::parse(bytes.substr(8, header_size));
@@ -142,7 +147,8 @@ std::string encode_safetensors(const std::map<std::string, Tensor>& tensors,
   if (!metadata.empty()) header["__metadata__"] = metadata;
   uint64_t offset = 0;
   for (const auto& [name, t] : tensors) {
-    PCGLAB_CHECK(static_cast<int64_t>(t.values.size()) == t.numel()) << name << ": values do not match the shape";
+    PCGLAB_CHECK(static_cast<int64_t>(t.values.size()) == t.numel())
+        << name << ": values do not match the shape";
     const uint64_t bytes = 4 * t.values.size();
     header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
@@ -153,7 +159,8 @@ std::string encode_safetensors(const std::map<std::string, Tensor>& tensors,
   const uint64_t n = text.size();
   for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
   out += text;
-  for (const auto& [name, t] : tensors) out.append(reinterpret_cast<const char*>(t.values.data()), 4 * t.values.size());
+  for (const auto& [name, t] : tensors)
+    out.append(reinterpret_cast<const char*>(t.values.data()), 4 * t.values.size());
   return out;
 }
 

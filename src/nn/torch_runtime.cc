@@ -26,7 +26,8 @@ struct Module {
 
 std::vector<fs::path> candidates() {
   std::vector<fs::path> out;
-  if (const char* env = std::getenv("PCGLAB_TORCH_LIBRARY"); env != nullptr && *env != '\0') out.emplace_back(env);
+  if (const char* env = std::getenv("PCGLAB_TORCH_LIBRARY"); env != nullptr && *env != '\0')
+    out.emplace_back(env);
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
@@ -82,7 +83,9 @@ void* torch_symbol(const char* symbol) {
   return sym;
 }
 
-fs::path torch_module_path() { return module().path; }
+fs::path torch_module_path() {
+  return module().path;
+}
 
 TorchInfo torch_info() {
   TorchInfo info;
@@ -94,7 +97,9 @@ TorchInfo torch_info() {
   return info;
 }
 
-void set_torch_threads(int threads) { torch_entry<void(int)>("pcglab_torch_set_threads")(threads); }
+void set_torch_threads(int threads) {
+  torch_entry<void(int)>("pcglab_torch_set_threads")(threads);
+}
 
 }  // namespace pcglab::nn
 

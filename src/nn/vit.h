@@ -44,7 +44,8 @@ class VitClassifier {
 
   // Logits (n × labels) and, when `cls` is given, the CLS embeddings (n × hidden) of preprocessed
   // pixels (n × channels × image × image).
-  void forward(const float* pixels, size_t n, std::vector<float>& logits, std::vector<float>* cls = nullptr) const;
+  void forward(const float* pixels, size_t n, std::vector<float>& logits,
+               std::vector<float>* cls = nullptr) const;
 
  private:
   VitClassifier() = default;

@@ -36,12 +36,15 @@ TEST(Diversity, ReadsSimilarityAndWritesTheOfficialFile) {
   for (int trial = 1; trial <= 2; ++trial) {
     Json raws = Json::array();
     for (char c = 'Z'; c >= 'A'; --c) {  // unsorted on purpose: vectors are sorted by label
-      raws.push_back({{"id", "t_A_" + std::to_string(trial)}, {"label", std::string(1, c)},
+      raws.push_back({{"id", "t_A_" + std::to_string(trial)},
+                      {"label", std::string(1, c)},
                       {"softmax_prob", c == (trial == 1 ? 'A' : 'B') ? 1.0 : 0.0}});
     }
     sims.push_back({{"id", "t_A_" + std::to_string(trial)}, {"raws", raws}});
   }
-  write_json_file(dir / "t/similarity/A.json", Json{{"count", 2}, {"similarityRate", 0.5}, {"trials", Json::array()}, {"similarities", sims}});
+  write_json_file(
+      dir / "t/similarity/A.json",
+      Json{{"count", 2}, {"similarityRate", 0.5}, {"trials", Json::array()}, {"similarities", sims}});
   ThreadPool pool(2);
   EXPECT_EQ(compute_competition_diversity(dir.path(), 10, DiversityVectors::kSoftmax, pool), 1);
   const Json d = read_json_file(dir / "t/diversity/A.json");

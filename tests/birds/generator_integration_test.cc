@@ -45,14 +45,15 @@ void expect_builds(const std::vector<std::string>& mask_text) {
       if (row[c]) mask_left = std::min(mask_left, static_cast<int>(c));
   offset -= mask_left;
   for (size_t r = 0; r < mask.size(); ++r)
-    for (size_t c = 0; c < mask[r].size(); ++c) EXPECT_EQ(level.value().grid[r][c + offset] != 0, mask[r][c]) << r << "," << c;
+    for (size_t c = 0; c < mask[r].size(); ++c)
+      EXPECT_EQ(level.value().grid[r][c + offset] != 0, mask[r][c]) << r << "," << c;
 }
 
 TEST(GeneratorPlan, BuildsSupportedShapesExactly) {
-  expect_builds({"###", ".#.", ".#.", ".#.", ".#."});        // T: a b31 balanced on its centre
-  expect_builds({"#.#", "###", "#.#", "#.#"});                // H: the crossbar bridges one gap
-  expect_builds({"###", "#.#", "#.#", "#.#", "###"});         // O: the top b31 bridges the counter
-  expect_builds({"#...#", "#...#", "#####"});                 // U on a base
+  expect_builds({"###", ".#.", ".#.", ".#.", ".#."});  // T: a b31 balanced on its centre
+  expect_builds({"#.#", "###", "#.#", "#.#"});         // H: the crossbar bridges one gap
+  expect_builds({"###", "#.#", "#.#", "#.#", "###"});  // O: the top b31 bridges the counter
+  expect_builds({"#...#", "#...#", "#####"});          // U on a base
 }
 
 TEST(GeneratorPlan, LeavesOutWhatCannotStandAndFillingKeepsIt) {
@@ -97,7 +98,8 @@ TEST_F(GeneratorRun, ResponsesPassTheOfficialExtractionAndConversion) {
   PCGLAB_REQUIRE_OFFICIAL_ORACLE();
   const auto trials = run(1, 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
   Json cases = Json::array();
-  for (const auto& t : trials) cases.push_back({{"kind", "extract"}, {"text", t.response}, {"fn", "drop_block"}});
+  for (const auto& t : trials)
+    cases.push_back({{"kind", "extract"}, {"text", t.response}, {"fn", "drop_block"}});
   const Json extracted = testing::run_official_oracle(cases);
   Json convert_cases = Json::array();
   for (size_t i = 0; i < trials.size(); ++i) {

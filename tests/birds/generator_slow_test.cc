@@ -27,8 +27,8 @@ std::vector<std::string> split_csv(const std::string& line) {
 
 TEST(GeneratorTargets, TwentySixLettersTenTrialsThroughTheOfficialPipeline) {
   testing::TempDir dir;
-  const auto gen = testing::run_pcglab({"birds", "generate", "--letters", "A-Z", "--trials", "10", "--seed", "1", "--team",
-                                        "gen", "--out", dir.path().string()});
+  const auto gen = testing::run_pcglab({"birds", "generate", "--letters", "A-Z", "--trials", "10", "--seed",
+                                        "1", "--team", "gen", "--out", dir.path().string()});
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
   const fs::path team = dir / "gen";
   const auto eval = testing::run_pcglab({"birds", "eval", team.string()});
@@ -45,8 +45,8 @@ TEST(GeneratorTargets, TwentySixLettersTenTrialsThroughTheOfficialPipeline) {
     stability += std::stod(c[3]);
     similarity += std::stod(c[4]);
     EXPECT_GT(std::stod(c[5]), 0.0) << "diversity of " << c[1];
-    std::printf("[ letter %s ] stability %.3f similarity %.3f diversity %.3g\n", c[1].c_str(), std::stod(c[3]),
-                std::stod(c[4]), std::stod(c[5]));
+    std::printf("[ letter %s ] stability %.3f similarity %.3f diversity %.3g\n", c[1].c_str(),
+                std::stod(c[3]), std::stod(c[4]), std::stod(c[5]));
     ++letters;
   }
   ASSERT_EQ(letters, 26);
@@ -57,7 +57,8 @@ TEST(GeneratorTargets, TwentySixLettersTenTrialsThroughTheOfficialPipeline) {
   const auto report = testing::run_pcglab({"birds", "report", team.string()});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   const std::string html = read_file(team / "report.html");
-  for (char c = 'A'; c <= 'Z'; ++c) EXPECT_NE(html.find(fmt::format("id=\"letter-{}\"", c)), std::string::npos) << c;
+  for (char c = 'A'; c <= 'Z'; ++c)
+    EXPECT_NE(html.find(fmt::format("id=\"letter-{}\"", c)), std::string::npos) << c;
   EXPECT_NE(html.find("pcglab built-in generator"), std::string::npos) << "run.json's model is shown";
 }
 

@@ -85,7 +85,8 @@ TEST(OfficialEvaluator, SameStabilityAsItsOwnOutputOn149Of150Levels) {
     if (r.moving_objects == off.moving) {
       EXPECT_EQ(r.score, last_run_score) << off.name;  // to the bit
     } else {
-      differ.push_back(fmt::format("{} (official {} moving, pcglab {})", off.name, off.moving, r.moving_objects));
+      differ.push_back(
+          fmt::format("{} (official {} moving, pcglab {})", off.name, off.moving, r.moving_objects));
     }
   }
   // The one known difference, V4_U_9: two blocks fall 3.6 onto a post and pcglab's post dies from

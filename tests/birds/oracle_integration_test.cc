@@ -34,7 +34,8 @@ const char* pick(Rng& rng, const char* const (&options)[N]) {
 }
 
 std::string random_call(Rng& rng, const std::string& fn) {
-  static const char* const kNames[] = {"drop_block", "drop_block", "drop_block", "ab_drop", "DROP_BLOCK", "Drop_Block"};
+  static const char* const kNames[] = {"drop_block", "drop_block", "drop_block",
+                                       "ab_drop",    "DROP_BLOCK", "Drop_Block"};
   static const char* const kQuotes[] = {"'", "'", "\"", "|", "`", ""};
   static const char* const kTypes[] = {"b11", "b13", "b31", "b11", "b31", "b33", "B11", "b21", "b|1", "b1"};
   static const char* const kSpaces[] = {"", " ", " ", "  ", "\t"};
@@ -45,14 +46,16 @@ std::string random_call(Rng& rng, const std::string& fn) {
   std::string slot = rng.below(5) == 0 ? pick(rng, kSlots) : std::to_string(rng.below(20));
   std::string call = name + (rng.below(15) == 0 ? " " : "") + "(" + (rng.below(15) == 0 ? " " : "") + q1 +
                      pick(rng, kTypes) + q2 + (rng.below(15) == 0 ? " " : "") + "," +
-                     (rng.below(6) == 0 ? pick(rng, kSpaces) : " ") + slot + (rng.below(15) == 0 ? " " : "") + ")";
+                     (rng.below(6) == 0 ? pick(rng, kSpaces) : " ") + slot + (rng.below(15) == 0 ? " " : "") +
+                     ")";
   return call;
 }
 
 std::string random_prose(Rng& rng) {
-  static const char* const kWords[] = {"Here", "is", "the", "code", "for", "the", "letter", "A:", "stack", "blocks",
-                                       "`b11`", "é", "😀", "漢字", "—", "“quoted”", "\r\n", "\n", "\n\n", "x - y",
-                                       "`", "``", "####", "Note:", "It's", "done."};
+  static const char* const kWords[] = {"Here", "is",       "the",    "code",  "for",  "the",   "letter",
+                                       "A:",   "stack",    "blocks", "`b11`", "é",    "😀",     "漢字",
+                                       "—",    "“quoted”", "\r\n",   "\n",    "\n\n", "x - y", "`",
+                                       "``",   "####",     "Note:",  "It's",  "done."};
   std::string out;
   const int n = static_cast<int>(rng.below(12));
   for (int i = 0; i < n; ++i) out += std::string(pick(rng, kWords)) + (rng.below(3) == 0 ? "\n" : " ");
@@ -65,7 +68,9 @@ std::string random_block(Rng& rng, const std::string& fn) {
   const int lines = static_cast<int>(rng.below(10));
   for (int i = 0; i < lines; ++i) {
     switch (rng.below(8)) {
-      case 0: body += "for i in range(" + std::to_string(rng.below(5)) + "):\n    " + random_call(rng, fn) + "\n"; break;
+      case 0:
+        body += "for i in range(" + std::to_string(rng.below(5)) + "):\n    " + random_call(rng, fn) + "\n";
+        break;
       case 1: body += "# place a block " + std::string(rng.below(4) == 0 ? "`b11`" : "here") + "\n"; break;
       case 2: body += "x = " + std::to_string(rng.below(20)) + "\n"; break;
       default: body += random_call(rng, fn) + (rng.below(8) == 0 ? "\r\n" : "\n");
@@ -79,7 +84,7 @@ std::string random_response(Rng& rng, const std::string& fn) {
   std::string out = random_prose(rng);
   const int blocks = static_cast<int>(rng.below(4));
   for (int b = 0; b < blocks; ++b) out += random_block(rng, fn) + random_prose(rng);
-  if (rng.below(10) == 0) out += "```";  // odd number of fences
+  if (rng.below(10) == 0) out += "```";                     // odd number of fences
   if (rng.below(15) == 0) out = "````\n" + out + "\n````";  // nested fences
   return out;
 }
@@ -91,7 +96,8 @@ std::string random_program(Rng& rng, const std::string& fn) {
   const int n = 1 + static_cast<int>(rng.below(rng.below(4) == 0 ? 60 : 15));
   const int focus = static_cast<int>(rng.below(20));
   for (int i = 0; i < n; ++i) {
-    int slot = rng.below(3) == 0 ? focus + static_cast<int>(rng.below(3)) - 1 : static_cast<int>(rng.below(20));
+    int slot =
+        rng.below(3) == 0 ? focus + static_cast<int>(rng.below(3)) - 1 : static_cast<int>(rng.below(20));
     if (rng.below(40) == 0) slot = 20 + static_cast<int>(rng.below(3));
     if (rng.below(40) == 0) slot = -1;
     std::string type = pick(rng, kTypes);
@@ -108,19 +114,33 @@ std::string random_program(Rng& rng, const std::string& fn) {
 }
 
 std::string random_text(Rng& rng) {
-  static const char* const kPieces[] = {
-      "a", "Z", "word", "b11", "ab_drop('b11', 3)", "12", "3.5", "x-y", " ", "  ", "\t", "\n", "\r\n", "\u00a0",
-      "\u3000", "\u2003", "\u2028", "\u200b", "\ufeff", "\v", "\f", "—", "–", "“", "”", "‘", "’", "…", "é", "ñ", "×",
-      "÷", "ß", "ǅ", "ɐ", "Ḁ", "я", "Ԁ", "ഀ", "ക", "漢", "字", "かな", "カ", "한", "ᄀ", "😀", "𝔸", "，", "。", "！",
-      "￥", "（", "）", "<OBJECT>", "<object>", "<", ">", "$", "~", "'", "\"", "*", "/", "\\", "&", "%", "@", "#",
-      "^", "、", "[", "]", "{", "}", "(", ")", ",", ".", ":", ";", "?", "!", "_", "=", "+", "-", "|", "`", "\u00ad"};
+  static const char* const kPieces[] = {"a",        "Z",      "word",   "b11",    "ab_drop('b11', 3)",
+                                        "12",       "3.5",    "x-y",    " ",      "  ",
+                                        "\t",       "\n",     "\r\n",   "\u00a0", "\u3000",
+                                        "\u2003",   "\u2028", "\u200b", "\ufeff", "\v",
+                                        "\f",       "—",      "–",      "“",      "”",
+                                        "‘",        "’",      "…",      "é",      "ñ",
+                                        "×",        "÷",      "ß",      "ǅ",      "ɐ",
+                                        "Ḁ",        "я",      "Ԁ",      "ഀ",    "ക",
+                                        "漢",       "字",     "かな",   "カ",     "한",
+                                        "ᄀ",       "😀",      "𝔸",      "，",     "。",
+                                        "！",       "￥",     "（",     "）",     "<OBJECT>",
+                                        "<object>", "<",      ">",      "$",      "~",
+                                        "'",        "\"",     "*",      "/",      "\\",
+                                        "&",        "%",      "@",      "#",      "^",
+                                        "、",       "[",      "]",      "{",      "}",
+                                        "(",        ")",      ",",      ".",      ":",
+                                        ";",        "?",      "!",      "_",      "=",
+                                        "+",        "-",      "|",      "`",      "\u00ad"};
   std::string out;
   const int n = static_cast<int>(rng.below(rng.below(10) == 0 ? 300 : 25));
   for (int i = 0; i < n; ++i) out += pick(rng, kPieces);
   return out;
 }
 
-Json run_oracle(const Json& cases) { return testing::run_official_oracle(cases); }
+Json run_oracle(const Json& cases) {
+  return testing::run_official_oracle(cases);
+}
 
 class OfficialOracle : public ::testing::Test {
  protected:
@@ -137,7 +157,8 @@ class OfficialOracle : public ::testing::Test {
       cases_.push_back({{"kind", "convert"}, {"text", random_program(rng, fn)}, {"fn", fn}});
     }
     for (int i = 0; i < kCasesPerKind; ++i) cases_.push_back({{"kind", "words"}, {"text", random_text(rng)}});
-    for (int i = 0; i < kCasesPerKind / 2; ++i) cases_.push_back({{"kind", "qualify"}, {"text", random_text(rng)}});
+    for (int i = 0; i < kCasesPerKind / 2; ++i)
+      cases_.push_back({{"kind", "qualify"}, {"text", random_text(rng)}});
     results_ = run_oracle(cases_);
   }
 
@@ -178,7 +199,8 @@ TEST_F(OfficialOracle, ConverterMatchesXmlAndErrorsOnEveryCase) {
   int errors = 0;
   for (size_t i = 0; i < cases_.size(); ++i) {
     if (cases_[i]["kind"] != "convert") continue;
-    const auto ours = convert_program(cases_[i]["text"].get<std::string>(), cases_[i]["fn"].get<std::string>());
+    const auto ours =
+        convert_program(cases_[i]["text"].get<std::string>(), cases_[i]["fn"].get<std::string>());
     if (results_[i].contains("error")) {
       ASSERT_FALSE(ours.ok()) << describe(i);
       ASSERT_EQ(ours.error().message, results_[i]["error"].get<std::string>()) << describe(i);
@@ -198,7 +220,8 @@ TEST_F(OfficialOracle, WordsCountMatchesOnEveryCase) {
   int compared = 0;
   for (size_t i = 0; i < cases_.size(); ++i) {
     if (cases_[i]["kind"] != "words") continue;
-    ASSERT_EQ(words_count_utf8(cases_[i]["text"].get<std::string>()), results_[i]["value"].get<int>()) << describe(i);
+    ASSERT_EQ(words_count_utf8(cases_[i]["text"].get<std::string>()), results_[i]["value"].get<int>())
+        << describe(i);
     ++compared;
   }
   EXPECT_GE(compared, 2000);

@@ -345,8 +345,7 @@ TEST(BirdsRun, NumericOptionsOutOfRangeAreRefusedNamingTheOption) {
   }
   EXPECT_EQ(server.request_count(), 0u);
   const auto help = testing::run_pcglab({"birds", "run", "--help"});
-  for (const char* range :
-       {"in [0.1, 3600]", "in [0, 100]", "in [0, 2]", "in [0, 1]", "in [1, 1000000]"})
+  for (const char* range : {"in [0.1, 3600]", "in [0, 100]", "in [0, 2]", "in [0, 1]", "in [1, 1000000]"})
     EXPECT_NE(help.out.find(range), std::string::npos) << range << "\n" << help.out;
 }
 

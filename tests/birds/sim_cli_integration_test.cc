@@ -70,8 +70,9 @@ TEST(BirdsSimCli, SingleFilesPrintJsonAndImagesGoToOut) {
   testing::TempDir dir;
   const testing::TempDir samples;
   const fs::path ref = write_sample_levels(samples);
-  const auto r = testing::run_pcglab({"birds", "simulate", (ref / "result_23.xml").string(), (ref / "V1_L_1.xml").string(),
-                                      "--format", "json", "-o", (dir / "img").string()});
+  const auto r =
+      testing::run_pcglab({"birds", "simulate", (ref / "result_23.xml").string(),
+                           (ref / "V1_L_1.xml").string(), "--format", "json", "-o", (dir / "img").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json j = Json::parse(r.out);
   ASSERT_EQ(j.size(), 2u);

@@ -38,7 +38,8 @@ TEST(Converter, OfficialErrors) {
   EXPECT_EQ(convert_program("drop_block('b31', 19)").error().message, "Width boundary is intruded.");
   std::string tall;
   for (int i = 0; i < 6; ++i) tall += "drop_block('b13', 4)\n";
-  EXPECT_EQ(convert_program(tall).error().message, "Height boundary is intruded.");  // 5 fit, the 6th pokes out
+  EXPECT_EQ(convert_program(tall).error().message,
+            "Height boundary is intruded.");  // 5 fit, the 6th pokes out
   std::string full;
   for (int i = 0; i < 16; ++i) full += "drop_block('b11', 4)\n";
   EXPECT_TRUE(convert_program(full).ok());
@@ -83,19 +84,23 @@ TEST(Converter, IgnoresOtherLinesAndLowerCasesFirst) {
 }
 
 TEST(Extract, RecordedQuirks) {
-  EXPECT_EQ(extract_code("```\ndrop_block('b11', 1) # use `b11`\n```"), std::nullopt);  // a backtick breaks the pair
+  EXPECT_EQ(extract_code("```\ndrop_block('b11', 1) # use `b11`\n```"),
+            std::nullopt);  // a backtick breaks the pair
   EXPECT_EQ(extract_code("```python\ndrop_block(\"b31\", 5)\n```"), "drop_block('b31', 5)\n");
   EXPECT_EQ(extract_code("```\ndrop_block('b11', )\n```"), "drop_block('b11', )\n");  // empty slot matches
   EXPECT_EQ(extract_code("```\ndrop_block('b11', 03)\n```"), "drop_block('b11', 03)\n");
   EXPECT_EQ(extract_code("```\ndrop_block('b33', 3)\ndrop_block(|b|1|, 2)\n```"),
             "drop_block('b33', 3)\ndrop_block(|b|1|, 2)\n");  // accepted here, rejected by the converter
   EXPECT_EQ(extract_code("```\nDROP_BLOCK('b11', 3)\ndrop_block('B11', 3)\n```"), std::nullopt);
-  EXPECT_EQ(extract_code("```\ndrop_block( 'b11',3)\ndrop_block('b11' ,3)\ndrop_block('b11', 3 )\n```"), std::nullopt);
+  EXPECT_EQ(extract_code("```\ndrop_block( 'b11',3)\ndrop_block('b11' ,3)\ndrop_block('b11', 3 )\n```"),
+            std::nullopt);
   EXPECT_EQ(extract_code("```\ndrop_block('b11', -3)\ndrop_block('b11', x)\n```"), std::nullopt);
   EXPECT_EQ(extract_code("```\ndrop_block('b11',3)\n```"), "drop_block('b11',3)\n");
   // The last complete block wins; with an odd number of fences the earlier pair wins.
-  EXPECT_EQ(extract_code("```\ndrop_block('b11', 1)\n```\ntext\n```\ndrop_block('b11', 2)\n```"), "drop_block('b11', 2)\n");
-  EXPECT_EQ(extract_code("```\ndrop_block('b11', 1)\n```\ntext\n```\ndrop_block('b11', 2)\n"), "drop_block('b11', 1)\n");
+  EXPECT_EQ(extract_code("```\ndrop_block('b11', 1)\n```\ntext\n```\ndrop_block('b11', 2)\n```"),
+            "drop_block('b11', 2)\n");
+  EXPECT_EQ(extract_code("```\ndrop_block('b11', 1)\n```\ntext\n```\ndrop_block('b11', 2)\n"),
+            "drop_block('b11', 1)\n");
   EXPECT_EQ(extract_code("ab_drop('b11', 1)"), std::nullopt);  // no fences
   EXPECT_EQ(extract_code("```\nab_drop('b11', 1)\n```", "ab_drop"), "ab_drop('b11', 1)\n");
 }
@@ -117,11 +122,15 @@ TEST(Extract, DiagnosticsExplainDroppedCallsLoopsAndNoCode) {
   EXPECT_EQ(r.dropped[0].line, 5);
 
   EXPECT_NE(diagnose_extraction("no code here").no_code_reason.find("no ```"), std::string::npos);
-  EXPECT_NE(diagnose_extraction("```\ndrop_block('b11', 1)").no_code_reason.find("never closed"), std::string::npos);
-  EXPECT_NE(diagnose_extraction("```\ndrop_block('b11', 1) # `x`\n```").no_code_reason.find("backtick"), std::string::npos);
-  EXPECT_NE(diagnose_extraction("```\ndrop_block('b11', 1)\n```\n```\nprint(1)\n```").no_code_reason.find("earlier blocks"),
+  EXPECT_NE(diagnose_extraction("```\ndrop_block('b11', 1)").no_code_reason.find("never closed"),
             std::string::npos);
-  EXPECT_NE(diagnose_extraction("```\ndrop_block('b11', n)\n```").no_code_reason.find("drops all"), std::string::npos);
+  EXPECT_NE(diagnose_extraction("```\ndrop_block('b11', 1) # `x`\n```").no_code_reason.find("backtick"),
+            std::string::npos);
+  EXPECT_NE(diagnose_extraction("```\ndrop_block('b11', 1)\n```\n```\nprint(1)\n```")
+                .no_code_reason.find("earlier blocks"),
+            std::string::npos);
+  EXPECT_NE(diagnose_extraction("```\ndrop_block('b11', n)\n```").no_code_reason.find("drops all"),
+            std::string::npos);
 }
 
 TEST(WordsCount, RecordedExamples) {
@@ -138,7 +147,8 @@ TEST(WordsCount, RecordedExamples) {
 }
 
 TEST(PromptCheck, Rules2023InOfficialOrderWithPositions) {
-  const PromptCheck ok = check_prompt("Build the letter <OBJECT> with ab_drop('b11', 3).", PromptRules::k2023);
+  const PromptCheck ok =
+      check_prompt("Build the letter <OBJECT> with ab_drop('b11', 3).", PromptRules::k2023);
   EXPECT_TRUE(ok.qualified);
   EXPECT_EQ(ok.word_count, 9);  // as npm chatgpt4pcg countWords
 

@@ -18,7 +18,8 @@ TEST(BuiltinLetterClassifier, HeldOutFontAccuracyIsAtLeast97Percent) {
   for (const auto& f : fonts) EXPECT_TRUE(is_test_family(f.family));
   const double a_blocks = letter_accuracy(model, blocks), a_glyphs = letter_accuracy(model, glyphs);
   const double all = (a_blocks * blocks.size() + a_glyphs * glyphs.size()) / (blocks.size() + glyphs.size());
-  std::printf("[ held-out ] %zu fonts: all %.4f, blocks %.4f, glyphs %.4f\n", fonts.size(), all, a_blocks, a_glyphs);
+  std::printf("[ held-out ] %zu fonts: all %.4f, blocks %.4f, glyphs %.4f\n", fonts.size(), all, a_blocks,
+              a_glyphs);
   EXPECT_GE(all, 0.97);
 }
 

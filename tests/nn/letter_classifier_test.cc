@@ -37,14 +37,16 @@ TEST(LetterData, AugmentationIsSeededAndFramedLikeTheEvaluator) {
   const GlyphSet glyphs = render_glyphs(fonts.front());
   ASSERT_EQ(glyphs.letters.size(), 26u);
   for (LetterStyle style : {LetterStyle::kBlocks, LetterStyle::kGlyph}) {
-    const auto a = augment_letter(glyphs.letters[0], 42, style), b = augment_letter(glyphs.letters[0], 42, style);
+    const auto a = augment_letter(glyphs.letters[0], 42, style),
+               b = augment_letter(glyphs.letters[0], 42, style);
     EXPECT_EQ(a, b);
     EXPECT_NE(a, augment_letter(glyphs.letters[0], 43, style));
     // The shape's longer side spans about 824/1024 of the image (minus scale jitter, plus shift).
     int x0 = kLetterImageSize, x1 = -1, y0 = kLetterImageSize, y1 = -1;
     for (int y = 0; y < kLetterImageSize; ++y)
       for (int x = 0; x < kLetterImageSize; ++x)
-        if (a[y * kLetterImageSize + x] > 0) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+        if (a[y * kLetterImageSize + x] > 0)
+          x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
     const int longer = std::max(x1 - x0 + 1, y1 - y0 + 1);
     EXPECT_GE(longer, 23);
     EXPECT_LE(longer, 28);
@@ -111,7 +113,8 @@ TEST(LetterClassifier, ShippedModelRecognisesHeldOutFonts) {
     Image im(1024, 1024, 3, 255);
     for (int y = 0; y < 1024; ++y)
       for (int x = 0; x < 1024; ++x)
-        for (int c = 0; c < 3; ++c) im.at(x, y)[c] = static_cast<uint8_t>(255 - small[(y / 32) * kLetterImageSize + x / 32]);
+        for (int c = 0; c < 3; ++c)
+          im.at(x, y)[c] = static_cast<uint8_t>(255 - small[(y / 32) * kLetterImageSize + x / 32]);
     images.push_back(im);
   }
   const auto scores = classifier->classify(images);

@@ -65,11 +65,14 @@ TEST(Safetensors, BadFilesNameTheFileAndTheCause) {
   EXPECT_NE(message(build("{", "")).find("header is not JSON"), std::string::npos);
   std::string huge(8, '\xff');
   EXPECT_NE(message(huge).find("exceeds the file"), std::string::npos);
-  EXPECT_NE(message(build(R"({"a":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}})", "x")).find("unsupported dtype I8"),
+  EXPECT_NE(message(build(R"({"a":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}})", "x"))
+                .find("unsupported dtype I8"),
             std::string::npos);
-  EXPECT_NE(message(build(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", "1234")).find("outside the file"),
+  EXPECT_NE(message(build(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", "1234"))
+                .find("outside the file"),
             std::string::npos);
-  EXPECT_NE(message(build(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", "12345678")).find("8 bytes for shape [3]"),
+  EXPECT_NE(message(build(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", "12345678"))
+                .find("8 bytes for shape [3]"),
             std::string::npos);
   EXPECT_NE(message(build(R"({"a":{"dtype":"F32"}})", "")).find("malformed entry"), std::string::npos);
   const SafetensorsFile ok = parse_safetensors(encode_safetensors({{"w", {{1}, {1}}}}), "m.safetensors");
@@ -77,12 +80,15 @@ TEST(Safetensors, BadFilesNameTheFileAndTheCause) {
     ok.get("w", {2});
     FAIL();
   } catch (const SetupError& e) {
-    EXPECT_NE(std::string(e.what()).find("m.safetensors: tensor 'w' has shape [1], expected [2]"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("m.safetensors: tensor 'w' has shape [1], expected [2]"),
+              std::string::npos);
   }
   EXPECT_THROW(ok.get("v"), SetupError);
 }
 
-TEST(Safetensors, MissingFileIsASetupError) { EXPECT_THROW(read_safetensors("/nonexistent/m.safetensors"), SetupError); }
+TEST(Safetensors, MissingFileIsASetupError) {
+  EXPECT_THROW(read_safetensors("/nonexistent/m.safetensors"), SetupError);
+}
 
 }  // namespace
 }  // namespace pcglab::nn

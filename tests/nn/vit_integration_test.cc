@@ -16,7 +16,9 @@ namespace {
 
 const std::string kPython = "/usr/bin/python3";
 
-std::string reference_script() { return (testing::source_dir() / "tests/nn/vit_reference.py").string(); }
+std::string reference_script() {
+  return (testing::source_dir() / "tests/nn/vit_reference.py").string();
+}
 
 void run_reference(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {kPython, reference_script()};
@@ -32,7 +34,8 @@ std::vector<Image> test_images() {
   for (int k = 0; k < 3; ++k) {
     Image im(k == 0 ? 1024 : 300 + 97 * k, k == 0 ? 1024 : 250 + 31 * k, k == 2 ? 3 : 1, 255);
     for (int r = 0; r < 12; ++r) {
-      const int x0 = static_cast<int>(rng.below(im.width - 40)), y0 = static_cast<int>(rng.below(im.height - 40));
+      const int x0 = static_cast<int>(rng.below(im.width - 40)),
+                y0 = static_cast<int>(rng.below(im.height - 40));
       const int w = 10 + static_cast<int>(rng.below(30)), h = 10 + static_cast<int>(rng.below(30));
       for (int y = y0; y < y0 + h; ++y)
         for (int x = x0; x < x0 + w; ++x)
@@ -72,7 +75,8 @@ void compare(const std::string& size, int seed, size_t image_count) {
     for (size_t j = 0; j < 26; ++j) {
       worst_logit = std::max(worst_logit, std::abs(logits[j] - ref["logits"][i][j].get<double>()));
       largest_logit = std::max(largest_logit, std::abs(ref["logits"][i][j].get<double>()));
-      worst_prob = std::max(worst_prob, std::abs(scores[i].probabilities[j] - ref["probs"][i][j].get<double>()));
+      worst_prob =
+          std::max(worst_prob, std::abs(scores[i].probabilities[j] - ref["probs"][i][j].get<double>()));
     }
     ASSERT_EQ(scores[i].embedding.size(), ref["cls"][i].size());
     for (size_t j = 0; j < scores[i].embedding.size(); ++j) {
@@ -83,13 +87,17 @@ void compare(const std::string& size, int seed, size_t image_count) {
   EXPECT_LT(worst_logit, 1e-4) << size;
   EXPECT_LT(worst_prob, 1e-4) << size;
   EXPECT_LT(worst_cls, 1e-4) << size;
-  std::printf("[ %s ] max |diff| logits %.2e (max |logit| %.2f) probs %.2e cls %.2e (max |cls| %.2f)\n", size.c_str(),
-              worst_logit, largest_logit, worst_prob, worst_cls, largest_cls);
+  std::printf("[ %s ] max |diff| logits %.2e (max |logit| %.2f) probs %.2e cls %.2e (max |cls| %.2f)\n",
+              size.c_str(), worst_logit, largest_logit, worst_prob, worst_cls, largest_cls);
 }
 
-TEST(VitReference, SmallCheckpointMatchesNumpy) { compare("small", 3, 4); }
+TEST(VitReference, SmallCheckpointMatchesNumpy) {
+  compare("small", 3, 4);
+}
 
-TEST(VitReference, VitBase16CheckpointMatchesNumpy) { compare("base", 11, 2); }
+TEST(VitReference, VitBase16CheckpointMatchesNumpy) {
+  compare("base", 11, 2);
+}
 
 TEST(VitPreprocessing, BilinearResizeIsPillowBitForBit) {
   testing::TempDir dir;
@@ -124,8 +132,10 @@ TEST(VitCheckpoint, ErrorsNameTheFileAndTheTensor) {
   Json config = read_json_file(dir / "config.json");
   config["intermediate_size"] = 65;
   write_json_file(dir / "config.json", config);
-  EXPECT_NE(message().find("tensor 'vit.encoder.layer.0.intermediate.dense.weight' has shape [64, 32], expected [65, 32]"),
-            std::string::npos)
+  EXPECT_NE(
+      message().find(
+          "tensor 'vit.encoder.layer.0.intermediate.dense.weight' has shape [64, 32], expected [65, 32]"),
+      std::string::npos)
       << message();
   config["intermediate_size"] = 64;
   config["hidden_act"] = "relu";

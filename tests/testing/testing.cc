@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 TempDir::TempDir() {
   std::random_device rd;
   for (int attempt = 0; attempt < 100; ++attempt) {
-    fs::path p = fs::temp_directory_path() / ("pcglab-test-" + std::to_string(rd()) + std::to_string(::getpid()));
+    fs::path p =
+        fs::temp_directory_path() / ("pcglab-test-" + std::to_string(rd()) + std::to_string(::getpid()));
     std::error_code ec;
     if (fs::create_directory(p, ec)) {
       path_ = p;
@@ -83,7 +84,9 @@ CliRun run_pcglab(const std::vector<std::string>& args, const std::map<std::stri
   return run_program(argv, env);
 }
 
-fs::path source_dir() { return PCGLAB_SOURCE_DIR; }
+fs::path source_dir() {
+  return PCGLAB_SOURCE_DIR;
+}
 
 namespace {
 

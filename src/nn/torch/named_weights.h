@@ -26,8 +26,8 @@ inline void load_named(const NamedTensors& named, const PcglabTensorView* views,
     if (found == nullptr) throw std::runtime_error("no tensor '" + name + "'");
     std::vector<int64_t> shape(found->shape, found->shape + found->ndim);
     if (tensor.sizes() != torch::IntArrayRef(shape))
-      throw std::runtime_error("tensor '" + name + "' has shape " + c10::str(torch::IntArrayRef(shape)) + ", expected " +
-                               c10::str(tensor.sizes()));
+      throw std::runtime_error("tensor '" + name + "' has shape " + c10::str(torch::IntArrayRef(shape)) +
+                               ", expected " + c10::str(tensor.sizes()));
     tensor.copy_(torch::from_blob(const_cast<float*>(found->data), shape, torch::kFloat32));
   }
 }
@@ -36,7 +36,8 @@ inline void export_named(const NamedTensors& named, PcglabTensorSink sink, void*
   for (const auto& [name, tensor] : named) {
     const torch::Tensor t = tensor.detach().contiguous();
     const std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
-    const PcglabTensorView view{name.c_str(), static_cast<int>(shape.size()), shape.data(), t.data_ptr<float>()};
+    const PcglabTensorView view{name.c_str(), static_cast<int>(shape.size()), shape.data(),
+                                t.data_ptr<float>()};
     sink(context, &view);
   }
 }

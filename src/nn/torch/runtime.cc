@@ -10,9 +10,13 @@
 
 extern "C" {
 
-PCGLAB_TORCH_EXPORT const char* pcglab_torch_version() { return TORCH_VERSION; }
+PCGLAB_TORCH_EXPORT const char* pcglab_torch_version() {
+  return TORCH_VERSION;
+}
 
-PCGLAB_TORCH_EXPORT int pcglab_torch_threads() { return at::get_num_threads(); }
+PCGLAB_TORCH_EXPORT int pcglab_torch_threads() {
+  return at::get_num_threads();
+}
 
 PCGLAB_TORCH_EXPORT void pcglab_torch_set_threads(int threads) {
   const unsigned hw = std::thread::hardware_concurrency();
