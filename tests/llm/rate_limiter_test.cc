@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "testing/testing.h"
 
 namespace pcglab::llm {
 namespace {
@@ -96,17 +97,6 @@ TEST(RateLimiter, NegativeLimitsAreRefused) {
   EXPECT_THROW(RateLimiter({0, 0, -1000}), SetupError);
 }
 
-// Waits for `done()` without deciding anything by time: the deadline only stops a hang.
-template <class F>
-bool wait_for(F done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
 TEST(RateLimiter, InFlightLimitIsReachedAndNeverExceeded) {
   RateLimiter limiter({3, 0, 0});
   std::mutex mutex;
@@ -127,8 +117,10 @@ TEST(RateLimiter, InFlightLimitIsReachedAndNeverExceeded) {
   };
   // Four rounds: exactly 3 requests start and hold their permits; the others wait until they end.
   for (size_t round = 1; round <= 4; ++round) {
-    ASSERT_TRUE(wait_for([&] { return count_started() == 3 * round && limiter.in_flight() == 3; }))
-        << "round " << round << ": " << count_started() << " started";
+    ASSERT_TRUE(pcglab::testing::wait_for([&] {
+      return count_started() == 3 * round && limiter.in_flight() == 3;
+    })) << "round "
+        << round << ": " << count_started() << " started";
     EXPECT_EQ(limiter.max_in_flight_seen(), 3);
     {
       std::lock_guard lock(mutex);

@@ -41,17 +41,6 @@ class OtherConnection {
   sqlite3* db_ = nullptr;
 };
 
-// Waits for `done()`; the deadline only stops a hang, it decides nothing.
-template <class F>
-bool wait_for(F done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-
 std::string message_of(const std::function<void()>& f) {
   try {
     f();
@@ -80,7 +69,7 @@ TEST(Sqlite, AWriteWaitsForAnotherConnectionsLockThenSucceeds) {
   OtherConnection other(path);
   other.exec("BEGIN IMMEDIATE");  // holds the write lock
   std::thread writer([&] { store.finish(run, "A/1", ItemStatus::kOk, "response", "{}", ""); });
-  ASSERT_TRUE(wait_for([&] { return waiting.load(); }));
+  ASSERT_TRUE(pcglab::testing::wait_for([&] { return waiting.load(); }));
   other.exec("COMMIT");
   writer.join();
   EXPECT_EQ(store.item(run, "A/1")->status, ItemStatus::kOk);

@@ -1,11 +1,13 @@
 // Helpers for pcglab's tests: temporary folders and running the pcglab executable.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -69,6 +71,18 @@ std::string missing_shared_data(const std::string& sub);
 // PCGLAB_REQUIRE_EVERY_TEST=1 turns a skip for missing reference data or oracles into a failure
 // (CI, which has them all, sets it so that nothing is skipped unnoticed).
 bool skips_are_failures();
+
+// Waits until `done()` holds, for tests that wait on another thread or process. The 60 s deadline
+// only stops a hang (returns false); it decides nothing about the result.
+template <class F>
+bool wait_for(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
 
 }  // namespace pcglab::testing
 
