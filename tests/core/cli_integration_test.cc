@@ -186,7 +186,8 @@ TEST(Cli, VerbVariablesAreScopedToTheirVerb) {
             std::string::npos)
       << used.err;
   const auto options = testing::run_pcglab({"cli", "options", "--format", "csv"});
-  EXPECT_NE(options.out.find("birds run,--trials,INT,INT"), std::string::npos) << options.out;
+  EXPECT_NE(options.out.find("birds run,--trials,INT,\"INT:INT in [1, 1000]\""), std::string::npos)
+      << options.out;
   EXPECT_NE(options.out.find(",PCGLAB_BIRDS_RUN_TRIALS,"), std::string::npos) << options.out;
   EXPECT_NE(options.out.find(",--format,TEXT,"), std::string::npos) << options.out;
   EXPECT_NE(options.out.find(",PCGLAB_FORMAT,"), std::string::npos) << options.out;
