@@ -111,14 +111,21 @@ Action setup_diversity(CLI::App& cmd, const GlobalOptions& global) {
       ->check(CLI::IsMember({"softmax", "cls"}));
   return [opt, &global] {
     ThreadPool pool(global.threads);
-    const int n = compute_competition_diversity(
+    const auto results = compute_competition_diversity(
         opt->input, opt->trials,
         opt->vectors == "cls" ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax, pool);
+    int64_t written = 0;
+    for (const auto& d : results) {
+      if (d.ok)
+        ++written;
+      else
+        log_error("{} {}: {}", d.team, d.character, d.error);
+    }
     Table t;
-    t.columns = {"characters_written"};
-    t.add_row({n});
+    t.columns = {"characters_written", "characters_failed"};
+    t.add_row({written, static_cast<int64_t>(results.size()) - written});
     print_table(t, global);
-    return kExitOk;
+    return written == static_cast<int64_t>(results.size()) ? kExitOk : kExitItemsFailed;
   };
 }
 

@@ -1,6 +1,8 @@
 // `pcglab pcgrl eval`: PCGRLLM's accuracy of levels against a scenario's enemies.
 #include "command.h"
 #include "core/files.h"
+#include "core/item_boundary.h"
+#include "core/log.h"
 #include "pcgrl/accuracy.h"
 
 namespace pcglab::cli {
@@ -18,8 +20,16 @@ int run_eval(const EvalOptions& opt, const GlobalOptions& global) {
   t.columns = {"file", "level", "solutions", "bats", "scorpions", "spiders", "playable", "accuracy"};
   double sum = 0;
   int n = 0;
+  bool all_ok = true;
   for (const std::string& file : opt.files) {
-    const auto levels = parse_levels(read_file(file), file);
+    // Each file is one item: an unreadable or malformed file is its error, the others go on.
+    auto parsed = run_item("", [&] { return parse_levels(read_file(file), file); });
+    if (!parsed.ok()) {
+      log_error("{}", parsed.error().describe());
+      all_ok = false;
+      continue;
+    }
+    const auto& levels = parsed.value();
     for (size_t i = 0; i < levels.size(); ++i) {
       const LevelEvaluation ev = evaluate_level(levels[i], scenario);
       t.add_row({file, static_cast<int>(i), ev.solutions, ev.encountered[0], ev.encountered[1],
@@ -30,7 +40,7 @@ int run_eval(const EvalOptions& opt, const GlobalOptions& global) {
   }
   t.add_row({"mean", n, Json(), Json(), Json(), Json(), Json(), n > 0 ? sum / n : 0.0});
   print_table(t, global);
-  return kExitOk;
+  return all_ok ? kExitOk : kExitItemsFailed;
 }
 
 Action setup_eval(CLI::App& cmd, const GlobalOptions& global) {

@@ -8,6 +8,7 @@
 #include "birds/competition_layout.h"
 #include "core/check.h"
 #include "core/files.h"
+#include "core/item_boundary.h"
 #include "core/json.h"
 
 namespace pcglab::birds {
@@ -85,21 +86,53 @@ std::string diversity_json(const std::vector<TrialVector>& trials, const Diversi
 
 }  // namespace
 
-int compute_competition_diversity(const fs::path& dir, int configured_trials, DiversityVectors vectors,
-                                  ThreadPool& pool) {
-  std::vector<std::pair<fs::path, fs::path>> work;  // similarity file, diversity file
-  std::error_code ec;
-  for (const fs::path& team : find_team_folders(dir, "similarity")) {
-    for (const auto& f : fs::directory_iterator(team / "similarity", ec)) {
-      if (f.path().extension() == ".json")
-        work.emplace_back(f.path(), team / "diversity" / f.path().filename());
+std::vector<CharacterDiversity> compute_competition_diversity(const fs::path& dir, int configured_trials,
+                                                              DiversityVectors vectors, ThreadPool& pool) {
+  std::vector<fs::path> teams = find_team_folders(dir, "similarity");
+  std::vector<CharacterDiversity> work;
+  std::vector<size_t> team_of;  // index into teams
+  for (size_t t = 0; t < teams.size(); ++t) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (const auto& f : fs::directory_iterator(teams[t] / "similarity", ec))
+      if (f.path().extension() == ".json" && !is_temporary_file(f.path())) files.push_back(f.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      work.push_back({team_name_of(teams[t]), f.stem().string(), f, false, {}});
+      team_of.push_back(t);
     }
   }
   pool.parallel_for(work.size(), [&](size_t i) {
-    const auto trials = read_vectors(work[i].first, vectors);
-    write_file_atomic(work[i].second, diversity_json(trials, diversity_of(trials, configured_trials)));
+    CharacterDiversity& d = work[i];
+    const fs::path out = teams[team_of[i]] / "diversity" / d.similarity_file.filename();
+    const Status s = run_item(d.similarity_file.string(), [&] {
+      const auto trials = read_vectors(d.similarity_file, vectors);
+      write_file_atomic(out, diversity_json(trials, diversity_of(trials, configured_trials)));
+    });
+    d.ok = s.ok();
+    if (!d.ok) {
+      // The message of a read or parse error names the file already.
+      const std::string& m = s.error().message;
+      d.error = m.find(d.similarity_file.string()) == std::string::npos ? s.error().describe() : m;
+      std::error_code ec;
+      fs::remove(out, ec);  // a diversity of an earlier, different similarity file
+    }
   });
-  return static_cast<int>(work.size());
+  for (size_t t = 0; t < teams.size(); ++t) {
+    OrderedJson log = {{"characters", 0}, {"failures", OrderedJson::array()}};
+    size_t count = 0;
+    for (size_t i = 0; i < work.size(); ++i) {
+      if (team_of[i] != t) continue;
+      ++count;
+      if (!work[i].ok)
+        log["failures"].push_back({{"character", work[i].character},
+                                   {"file", work[i].similarity_file.string()},
+                                   {"error", work[i].error}});
+    }
+    log["characters"] = count;
+    write_json_file(teams[t] / "logs" / "diversity.json", log);
+  }
+  return work;
 }
 
 }  // namespace pcglab::birds

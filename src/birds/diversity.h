@@ -35,9 +35,21 @@ DiversityResult diversity_of(const std::vector<TrialVector>& trials, int configu
 
 enum class DiversityVectors { kSoftmax, kClsEmbedding };
 
+// One character's diversity: ok, or why its similarity file could not be used.
+struct CharacterDiversity {
+  std::string team, character;
+  std::filesystem::path similarity_file;
+  bool ok = false;
+  std::string error;  // names the file and the cause
+};
+
 // For every team under `dir`: reads <team>/similarity/<C>.json and writes <team>/diversity/<C>.json
-// in the official format. Returns the number of characters written.
-int compute_competition_diversity(const std::filesystem::path& dir, int configured_trials,
-                                  DiversityVectors vectors, ThreadPool& pool);
+// in the official format. Each character is one item: an unreadable or malformed similarity file
+// is that character's error (its stale diversity file, if any, is removed, so no score uses it),
+// recorded in <team>/logs/diversity.json, and the other characters and teams go on. Results are
+// sorted by team and character.
+std::vector<CharacterDiversity> compute_competition_diversity(const std::filesystem::path& dir,
+                                                              int configured_trials, DiversityVectors vectors,
+                                                              ThreadPool& pool);
 
 }  // namespace pcglab::birds

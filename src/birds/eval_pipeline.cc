@@ -50,7 +50,7 @@ Json read_state(const fs::path& team) {
   try {
     Json j = read_json_file(file);
     return j.is_object() ? j : Json::object();
-  } catch (const SetupError& e) {
+  } catch (const InputError& e) {
     log_warn("{}: unreadable, every stage will run again", file.string());
     return Json::object();
   }
@@ -81,7 +81,7 @@ std::vector<EvalFailure> recorded_failures(const fs::path& team_dir) {
     Json j;
     try {
       j = read_json_file(file);
-    } catch (const SetupError&) {
+    } catch (const InputError&) {
       return;
     }
     const Json& items = j.is_object() ? j.value("failures", Json::array()) : j;
@@ -97,6 +97,7 @@ std::vector<EvalFailure> recorded_failures(const fs::path& team_dir) {
   read("convert", team_dir / "logs" / "convert.json", "trial");
   read("simulate", team_dir / "logs" / "simulate.json", "level");
   read("classify", team_dir / "logs" / "classify.json", "id");
+  read("diversity", team_dir / "logs" / "diversity.json", "trial");  // per character, no trial
   return out;
 }
 
@@ -166,10 +167,11 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
     });
     run_stage("diversity", {"similarity"}, fmt::format("{} {}", options.scoring.trials, cls), [&] {
       if (!fs::is_directory(team / "similarity")) return std::pair<size_t, size_t>{0, 0};
-      const int n = compute_competition_diversity(
+      const auto r = compute_competition_diversity(
           team, options.scoring.trials, cls ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax,
           pool);
-      return std::pair<size_t, size_t>{static_cast<size_t>(n), 0};
+      return std::pair<size_t, size_t>{r.size(),
+                                       std::count_if(r.begin(), r.end(), [](auto& d) { return !d.ok; })};
     });
     const auto failures = recorded_failures(team);
     report.failures.insert(report.failures.end(), failures.begin(), failures.end());
@@ -180,7 +182,11 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   const ScoringPolicy layout =
       options.scoring.policy == ScoringPolicy::k2025 ? ScoringPolicy::k2024 : options.scoring.policy;
   std::vector<EntryResults> selected;
-  for (const fs::path& team : teams) selected.push_back(read_team_results(team, layout));
+  for (const fs::path& team : teams) {
+    selected.push_back(read_team_results(team, layout));
+    for (const std::string& error : selected.back().errors)
+      report.failures.push_back({selected.back().name, "", "", "score", error});
+  }
   report.scores = score_competition(selected, options.scoring);
   report.result_dir = dir / "result";
   write_scoring_outputs(report.scores, report.result_dir);

@@ -40,7 +40,9 @@ struct EvalFailure {
 
 struct EvalReport {
   std::vector<EvalStage> stages;
-  std::vector<EvalFailure> failures;  // per trial: no code, conversion error, simulation or image error
+  // Per trial: no code, conversion error, simulation or image error; per character: an unusable
+  // similarity file (diversity); per value: a score that could not be read (score).
+  std::vector<EvalFailure> failures;
   ScoringResult scores;
   std::filesystem::path result_dir;
 };
@@ -50,7 +52,7 @@ EvalReport evaluate_competition(const std::filesystem::path& dir, const EvalOpti
                                 ThreadPool& pool,
                                 const std::function<void(const std::string&, size_t, size_t)>& progress = {});
 
-// The failures recorded in a team's logs (convert.json, simulate.json, classify.json).
+// The failures recorded in a team's logs (convert.json, simulate.json, classify.json, diversity.json).
 std::vector<EvalFailure> recorded_failures(const std::filesystem::path& team_dir);
 
 }  // namespace pcglab::birds

@@ -377,7 +377,7 @@ Result<std::string> read_response_file(const std::filesystem::path& path) {
   std::string text;
   try {
     text = read_file(path);
-  } catch (const SetupError& e) {  // unreadable: this response's error, the message names the file
+  } catch (const InputError& e) {  // unreadable: this response's error, the message names the file
     return Result<std::string>::failure("", e.what());
   }
   if (text.size() > kMaxResponseBytes) {  // grew since, or not a regular file

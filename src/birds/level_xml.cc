@@ -36,7 +36,7 @@ std::string to_utf8(std::string_view bytes, const std::string& source) {
       ((bytes[0] == '\xFF' && bytes[1] == '\xFE') || (bytes[0] == '\xFE' && bytes[1] == '\xFF'))) {
     const bool little = bytes[0] == '\xFF';
     if (bytes.size() % 2 != 0)
-      throw SetupError(fmt::format("{}:1: UTF-16 file has an odd number of bytes", source));
+      throw InputError(fmt::format("{}:1: UTF-16 file has an odd number of bytes", source));
     std::u16string units;
     for (size_t i = 2; i + 1 < bytes.size(); i += 2) {
       const auto lo = static_cast<unsigned char>(bytes[little ? i : i + 1]);
@@ -184,7 +184,7 @@ class Reader {
     fail(node.offset_debug(), cause);
   }
   [[noreturn]] void fail(ptrdiff_t offset, const std::string& cause) {
-    throw SetupError(fmt::format("{}:{}: {}", source_, line_of(text_, offset), cause));
+    throw InputError(fmt::format("{}:{}: {}", source_, line_of(text_, offset), cause));
   }
 
   std::string text_;

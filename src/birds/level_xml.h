@@ -19,7 +19,7 @@
 
 namespace pcglab::birds {
 
-// Throws SetupError("<source>:<line>: <cause>").
+// Throws InputError("<source>:<line>: <cause>").
 Level parse_level_xml(std::string_view bytes, const std::string& source);
 Level read_level_file(const std::filesystem::path& path);
 

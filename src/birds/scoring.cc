@@ -13,6 +13,7 @@
 #include "birds/competition_layout.h"
 #include "core/check.h"
 #include "core/files.h"
+#include "core/item_boundary.h"
 #include "core/json.h"
 
 namespace pcglab::birds {
@@ -238,12 +239,24 @@ std::optional<double> json_rate(const Json& object, const char* key, const std::
   return std::nullopt;
 }
 
+// Reads one JSON file of scores if it exists. The file is one item: unreadable or malformed, it is
+// an error of its entry (its values count as missing) and the other files are still read.
+template <class F>
+void read_scores_file(const fs::path& file, std::vector<std::string>& errors, F&& use) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return;
+  const Status s = run_item(file.string(), [&] { use(read_json_file(file)); });
+  if (s.ok()) return;
+  // Read and parse errors name the file already.
+  const std::string& m = s.error().message;
+  errors.push_back(m.find(file.string()) == std::string::npos ? s.error().describe() : m);
+}
+
 void read_character_files(const fs::path& base, const std::string& character, CharacterResults& r,
                           std::vector<std::string>& errors) {
-  std::error_code ec;
   const fs::path sta = base / "stability" / (character + ".json");
-  if (fs::exists(sta, ec)) {
-    const Json raws = json_field<Json>(read_json_file(sta), "raws", sta.string());
+  read_scores_file(sta, errors, [&](const Json& j) {
+    const Json raws = json_field<Json>(j, "raws", sta.string());
     for (size_t i = 0; i < raws.size(); ++i) {
       const std::string tag = json_field<std::string>(raws[i], "tag", sta.string());
       const int trial = trial_number_of(fs::path(tag).stem().string());
@@ -252,10 +265,10 @@ void read_character_files(const fs::path& base, const std::string& character, Ch
           json_rate(raws[i], "score", fmt::format("{}: raws[{}] ({})", sta.string(), i, tag), errors);
       if (v) r.stability[trial] = *v;
     }
-  }
+  });
   const fs::path sim = base / "similarity" / (character + ".json");
-  if (fs::exists(sim, ec)) {
-    const Json trials = json_field<Json>(read_json_file(sim), "trials", sim.string());
+  read_scores_file(sim, errors, [&](const Json& j) {
+    const Json trials = json_field<Json>(j, "trials", sim.string());
     for (size_t i = 0; i < trials.size(); ++i) {
       const std::string id = json_field<std::string>(trials[i], "id", sim.string());
       const int trial = trial_number_of(fs::path(id).stem().string());
@@ -264,12 +277,12 @@ void read_character_files(const fs::path& base, const std::string& character, Ch
           json_rate(trials[i], "similarity", fmt::format("{}: trials[{}] ({})", sim.string(), i, id), errors);
       if (v) r.similarity[trial] = *v;
     }
-  }
+  });
   const fs::path div = base / "diversity" / (character + ".json");
-  if (fs::exists(div, ec)) {
-    const auto v = json_rate(read_json_file(div), "diversityRate", div.string(), errors);
+  read_scores_file(div, errors, [&](const Json& j) {
+    const auto v = json_rate(j, "diversityRate", div.string(), errors);
     if (v) r.diversity = *v;
-  }
+  });
 }
 
 }  // namespace

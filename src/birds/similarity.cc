@@ -116,7 +116,7 @@ std::vector<ImageClassification> classify_competition(
         auto image = run_item(f.path.string(), [&]() -> Result<Image> {
           try {
             return read_png(f.path);
-          } catch (const SetupError& e) {  // unreadable or not a PNG: this image's error
+          } catch (const InputError& e) {  // unreadable or not a PNG: this image's error
             return ItemError{"", e.what()};
           }
         });

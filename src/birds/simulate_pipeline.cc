@@ -59,7 +59,7 @@ LevelSimulation simulate_one(const fs::path& path, const std::string* bytes, con
     Level level;
     try {
       level = bytes != nullptr ? parse_level_xml(*bytes, path.string()) : read_level_file(path);
-    } catch (const SetupError& e) {  // unreadable or malformed: this level's error
+    } catch (const InputError& e) {  // unreadable or malformed: this level's error
       return ItemError{"", e.what()};
     }
     if (Status simulable = check_simulable(level); !simulable.ok()) return simulable;
@@ -144,7 +144,7 @@ std::vector<LevelSimulation> simulate_competition(
       readable[i] = true;
       first[i] = seen.emplace(bytes[i], i).first->second;
       if (first[i] != i) has_copies[first[i]] = true;
-    } catch (const SetupError&) {  // unreadable: simulate_one records why
+    } catch (const InputError&) {  // unreadable: simulate_one records why
     }
   }
   std::vector<size_t> unique;

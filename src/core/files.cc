@@ -39,16 +39,16 @@ void write_all(int fd, std::string_view data, const fs::path& shown) {
 std::string read_file(const fs::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    throw SetupError(fmt::format("cannot read {}: it is a directory", path.string()));
+    throw InputError(fmt::format("cannot read {}: it is a directory", path.string()));
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw SetupError(fmt::format("cannot read {}: {}", path.string(),
+    throw InputError(fmt::format("cannot read {}: {}", path.string(),
                                  fs::exists(path, ec) ? errno_text() : "no such file"));
   }
   std::ostringstream buf;
   buf << in.rdbuf();
-  if (in.bad()) throw SetupError(fmt::format("cannot read {}: read error", path.string()));
+  if (in.bad()) throw InputError(fmt::format("cannot read {}: read error", path.string()));
   return buf.str();
 }
 

@@ -9,7 +9,7 @@
 
 namespace pcglab {
 
-// The whole file as bytes. Throws SetupError("cannot read <path>: <cause>").
+// The whole file as bytes. Throws InputError("cannot read <path>: <cause>").
 std::string read_file(const std::filesystem::path& path);
 
 // Replaces `path` with `data` atomically, creating parent folders. Throws SetupError on failure;

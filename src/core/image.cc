@@ -336,7 +336,7 @@ std::string encode_png(const Image& image, int compression_level) {
 
 Image decode_png(const std::string& bytes, const std::string& source) {
   if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) != 0) {
-    throw SetupError(fmt::format("{}: not a PNG file", source));
+    throw InputError(fmt::format("{}: not a PNG file", source));
   }
   PngIo io;
   io.in = &bytes;
@@ -345,14 +345,14 @@ Image decode_png(const std::string& bytes, const std::string& source) {
   png_set_read_fn(s.png(), &io, read_from_string);
   PngHeader header;
   if (!decode_header(s.png(), s.info(), &header)) {
-    throw SetupError(fmt::format("{}: invalid PNG: {}", source, io.error));
+    throw InputError(fmt::format("{}: invalid PNG: {}", source, io.error));
   }
   Image image(static_cast<int>(header.width), static_cast<int>(header.height), header.channels);
   const size_t stride = static_cast<size_t>(image.width) * image.channels;
   std::vector<png_bytep> rows(static_cast<size_t>(image.height));
   for (size_t y = 0; y < rows.size(); ++y) rows[y] = image.pixels.data() + y * stride;
   if (!decode_pixels(s.png(), rows.data())) {
-    throw SetupError(fmt::format("{}: invalid PNG: {}", source, io.error));
+    throw InputError(fmt::format("{}: invalid PNG: {}", source, io.error));
   }
   return image;
 }

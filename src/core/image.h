@@ -31,7 +31,7 @@ struct Image {
 // 1024x1024 level images, files about twice zlib's size (noise does not compress at all).
 std::string encode_png(const Image& image, int compression_level = 6);
 // Decodes PNG bytes into 1 (grey), 3 (RGB) or 4 (RGBA) channels, 8 bits each (palette and 16-bit
-// images are converted). `source` names the input in errors. Throws SetupError on bad data.
+// images are converted). `source` names the input in errors. Throws InputError on bad data.
 Image decode_png(const std::string& bytes, const std::string& source);
 
 // Files: write atomically; read with errors naming the path.

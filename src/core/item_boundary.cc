@@ -7,6 +7,8 @@ ItemError item_error_from_current_exception(const std::string& item) {
     throw;
   } catch (const SetupError&) {
     throw;
+  } catch (const InputError& e) {
+    return ItemError{item, e.what()};
   } catch (const CheckError& e) {
     return ItemError{item, std::string("internal error (a bug in pcglab, please report it): ") + e.what(),
                      true};

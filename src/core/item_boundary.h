@@ -3,6 +3,7 @@
 // the batch. Only SetupError passes through: bad setup stops the command (exit 2).
 //
 // - SetupError: rethrown (the command stops with its message).
+// - InputError (one malformed or unreadable input): the item's error, with the message as it is.
 // - CheckError (a broken invariant, a bug in pcglab): the item's error, marked `internal` and
 //   worded as an internal error to report, so it is not mistaken for a fault of the input.
 // - std::bad_alloc: "out of memory while processing this item".

@@ -22,7 +22,7 @@ Json parse_json(std::string_view text, std::string_view source) {
     }
     std::string what = e.what();
     if (const auto pos = what.find("parse error"); pos != std::string::npos) what = what.substr(pos);
-    throw SetupError(fmt::format("{}:{}:{}: invalid JSON: {}", source, line, col, what));
+    throw InputError(fmt::format("{}:{}:{}: invalid JSON: {}", source, line, col, what));
   }
 }
 

@@ -18,7 +18,7 @@ using OrderedJson = nlohmann::ordered_json;
 // Parses `text`; `source` names where it came from (a path, "response 3") in the error message.
 Json parse_json(std::string_view text, std::string_view source);
 
-// Reads and parses a JSON file. Throws SetupError("<path>: <cause>").
+// Reads and parses a JSON file. Throws InputError("<path>: <cause>").
 Json read_json_file(const std::filesystem::path& path);
 
 // Writes JSON atomically (indent < 0: compact). Strings are written as UTF-8; invalid UTF-8 is
@@ -30,16 +30,16 @@ void write_json_file(const std::filesystem::path& path, const OrderedJson& value
 std::string dump_json(const Json& value, int indent = -1);
 std::string dump_json(const OrderedJson& value, int indent = -1);
 
-// A required field of an object, converted to T. Throws SetupError naming `where` and the key.
+// A required field of an object, converted to T. Throws InputError naming `where` and the key.
 template <class T>
 T json_field(const Json& object, std::string_view key, std::string_view where) {
-  if (!object.is_object()) throw SetupError(fmt::format("{}: expected a JSON object", where));
+  if (!object.is_object()) throw InputError(fmt::format("{}: expected a JSON object", where));
   const auto it = object.find(key);
-  if (it == object.end()) throw SetupError(fmt::format("{}: missing field \"{}\"", where, key));
+  if (it == object.end()) throw InputError(fmt::format("{}: missing field \"{}\"", where, key));
   try {
     return it->template get<T>();
   } catch (const nlohmann::json::exception& e) {
-    throw SetupError(fmt::format("{}: field \"{}\" has the wrong type ({})", where, key, it->type_name()));
+    throw InputError(fmt::format("{}: field \"{}\" has the wrong type ({})", where, key, it->type_name()));
   }
 }
 

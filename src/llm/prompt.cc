@@ -57,7 +57,7 @@ PromptProgram parse_prompt(const std::string& text, const std::string& source, b
       throw SetupError(fmt::format("{}:{}: invalid YAML: {}", source, e.mark.line + 1, e.msg));
     }
   } else {
-    doc = parse_json(text, source);
+    doc = as_setup_input([&] { return parse_json(text, source); });
   }
   if (!doc.is_object())
     throw SetupError(
@@ -91,7 +91,7 @@ PromptProgram load_prompt(const std::filesystem::path& path) {
   const std::string ext = path.extension().string();
   const bool yaml = ext == ".yaml" || ext == ".yml";
   const bool conversation = yaml || ext == ".json";
-  return parse_prompt(read_file(path), path.string(), conversation, yaml);
+  return parse_prompt(as_setup_input([&] { return read_file(path); }), path.string(), conversation, yaml);
 }
 
 std::string substitute_object(std::string text, const std::string& object) {

@@ -1,5 +1,6 @@
 #include "nn/ppo.h"
 
+#include <charconv>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -50,14 +51,21 @@ PpoAgent PpoAgent::load(const std::filesystem::path& path) {
   if (meta("architecture") != kArchitecture)
     throw SetupError(fmt::format("{}: not a pcglab PPO checkpoint (architecture '{}')", path.string(),
                                  meta("architecture")));
+  // A size in the metadata: a whole number in [1, 2^31); "abc", "1e99" or "-3" name the file and key
+  // (std::stoi's out_of_range once escaped as "stoi").
+  auto size = [&](const char* key) {
+    const std::string& text = meta(key);
+    int v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 1)
+      throw SetupError(fmt::format("{}: malformed PPO metadata: '{}' is \"{}\", expected a whole number >= 1",
+                                   path.string(), key, text));
+    return v;
+  };
   PpoConfig c;
-  try {
-    c.obs_size = std::stoi(meta("obs_size"));
-    c.tile_channels = std::stoi(meta("tile_channels"));
-    c.actions = std::stoi(meta("actions"));
-  } catch (const std::invalid_argument&) {
-    throw SetupError(fmt::format("{}: malformed PPO metadata", path.string()));
-  }
+  c.obs_size = size("obs_size");
+  c.tile_channels = size("tile_channels");
+  c.actions = size("actions");
   PpoAgent a = create(c);
   load_module_weights(a.handle_.get(), "pcglab_ppo", file, path);
   return a;

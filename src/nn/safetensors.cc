@@ -138,7 +138,7 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& s
 }
 
 SafetensorsFile read_safetensors(const std::filesystem::path& path) {
-  return parse_safetensors(read_file(path), path.string());
+  return parse_safetensors(as_setup_input([&] { return read_file(path); }), path.string());
 }
 
 std::string encode_safetensors(const std::map<std::string, Tensor>& tensors,

@@ -105,6 +105,9 @@ void set_torch_threads(int threads) {
 
 namespace pcglab::nn {
 double matmul_gflops(int n, int repeats) {
+  // repeats 0 indexed an empty vector of timings in the module.
+  PCGLAB_CHECK(n >= 1 && repeats >= 1)
+      << "matmul_gflops(n = " << n << ", repeats = " << repeats << "): both must be at least 1";
   return torch_entry<double(int, int)>("pcglab_torch_matmul_gflops")(n, repeats);
 }
 }  // namespace pcglab::nn

@@ -85,7 +85,7 @@ VitConfig read_vit_config(const std::filesystem::path& dir) {
         fmt::format("{}: no config.json: expected a Hugging Face ViTForImageClassification folder "
                     "(config.json + model.safetensors)",
                     dir.string()));
-  const Json j = read_json_file(file);
+  const Json j = as_setup_input([&] { return read_json_file(file); });
   VitConfig c;
   read_field(j, "hidden_size", c.hidden, file);
   read_field(j, "num_hidden_layers", c.layers, file);
@@ -115,7 +115,7 @@ VitConfig read_vit_config(const std::filesystem::path& dir) {
   }
   const auto pre = dir / "preprocessor_config.json";
   if (std::filesystem::exists(pre)) {
-    const Json p = read_json_file(pre);
+    const Json p = as_setup_input([&] { return read_json_file(pre); });
     read_field(p, "rescale_factor", c.rescale, pre);
     read_field(p, "image_mean", c.mean, pre);
     read_field(p, "image_std", c.std, pre);

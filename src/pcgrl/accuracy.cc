@@ -185,7 +185,7 @@ std::vector<Map> parse_levels(std::string_view text, const std::string& source) 
   auto finish = [&](int at_line) {
     if (rows == 0) return;
     if (rows != kMapSize) {
-      throw SetupError(fmt::format("{}:{}: level has {} rows, expected {}", source, at_line, rows, kMapSize));
+      throw InputError(fmt::format("{}:{}: level has {} rows, expected {}", source, at_line, rows, kMapSize));
     }
     levels.push_back(current);
     rows = 0;
@@ -213,7 +213,7 @@ std::vector<Map> parse_levels(std::string_view text, const std::string& source) 
         header = true;
         break;
       }
-      throw SetupError(fmt::format("{}:{}:{}: '{}' is not a tile (digits 0-8 or # . @ b s p k D){}", source,
+      throw InputError(fmt::format("{}:{}:{}: '{}' is not a tile (digits 0-8 or # . @ b s p k D){}", source,
                                    line_no, col + 1, printable(c),
                                    tiles.empty()
                                        ? fmt::format(" (the level above has {} of {} rows)", rows, kMapSize)
@@ -224,7 +224,7 @@ std::vector<Map> parse_levels(std::string_view text, const std::string& source) 
       continue;
     }
     if (tiles.size() != kMapSize) {
-      throw SetupError(
+      throw InputError(
           fmt::format("{}:{}: row has {} tiles, expected {}", source, line_no, tiles.size(), kMapSize));
     }
     if (rows == kMapSize) finish(line_no);
@@ -232,7 +232,7 @@ std::vector<Map> parse_levels(std::string_view text, const std::string& source) 
     ++rows;
   }
   finish(line_no);
-  if (levels.empty()) throw SetupError(fmt::format("{}: no level found (16 rows of 16 tiles)", source));
+  if (levels.empty()) throw InputError(fmt::format("{}: no level found (16 rows of 16 tiles)", source));
   return levels;
 }
 

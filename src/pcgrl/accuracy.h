@@ -38,7 +38,7 @@ double mean_accuracy(const std::vector<Map>& levels, const std::array<bool, 3>& 
 // Level files: 16 rows of 16 tiles, as digits 0-8 (optionally separated by spaces or commas, numpy's
 // printed arrays included) or as characters (# wall, . empty, @ player, b bat, s scorpion,
 // p spider, k key, D door). Several levels in one file are separated by blank lines or
-// "Level Id k:" headers. Throws SetupError naming the file and line.
+// "Level Id k:" headers. Throws InputError naming the file and line.
 std::vector<Map> parse_levels(std::string_view text, const std::string& source);
 std::string format_level(const Map& map);  // the digit form
 

@@ -1,6 +1,8 @@
 #include "report/birds_run.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -134,7 +136,7 @@ std::vector<std::map<std::string, std::string>> read_csv(const fs::path& path) {
   std::vector<std::map<std::string, std::string>> out;
   for (size_t r = 1; r < rows.size(); ++r) {
     if (rows[r].size() != rows[0].size()) {
-      throw SetupError(fmt::format("{}: row {} has {} fields, the header {}", path.string(), r + 1,
+      throw InputError(fmt::format("{}: row {} has {} fields, the header {}", path.string(), r + 1,
                                    rows[r].size(), rows[0].size()));
     }
     std::map<std::string, std::string> row;
@@ -147,7 +149,7 @@ std::vector<std::map<std::string, std::string>> read_csv(const fs::path& path) {
 const std::string& field_of(const std::map<std::string, std::string>& row, const std::string& key,
                             const fs::path& where) {
   const auto it = row.find(key);
-  if (it == row.end()) throw SetupError(fmt::format("{}: no column \"{}\"", where.string(), key));
+  if (it == row.end()) throw InputError(fmt::format("{}: no column \"{}\"", where.string(), key));
   return it->second;
 }
 
@@ -160,7 +162,7 @@ double number_of(const std::map<std::string, std::string>& row, const std::strin
     if (used == text.size()) return v;
   } catch (const std::exception&) {
   }
-  throw SetupError(fmt::format("{}: \"{}\" in column \"{}\" is not a number", where.string(), text, key));
+  throw InputError(fmt::format("{}: \"{}\" in column \"{}\" is not a number", where.string(), text, key));
 }
 
 std::optional<double> mean_of(const std::vector<double>& values) {
@@ -404,10 +406,19 @@ Scores read_scores(const fs::path& dir) {
   if (dir.empty()) return s;
   const fs::path trials = dir / "trial_scores.csv";
   if (is_file(trials)) {
-    for (const auto& row : read_csv(trials)) {
-      const int trial = static_cast<int>(number_of(row, "trial", trials));
-      s.trials[{field_of(row, "teamName", trials), field_of(row, "character", trials), trial}] =
-          number_of(row, "trial_score", trials);
+    const auto rows = read_csv(trials);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& row = rows[i];
+      // A trial number is an integer >= 1 (static_cast<int> of 1e10 or NaN was undefined, and 2.5
+      // was read as trial 2): another value is this row's error, and the row is left out.
+      const double trial = number_of(row, "trial", trials);
+      if (!(trial >= 1 && trial <= std::numeric_limits<int>::max() && trial == std::floor(trial))) {
+        log_warn("{}: row {}: \"trial\" is \"{}\", expected a trial number (1, 2, ...): row left out",
+                 trials.string(), i + 2, field_of(row, "trial", trials));
+        continue;
+      }
+      s.trials[{field_of(row, "teamName", trials), field_of(row, "character", trials),
+                static_cast<int>(trial)}] = number_of(row, "trial_score", trials);
     }
   }
   const fs::path chars = dir / "character_scores.csv";
@@ -566,7 +577,7 @@ BirdsRun read_birds_run(const fs::path& given, const BirdsRunOptions& options) {
     BirdsTrial& trial = run.teams[th.team].letters[th.letter].trials[th.trial];
     try {
       trial.thumbnail_png = thumbnail_of(th.png, options.thumbnail_px);
-    } catch (const SetupError& e) {
+    } catch (const InputError& e) {
       log_warn("{} (shown without image)", e.what());
     }
   });

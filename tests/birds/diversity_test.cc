@@ -11,6 +11,7 @@
 
 namespace pcglab::birds {
 namespace {
+namespace fs = std::filesystem;
 
 TEST(Diversity, CosineDistanceAsScipy) {
   EXPECT_DOUBLE_EQ(cosine_distance({1, 0}, {0, 1}), 1.0);
@@ -46,12 +47,56 @@ TEST(Diversity, ReadsSimilarityAndWritesTheOfficialFile) {
       dir / "t/similarity/A.json",
       Json{{"count", 2}, {"similarityRate", 0.5}, {"trials", Json::array()}, {"similarities", sims}});
   ThreadPool pool(2);
-  EXPECT_EQ(compute_competition_diversity(dir.path(), 10, DiversityVectors::kSoftmax, pool), 1);
+  const auto results = compute_competition_diversity(dir.path(), 10, DiversityVectors::kSoftmax, pool);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results[0].ok) << results[0].error;
+  EXPECT_EQ(results[0].team, "t");
+  EXPECT_EQ(results[0].character, "A");
   const Json d = read_json_file(dir / "t/diversity/A.json");
   EXPECT_EQ(d["count"], 2);
   EXPECT_DOUBLE_EQ(d["diversityRate"].get<double>(), 1.0 / 45);
   EXPECT_EQ(d["trials"][0]["vector"][0], 1.0);  // label A first
   EXPECT_EQ(d["diversities"][0]["pair"]["trial2"], "t_A_2");
+}
+
+// A malformed or unusable similarity file was a setup error that stopped every team; it is that
+// letter's error now, recorded in <team>/logs/diversity.json, and its stale diversity is removed.
+TEST(Diversity, AMalformedSimilarityFileFailsItsLetterAlone) {
+  testing::TempDir dir;
+  Json raws = Json::array();
+  for (char c = 'A'; c <= 'Z'; ++c)
+    raws.push_back({{"id", "t_A_1"}, {"label", std::string(1, c)}, {"softmax_prob", c == 'A' ? 1.0 : 0.0}});
+  write_json_file(dir / "t/similarity/A.json",
+                  Json{{"similarities", Json::array({{{"id", "t_A_1"}, {"raws", raws}}})}});
+  write_file_atomic(dir / "t/similarity/B.json", "{\"similarities\": [");
+  write_json_file(dir / "t/similarity/C.json", Json{{"similarities", Json::array({{{"id", 3}}})}});
+  write_file_atomic(dir / "t/diversity/B.json", "{\"diversityRate\": 0.5}\n");  // from an earlier run
+  write_json_file(dir / "u/similarity/A.json",
+                  Json{{"similarities", Json::array({{{"id", "u_A_1"}, {"raws", raws}}})}});
+  ThreadPool pool(2);
+  const auto r = compute_competition_diversity(dir.path(), 10, DiversityVectors::kSoftmax, pool);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_TRUE(r[0].ok) << r[0].error;
+  EXPECT_FALSE(r[1].ok);
+  EXPECT_EQ(r[1].character, "B");
+  const std::string b = (dir / "t/similarity/B.json").string();
+  EXPECT_EQ(r[1].error.rfind(b + ":1:19: invalid JSON: ", 0), 0u) << r[1].error;
+  EXPECT_FALSE(r[2].ok);
+  const std::string c = (dir / "t/similarity/C.json").string();
+  EXPECT_EQ(r[2].error, c + ": field \"id\" has the wrong type (number)");
+  EXPECT_TRUE(r[3].ok) << r[3].error;
+  EXPECT_EQ(r[3].team, "u");
+  EXPECT_TRUE(fs::exists(dir / "t/diversity/A.json"));
+  EXPECT_FALSE(fs::exists(dir / "t/diversity/B.json"));
+  EXPECT_FALSE(fs::exists(dir / "t/diversity/C.json"));
+  EXPECT_TRUE(fs::exists(dir / "u/diversity/A.json"));
+  const Json log = read_json_file(dir / "t/logs/diversity.json");
+  EXPECT_EQ(log["characters"], 3);
+  ASSERT_EQ(log["failures"].size(), 2u);
+  EXPECT_EQ(log["failures"][0]["character"], "B");
+  EXPECT_EQ(log["failures"][0]["file"], b);
+  EXPECT_EQ(log["failures"][1]["error"], r[2].error);
+  EXPECT_EQ(read_json_file(dir / "u/logs/diversity.json")["failures"].size(), 0u);
 }
 
 }  // namespace

@@ -84,6 +84,43 @@ TEST(BirdsEval, FinishedStagesAreSkippedAndChangedInputsRedone) {
   EXPECT_EQ(testing::count_occurrences(forced.err, "finished earlier, skipped"), 0u);
 }
 
+TEST(BirdsEval, ACorruptSimilarityFileFailsItsLetterAloneAndTheScoresAreWritten) {
+  // A malformed <team>/similarity/<C>.json stopped eval with exit 2 (the diversity stage threw a
+  // setup error); it is that letter's failure now: the other letters' diversity and the scores are
+  // written, and eval exits 1 naming the file.
+  testing::TempDir dir;
+  const fs::path team = copy_example(dir);
+  ASSERT_EQ(testing::run_pcglab({"birds", "eval", team.string()}).exit_code, 1);
+  const fs::path bad = team / "similarity/L.json";
+  write_file_atomic(bad, "{\"count\": 2, \"trials\": [");
+  fs::remove(team / "diversity/I.json");
+  fs::remove(team / "result/result.json");
+  const auto r = testing::run_pcglab({"birds", "eval", team.string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("handwritten L  [diversity]: " + bad.string() + ":1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[score]: " + bad.string() + ":1:"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("pcglab: error"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(team / "diversity/I.json"));
+  EXPECT_TRUE(fs::exists(team / "diversity/T.json"));
+  EXPECT_FALSE(fs::exists(team / "diversity/L.json")) << "a diversity of the earlier similarity file";
+  EXPECT_TRUE(fs::exists(team / "result/result.json"));
+  const Json log = read_json_file(team / "logs/diversity.json");
+  EXPECT_EQ(log["characters"], 3);
+  ASSERT_EQ(log["failures"].size(), 1u);
+  EXPECT_EQ(log["failures"][0]["character"], "L");
+  const Json table = parse_json(r.out, "stdout");
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0]["team"], "handwritten");
+
+  // birds diversity alone: the same letter fails, the others are written, exit 1.
+  const auto d = testing::run_pcglab({"birds", "diversity", team.string(), "--format", "json"});
+  EXPECT_EQ(d.exit_code, 1) << d.err;
+  EXPECT_NE(d.err.find("handwritten L: " + bad.string() + ":1:"), std::string::npos) << d.err;
+  const Json counts = parse_json(d.out, "stdout");
+  EXPECT_EQ(counts[0]["characters_written"], 2);
+  EXPECT_EQ(counts[0]["characters_failed"], 1);
+}
+
 TEST(BirdsEval, SymlinkLoopsAndSecondNamesAreNotRankedAsTeams) {
   // A folder whose raw/ links back to itself was ranked as an extra team (changing every team's
   // weights) while convert ignored it; eval, convert and score now leave it out alike, with a warning.

@@ -119,7 +119,7 @@ void expect_error(const std::string& xml, const std::string& expected) {
   try {
     parse_level_xml(xml, "bad.xml");
     ADD_FAILURE() << "no error for:\n" << xml;
-  } catch (const SetupError& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), expected);
   }
 }

@@ -261,5 +261,23 @@ TEST(ScoringJson, NullAndOutOfRangeValuesAreItemErrorsNamingTheFileAndEntry) {
   EXPECT_EQ(e.models.at("").at("A").stability, (std::map<int, double>{{2, 0.5}}));
 }
 
+// A malformed or unreadable score file stopped `birds score`/`eval` (exit 2) for every team; it is
+// an error of its team now, and the team's other files are still read.
+TEST(ScoringJson, AMalformedFileIsItsTeamsErrorAndTheOtherFilesAreRead) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "t/stability/A.json", R"({"raws":[{"tag":"t_A_2.xml","score":0.5}]})");
+  write_file_atomic(dir / "t/similarity/A.json", R"({"trials":[)");
+  write_file_atomic(dir / "t/diversity/A.json", R"({"diversityRate":0.25})");
+  std::filesystem::create_directories(dir / "t/stability/B.json");  // unreadable: a folder
+  const EntryResults e = read_team_results(dir / "t", ScoringPolicy::k2024, {"A", "B"});
+  ASSERT_EQ(e.errors.size(), 2u);
+  const std::string sim = (dir / "t/similarity/A.json").string();
+  EXPECT_EQ(e.errors[0].rfind(sim + ":1:12: invalid JSON: ", 0), 0u) << e.errors[0];
+  EXPECT_EQ(e.errors[1], "cannot read " + (dir / "t/stability/B.json").string() + ": it is a directory");
+  EXPECT_EQ(e.models.at("").at("A").stability, (std::map<int, double>{{2, 0.5}}));
+  EXPECT_TRUE(e.models.at("").at("A").similarity.empty());
+  EXPECT_EQ(e.models.at("").at("A").diversity, 0.25);
+}
+
 }  // namespace
 }  // namespace pcglab::birds

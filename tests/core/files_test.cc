@@ -82,7 +82,7 @@ TEST(ReadFile, MissingFileNamesPathAndCause) {
   try {
     read_file("/nonexistent/pcglab.txt");
     FAIL();
-  } catch (const SetupError& e) {
+  } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "cannot read /nonexistent/pcglab.txt: no such file");
   }
 }

@@ -119,13 +119,13 @@ TEST(Png, BadDataNamesTheSource) {
   try {
     decode_png("not a png at all", "level_A_1.png");
     FAIL();
-  } catch (const SetupError& e) {
+  } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "level_A_1.png: not a PNG file");
   }
   Image img(8, 8, 1, 0);
   std::string bytes = encode_png(img);
   bytes.resize(bytes.size() / 2);
-  EXPECT_THROW(decode_png(bytes, "cut.png"), SetupError);
+  EXPECT_THROW(decode_png(bytes, "cut.png"), InputError);
 }
 
 // Every prefix of a PNG fails cleanly (libpng's longjmp once jumped over a std::vector: a leak
@@ -144,7 +144,7 @@ TEST(Png, EveryTruncationFailsWithTheSourceNamed) {
         try {
           decode_png(bytes.substr(0, cut), source);
           ADD_FAILURE() << source << " decoded";
-        } catch (const SetupError& e) {
+        } catch (const InputError& e) {
           const std::string expected = cut < 8 ? source + ": not a PNG file" : source + ": invalid PNG: ";
           EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
           if (cut >= 8) {
@@ -172,7 +172,7 @@ TEST(Png, CorruptBytesFailCleanly) {
     try {
       const Image out = decode_png(bad, "flip.png");
       EXPECT_EQ(out.pixels.size(), static_cast<size_t>(out.width) * out.height * out.channels);
-    } catch (const SetupError& e) {
+    } catch (const InputError& e) {
       EXPECT_EQ(std::string(e.what()).rfind("flip.png: ", 0), 0u) << e.what();
       ++failures;
     }
@@ -182,7 +182,7 @@ TEST(Png, CorruptBytesFailCleanly) {
     std::string junk = bytes.substr(0, 8 + rng.below(40));
     const size_t n = rng.below(300);
     for (size_t k = 0; k < n; ++k) junk.push_back(static_cast<char>(rng.below(256)));
-    EXPECT_THROW(decode_png(junk, "junk.png"), SetupError) << trial;
+    EXPECT_THROW(decode_png(junk, "junk.png"), InputError) << trial;
   }
 }
 

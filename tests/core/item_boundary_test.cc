@@ -4,9 +4,12 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "core/check.h"
+#include "core/files.h"
 #include "core/item_boundary.h"
+#include "core/json.h"
 
 namespace pcglab {
 namespace {
@@ -35,6 +38,26 @@ TEST(RunItem, AnyExceptionButSetupErrorIsTheItemsError) {
   ASSERT_FALSE(odd.ok());
   EXPECT_EQ(odd.error().message, "unexpected error of an unknown kind");
   EXPECT_THROW(run_item("x", [] { throw SetupError("no such folder"); }), SetupError);
+}
+
+// A malformed input read inside an item (a similarity JSON, a PNG, a level) is that item's error
+// with its own message, never a setup error that stops the batch.
+TEST(RunItem, AnInputErrorIsTheItemsErrorWithItsMessage) {
+  const Status bad = run_item("B.json", [] { parse_json("{", "similarity/B.json"); });
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().item, "B.json");
+  EXPECT_EQ(bad.error().message.rfind("similarity/B.json:1:2: invalid JSON: ", 0), 0u) << bad.error().message;
+  EXPECT_FALSE(bad.error().internal);
+  const Status unreadable = run_item("x", [] { read_file("/nonexistent/pcglab.json"); });
+  ASSERT_FALSE(unreadable.ok());
+  EXPECT_EQ(unreadable.error().describe(), "x: cannot read /nonexistent/pcglab.json: no such file");
+  static_assert(!std::is_base_of_v<SetupError, InputError>);
+}
+
+// Setup inputs (a model, a prompt) read through as_setup_input stop the command as before.
+TEST(RunItem, ASetupInputStaysASetupError) {
+  EXPECT_THROW(run_item("x", [] { as_setup_input([] { return read_file("/nonexistent/model"); }); }),
+               SetupError);
 }
 
 TEST(RunItem, ABrokenInvariantIsMarkedAsAnInternalError) {

@@ -78,17 +78,17 @@ TEST(Json, ParseErrorGivesSourceLineAndColumn) {
   try {
     parse_json("{\n  \"a\": 1,\n  oops\n}", "config.json");
     FAIL();
-  } catch (const SetupError& e) {
+  } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("config.json:3:", 0), 0u) << e.what();
   }
 }
 
 TEST(Json, FieldErrorsNameTheField) {
   const Json j = {{"n", "ten"}};
-  EXPECT_THROW(json_field<int>(j, "n", "run.json"), SetupError);
+  EXPECT_THROW(json_field<int>(j, "n", "run.json"), InputError);
   try {
     json_field<int>(j, "missing", "run.json");
-  } catch (const SetupError& e) {
+  } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "run.json: missing field \"missing\"");
   }
   EXPECT_EQ(json_field_or<int>(j, "absent", 7, "run.json"), 7);

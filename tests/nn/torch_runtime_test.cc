@@ -21,6 +21,15 @@ TEST(TorchRuntime, MissingEntryPointIsASetupError) {
   EXPECT_THROW(nn::torch_symbol("pcglab_no_such_entry_point"), SetupError);
 }
 
+// matmul_gflops(n, 0) indexed an empty vector of timings: sizes below 1 are refused as a bug of
+// the caller (the CLI's --matmul has a range).
+TEST(TorchRuntime, MatmulBenchmarkRefusesZeroSizesAndRepeats) {
+  EXPECT_THROW(nn::matmul_gflops(64, 0), CheckError);
+  EXPECT_THROW(nn::matmul_gflops(0, 5), CheckError);
+  EXPECT_THROW(nn::matmul_gflops(-1, -1), CheckError);
+  EXPECT_GT(nn::matmul_gflops(8, 1), 0.0);
+}
+
 // The CLI must not pay libtorch's start-up unless a command needs it: pcglab is not linked to it.
 TEST(TorchRuntime, CliIsNotLinkedAgainstLibtorch) {
   const auto r = testing::run_program({"/usr/bin/ldd", PCGLAB_CLI});

@@ -101,7 +101,7 @@ TEST(LevelText, DigitsNumpyAndErrors) {
   try {
     parse_levels("1 2 3\n", "bad.txt");
     FAIL();
-  } catch (const SetupError& e) {
+  } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "bad.txt:1: row has 3 tiles, expected 16");
   }
 }
@@ -114,7 +114,7 @@ TEST(LevelText, ABadTileIsReportedWithLineColumnAndCharacter) {
   auto error = [](const std::string& t) {
     try {
       parse_levels(t, "levels.txt");
-    } catch (const SetupError& e) {
+    } catch (const InputError& e) {
       return std::string(e.what());
     }
     return std::string("parsed");

@@ -98,6 +98,29 @@ TEST(PpoAgent, StartsNearUniformAndRoundTripsThroughACheckpoint) {
   EXPECT_THROW(nn::PpoAgent::load(dir / "other.safetensors"), SetupError);
 }
 
+// Sizes in a checkpoint's metadata that std::stoi could not hold escaped as "stoi" (out_of_range);
+// every malformed size is a SetupError naming the file and the key.
+TEST(PpoAgent, MalformedMetadataSizesNameTheFileAndKey) {
+  testing::TempDir dir;
+  for (const char* bad : {"99999999999", "abc", "12x", "0", "-3", ""}) {
+    const fs::path file = dir / "m.safetensors";
+    nn::write_safetensors(file, {{"w", {{1}, {1}}}},
+                          {{"architecture", "pcglab-pcgrl-ppo-conv-v1"},
+                           {"obs_size", "31"},
+                           {"tile_channels", bad},
+                           {"actions", "8"}});
+    try {
+      nn::PpoAgent::load(file);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const SetupError& e) {
+      EXPECT_EQ(
+          std::string(e.what()),
+          fmt::format("{}: malformed PPO metadata: 'tile_channels' is \"{}\", expected a whole number >= 1",
+                      file.string(), bad));
+    }
+  }
+}
+
 TEST(PpoTraining, SameSeedSameLogAndCheckpoint) {
   pcgrl::TrainConfig config;
   config.n_envs = 4;

@@ -257,6 +257,25 @@ TEST(BirdsReport, ScoresFromTheResultFolderOfBirdsScore) {
                     "\"teamx\",\"A\",1,\"0.016\",\"1\",\"0.016\",\"0.25\"\n");
   // From the team folder: the scores of its parent's result/.
   const BirdsRun one = read_birds_run(tmp / "teamx", {});
+  {
+    // A trial that is not an integer >= 1 is left out (its row's error): 2.5 was read as trial 2,
+    // and 1e10 or NaN cast to int was undefined.
+    const std::string header =
+        "\"teamName\",\"character\",\"trial\",\"trial_score\",\"stabilityScore\","
+        "\"similarityScore\",\"diversityScore\"\n";
+    testing::TempDir other;
+    fs::copy(tmp / "teamx", other / "teamx", fs::copy_options::recursive);
+    write_file_atomic(other / "result/trial_scores.csv",
+                      header + "\"teamx\",\"A\",2,\"0.5\",\"1\",\"0.5\",\"0.25\"\n" +
+                          "\"teamx\",\"A\",2.5,\"0.9\",\"1\",\"0.9\",\"0.25\"\n" +
+                          "\"teamx\",\"A\",1e10,\"0.9\",\"1\",\"0.9\",\"0.25\"\n" +
+                          "\"teamx\",\"A\",nan,\"0.9\",\"1\",\"0.9\",\"0.25\"\n" +
+                          "\"teamx\",\"A\",0,\"0.9\",\"1\",\"0.9\",\"0.25\"\n");
+    const BirdsRun odd = read_birds_run(other / "teamx", {});
+    ASSERT_EQ(odd.teams[0].letters[0].trials.size(), 2u);
+    EXPECT_FALSE(odd.teams[0].letters[0].trials[0].score.has_value());
+    EXPECT_EQ(odd.teams[0].letters[0].trials[1].score, 0.5);
+  }
   EXPECT_EQ(one.scores_dir, tmp / "result");
   const BirdsTeam& team = one.teams[0];
   EXPECT_EQ(team.normalized_score, 75.5);
@@ -305,7 +324,9 @@ TEST(BirdsReport, UnreadableImageIsShownWithoutImage) {
   EXPECT_EQ(count_of(birds_report_html(run), "data:image/png"), 0u);
 }
 
-TEST(BirdsReport, BadInputsAreSetupErrorsNamingTheFile) {
+// A missing folder is bad setup; a malformed file of the run is an input error naming it (outside any
+// item: the command stops, exit 2).
+TEST(BirdsReport, BadInputsStopTheReportNamingTheFile) {
   testing::TempDir tmp;
   EXPECT_THROW(read_birds_run(tmp / "missing", {}), SetupError);
   EXPECT_THROW(read_birds_run(tmp.path(), {}), SetupError);  // no team folder
@@ -314,7 +335,7 @@ TEST(BirdsReport, BadInputsAreSetupErrorsNamingTheFile) {
   try {
     read_birds_run(dir, {});
     FAIL();
-  } catch (const SetupError& e) {
+  } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("stability/B.json"), std::string::npos) << e.what();
   }
 }
