@@ -10,6 +10,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
+
 #include "core/check.h"
 
 namespace pcglab::nn {
@@ -17,6 +21,16 @@ namespace fs = std::filesystem;
 
 namespace {
 constexpr const char* kModuleName = "libpcglab_torch.so";
+
+// Under AddressSanitizer (preset `debug`): GCC 12's LeakSanitizer crashes at exit ("Tracer caught
+// signal 11") while reading the dynamic thread-local storage of the libraries libtorch loads. So a
+// process checks its leaks once just before it loads libtorch (everything allocated until then is
+// checked, and a leak fails the process as usual), which also turns off the check at exit.
+void check_leaks_before_libtorch() {
+#if defined(__SANITIZE_ADDRESS__)
+  __lsan_do_leak_check();
+#endif
+}
 
 struct Module {
   void* handle = nullptr;
@@ -53,6 +67,7 @@ Module& module() {
         tried += fmt::format("\n  {}: not found", p.string());
         continue;
       }
+      check_leaks_before_libtorch();
       const auto start = std::chrono::steady_clock::now();
       void* h = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (h == nullptr) {
