@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "nn/torch/caller_thread.h"
 #include "nn/torch/export.h"
 #include "nn/torch/named_weights.h"
 #include "nn/torch/tensor_view.h"
@@ -105,6 +106,7 @@ PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_predict(void* handle, const uint8_t* i
                                                   float* probs, char* error, size_t error_size) {
   auto* h = static_cast<Handle*>(handle);
   try {
+    const pcglab::nn::torch_detail::CallerThreadOnly one_thread;
     torch::InferenceMode guard;
     const torch::Tensor p = torch::softmax(h->net->forward(images_tensor(images, n)), 1).contiguous();
     std::memcpy(probs, p.data_ptr<float>(), sizeof(float) * n * 26);
