@@ -38,31 +38,22 @@ std::vector<ImageFile> list_images(const fs::path& team_dir) {
   return out;
 }
 
-// Classifies images[i] for i in `which` together, each one an item: when the batch fails, each image
-// is classified alone so that only the images that fail get an error.
+// Classifies images[i] for i in `which`; the classifier makes each image its own item (an image
+// that fails gets its error, the others their scores).
 void classify_images(const nn::LetterClassifier& classifier, bool embeddings, std::vector<Image>& images,
                      const std::vector<size_t>& which, ThreadPool& pool,
                      const std::function<void(size_t, Result<nn::LetterScores>)>& done) {
-  const auto deliver = [&](size_t i, nn::LetterScores scores) {
-    if (!scores.error.empty()) return done(i, ItemError{"", scores.error});
-    done(i, std::move(scores));
-  };
   std::vector<Image> batch;
   for (size_t i : which) batch.push_back(std::move(images[i]));
-  auto all = run_item("", [&] { return classifier.classify(batch, embeddings, &pool); });
-  if (all.ok() && all.value().size() == batch.size()) {
-    for (size_t k = 0; k < which.size(); ++k) deliver(which[k], std::move(all.value()[k]));
-    return;
-  }
+  auto scores = classifier.classify(batch, embeddings, &pool);
+  PCGLAB_CHECK(scores.size() == batch.size())
+      << classifier.name() << " returned " << scores.size() << " results for " << batch.size() << " images";
   for (size_t k = 0; k < which.size(); ++k) {
-    auto one = run_item("", [&]() -> Result<nn::LetterScores> {
-      auto scores = classifier.classify({batch[k]}, embeddings, &pool);
-      PCGLAB_CHECK(scores.size() == 1)
-          << classifier.name() << " returned " << scores.size() << " results for one image";
-      if (!scores[0].error.empty()) return ItemError{"", scores[0].error};
-      return std::move(scores[0]);
-    });
-    done(which[k], std::move(one));
+    if (!scores[k].error.empty()) {
+      done(which[k], ItemError{"", scores[k].error});
+    } else {
+      done(which[k], std::move(scores[k]));
+    }
   }
 }
 

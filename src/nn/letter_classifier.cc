@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/check.h"
+#include "core/item_boundary.h"
 #include "nn/letter_cnn.h"
 #include "nn/torch_runtime.h"
 #include "nn/vit.h"
@@ -75,14 +76,12 @@ std::vector<LetterScores> LetterClassifier::classify(const std::vector<Image>& i
                                                      ThreadPool* pool) const {
   std::vector<LetterScores> out(images.size());
   const auto one = [&](size_t i) {
-    try {
-      out[i] = classify_one(images[i], embeddings);
-    } catch (const SetupError&) {
-      throw;
-    } catch (const std::exception& e) {
-      out[i] = LetterScores{};
+    auto scores = run_item("", [&] { return classify_one(images[i], embeddings); });
+    if (scores.ok()) {
+      out[i] = std::move(scores).value();
+    } else {
       out[i].probabilities.assign(labels().size(), 0.0f);
-      out[i].error = e.what();
+      out[i].error = scores.error().message;
     }
   };
   if (pool != nullptr) {
