@@ -10,9 +10,7 @@ namespace pcglab::store {
 namespace {
 
 ItemStatus parse_status(const std::string& s) {
-  if (s == "ok") return ItemStatus::kOk;
-  if (s == "error") return ItemStatus::kError;
-  return ItemStatus::kPending;
+  return parse_item_status(s).value_or(ItemStatus::kPending);
 }
 
 RunItem read_item(const Statement& s) {
@@ -21,14 +19,6 @@ RunItem read_item(const Statement& s) {
 }
 
 }  // namespace
-
-const char* status_name(ItemStatus status) {
-  switch (status) {
-    case ItemStatus::kOk: return "ok";
-    case ItemStatus::kError: return "error";
-    default: return "pending";
-  }
-}
 
 RunStore::RunStore(const std::filesystem::path& path, SqliteOptions options)
     : db_(path, "run store", std::move(options)) {

@@ -19,12 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "core/item_outcome.h"
 #include "store/sqlite.h"
 
 namespace pcglab::store {
 
-enum class ItemStatus { kPending, kOk, kError };
-const char* status_name(ItemStatus status);
+using pcglab::ItemStatus;  // one status for every item (core/item_outcome.h)
+using pcglab::status_name;
 
 struct RunItem {
   std::string key;

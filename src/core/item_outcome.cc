@@ -1,0 +1,93 @@
+#include "core/item_outcome.h"
+
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace pcglab {
+namespace {
+
+constexpr std::array<std::pair<ErrorKind, const char*>, 10> kKinds{{
+    {ErrorKind::kNone, "none"},
+    {ErrorKind::kBadInput, "bad-input"},
+    {ErrorKind::kNoOutput, "no-output"},
+    {ErrorKind::kTimeout, "timeout"},
+    {ErrorKind::kLimit, "limit"},
+    {ErrorKind::kCrash, "crash"},
+    {ErrorKind::kLlm, "llm"},
+    {ErrorKind::kEvaluator, "evaluator"},
+    {ErrorKind::kIo, "io"},
+    {ErrorKind::kInternal, "internal"},
+}};
+
+}  // namespace
+
+const char* status_name(ItemStatus status) {
+  switch (status) {
+    case ItemStatus::kOk: return "ok";
+    case ItemStatus::kError: return "error";
+    default: return "pending";
+  }
+}
+
+std::optional<ItemStatus> parse_item_status(std::string_view name) {
+  if (name == "ok") return ItemStatus::kOk;
+  if (name == "error") return ItemStatus::kError;
+  if (name == "pending") return ItemStatus::kPending;
+  return std::nullopt;
+}
+
+const char* error_kind_name(ErrorKind kind) {
+  for (const auto& [k, name] : kKinds)
+    if (k == kind) return name;
+  return "none";
+}
+
+std::optional<ErrorKind> parse_error_kind(std::string_view name) {
+  for (const auto& [k, n] : kKinds)
+    if (name == n) return k;
+  return std::nullopt;
+}
+
+ItemOutcome ItemOutcome::success(std::string key, OrderedJson metadata) {
+  return {std::move(key), ItemStatus::kOk, ErrorKind::kNone, "", std::move(metadata)};
+}
+
+ItemOutcome ItemOutcome::failure(std::string key, ErrorKind kind, std::string message, OrderedJson metadata) {
+  return {std::move(key), ItemStatus::kError, kind, std::move(message), std::move(metadata)};
+}
+
+ItemOutcome ItemOutcome::from_error(std::string key, const ItemError& error, ErrorKind kind) {
+  return failure(std::move(key), error.internal ? ErrorKind::kInternal : kind, error.describe());
+}
+
+OrderedJson ItemOutcome::to_json() const {
+  OrderedJson j{{"key", key}, {"status", status_name(status)}};
+  if (status == ItemStatus::kError) {
+    j["kind"] = error_kind_name(kind);
+    j["message"] = message;
+  }
+  j["metadata"] = metadata.is_null() ? OrderedJson::object() : metadata;
+  return j;
+}
+
+ItemOutcome ItemOutcome::from_json(const Json& j) {
+  const std::string where = "item outcome";
+  ItemOutcome o;
+  o.key = json_field<std::string>(j, "key", where);
+  const auto status = parse_item_status(json_field<std::string>(j, "status", where));
+  if (!status) throw InputError(fmt::format("{} {}: unknown status", where, o.key));
+  o.status = *status;
+  if (o.status == ItemStatus::kError) {
+    const auto kind = parse_error_kind(json_field_or<std::string>(j, "kind", "bad-input", where));
+    if (!kind) throw InputError(fmt::format("{} {}: unknown error kind", where, o.key));
+    o.kind = *kind;
+    o.message = json_field_or<std::string>(j, "message", "", where);
+  }
+  if (j.contains("metadata") && j["metadata"].is_object())
+    o.metadata = OrderedJson::parse(j["metadata"].dump());
+  return o;
+}
+
+}  // namespace pcglab
