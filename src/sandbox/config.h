@@ -1,0 +1,83 @@
+// Settings of a sandbox worker and the result of one request to it.
+//
+// Limits are plain data with defaults (Box2D-style definition structs): a track copies
+// default_limits(), changes what it needs and passes it to a Worker or WorkerPool. Every limit a
+// request can hit is reported by name in the reply's failure, with the ItemOutcome kind a batch
+// records (timeout, limit, crash, bad-input), so a loop that feeds errors back to an LLM can say
+// "your function ran past 2 s" rather than "it failed".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/item_outcome.h"
+#include "core/json.h"
+#include "sandbox/value.h"
+
+namespace pcglab::sandbox {
+
+struct Limits {
+  double call_timeout_s = 10;   // wall clock per call (or per map message)
+  double load_timeout_s = 30;   // wall clock to run the module's top level
+  double start_timeout_s = 30;  // wall clock from spawn to "ready" (numpy imported, preload run)
+  int memory_mb = 1024;         // RLIMIT_AS of every process in the sandbox
+  int cpu_seconds = 3600;       // RLIMIT_CPU: CPU time over a worker's life (a backstop)
+  int file_size_mb = 64;        // RLIMIT_FSIZE: largest file (or captured fd output) written
+  int open_files = 64;          // RLIMIT_NOFILE
+  int processes = 32;           // RLIMIT_NPROC, processes and threads of the sandbox
+  int tmp_mb = 64;              // size of the private tmpfs /tmp
+  int output_kb = 64;           // captured print/fd output kept per request
+  int reply_mb = 256;           // largest reply accepted from the worker
+};
+
+// How untrusted code is isolated. kUnsafeNoSandbox runs the same worker without namespaces (the
+// rlimits, the empty environment and the seccomp filter still apply); only when the user asked
+// for it with --unsafe-no-sandbox on a machine without user namespaces.
+enum class Isolation { kSandbox, kUnsafeNoSandbox };
+const char* isolation_name(Isolation isolation);  // "bubblewrap", "unsafe-no-sandbox"
+
+// A helper module put in front of the generated code, by its import name ("jax", "jax.numpy",
+// "game_base"). Parents of a dotted name are created as empty packages when not preloaded.
+struct Preload {
+  std::string name;
+  std::string source;
+};
+
+struct WorkerConfig {
+  Limits limits;
+  std::vector<Preload> preload;
+  Isolation isolation = Isolation::kSandbox;
+  std::string python = "/usr/bin/python3";
+  std::string bwrap = "/usr/bin/bwrap";
+};
+
+// Why a request failed.
+//   kind      what a batch records: kBadInput (the code raised, has a syntax error, or returned a
+//             value that cannot cross), kTimeout (call/load/start-up wall clock), kLimit (memory,
+//             CPU seconds, file size, reply size), kCrash (the worker died or broke the protocol).
+//   cause     a short tag: exception, syntax, recursion, value, timeout, memory, cpu, file-size,
+//             reply-size, crash, protocol, start.
+//   message   one line naming the cause and, for limits, the limit ("call timeout of 2 s").
+//   traceback Python's traceback, starting in the generated code (its file name and lines).
+struct Failure {
+  ErrorKind kind = ErrorKind::kNone;
+  std::string cause;
+  std::string message;
+  std::string traceback;
+};
+
+struct Reply {
+  std::optional<Value> value;  // set when the request succeeded
+  Failure failure;             // set otherwise
+  std::string output;          // what the code printed or wrote to fd 1/2 (bounded)
+  double seconds = 0;          // wall clock of the request, as the host saw it
+
+  bool ok() const { return value.has_value(); }
+  // "TimeoutError: ..." style one-paragraph text: message, then the traceback when there is one.
+  std::string describe() const;
+  // ItemOutcome of the item `key` (ok with {"value", "output"} metadata, or the failure).
+  ItemOutcome outcome(std::string key) const;
+};
+
+}  // namespace pcglab::sandbox

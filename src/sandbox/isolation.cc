@@ -1,0 +1,357 @@
+#include "sandbox/isolation.h"
+
+#include <sched.h>
+#include <seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+#include "core/log.h"
+#include "sandbox/worker.h"
+#include "sandbox/worker_script.h"
+
+namespace pcglab::sandbox {
+namespace fs = std::filesystem;
+namespace {
+
+// System calls that untrusted Python and numpy never need. They fail with EPERM (so Python raises
+// PermissionError and the traceback names the call) rather than killing the worker.
+const char* const kDenied[] = {
+    // Inspecting or writing other processes.
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    // File systems and namespaces: the sandbox's view of the world is fixed by bwrap.
+    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount",
+    "fspick", "mount_setattr", "unshare", "setns", "open_by_handle_at", "name_to_handle_at",
+    // Kernel keyrings, BPF, performance counters, userfaultfd: large kernel attack surface.
+    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd", "io_uring_setup",
+    "io_uring_enter", "io_uring_register", "fanotify_init",
+    // Administration of the machine.
+    "kexec_load", "kexec_file_load", "reboot", "init_module", "finit_module", "delete_module", "swapon",
+    "swapoff", "acct", "quotactl", "syslog", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "sethostname", "setdomainname", "iopl", "ioperm", "uselib", "vhangup", "lookup_dcookie", "personality",
+    "nfsservctl"};
+
+// CLONE_NEW* flags: a new namespace inside the sandbox (bwrap --disable-userns also stops it).
+constexpr uint64_t kCloneNamespaces =
+    CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP;
+
+std::string build_seccomp_program() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  PCGLAB_CHECK(ctx != nullptr) << "seccomp_init failed";
+  const auto add = [&](uint32_t action, const char* name, unsigned count, const scmp_arg_cmp* args) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) return;  // unknown to this libseccomp: not on this architecture
+    const int rc = seccomp_rule_add_array(ctx, action, nr, count, args);
+    PCGLAB_CHECK(rc == 0) << "seccomp rule for " << name << ": " << std::strerror(-rc);
+  };
+  for (const char* name : kDenied) add(SCMP_ACT_ERRNO(EPERM), name, 0, nullptr);
+  // Networking: only AF_UNIX sockets (the sandbox has no network anyway; this also covers a run
+  // with --unsafe-no-sandbox, which has no network namespace).
+  const scmp_arg_cmp not_unix = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+  add(SCMP_ACT_ERRNO(EAFNOSUPPORT), "socket", 1, &not_unix);
+  add(SCMP_ACT_ERRNO(EAFNOSUPPORT), "socketpair", 1, &not_unix);
+  // Typing into the terminal of the session that started pcglab.
+  const scmp_arg_cmp tiocsti = SCMP_A1(SCMP_CMP_EQ, TIOCSTI);
+  const scmp_arg_cmp tioclinux = SCMP_A1(SCMP_CMP_EQ, TIOCLINUX);
+  add(SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &tiocsti);
+  add(SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &tioclinux);
+  // New namespaces through clone(); clone3's flags are in memory a filter cannot read, so it fails
+  // with ENOSYS and glibc falls back to clone().
+  const scmp_arg_cmp new_ns = SCMP_A0(SCMP_CMP_MASKED_EQ, kCloneNamespaces, 0);
+  (void)new_ns;
+  for (uint64_t flag = 1; flag != 0; flag <<= 1) {
+    if ((kCloneNamespaces & flag) == 0) continue;
+    const scmp_arg_cmp has_flag = SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag);
+    add(SCMP_ACT_ERRNO(EPERM), "clone", 1, &has_flag);
+  }
+  add(SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, nullptr);
+
+  FILE* tmp = tmpfile();
+  PCGLAB_CHECK(tmp != nullptr) << "tmpfile for the seccomp program";
+  const int rc = seccomp_export_bpf(ctx, fileno(tmp));
+  seccomp_release(ctx);
+  PCGLAB_CHECK(rc == 0) << "seccomp_export_bpf: " << std::strerror(-rc);
+  std::string program;
+  std::rewind(tmp);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, tmp)) > 0) program.append(buf, n);
+  std::fclose(tmp);
+  return program;
+}
+
+std::string read_link_target(const fs::path& path) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(path, ec);
+  return ec ? std::string() : real.string();
+}
+
+}  // namespace
+
+const std::string& seccomp_program() {
+  static const std::string program = build_seccomp_program();
+  return program;
+}
+
+std::vector<SeccompRule> seccomp_rules() {
+  std::vector<SeccompRule> rules;
+  for (const char* name : kDenied) rules.push_back({name, "EPERM"});
+  rules.push_back({"socket, socketpair", "EAFNOSUPPORT unless the family is AF_UNIX"});
+  rules.push_back({"ioctl TIOCSTI, TIOCLINUX", "EPERM"});
+  rules.push_back({"clone with a CLONE_NEW* flag", "EPERM"});
+  rules.push_back({"clone3", "ENOSYS (glibc falls back to clone)"});
+  rules.push_back({"any call of another architecture (x32, i386)", "kills the process"});
+  return rules;
+}
+
+std::vector<std::string> worker_command(const WorkerConfig& config) {
+  const std::string python = read_link_target(config.python);
+  if (python.empty())
+    throw SetupError(
+        fmt::format("sandbox: the Python interpreter {} does not exist (install python3 and "
+                    "python3-numpy: scripts/install-deps.sh)",
+                    config.python));
+  const std::string version = fs::path(python).filename().string();  // "python3.11"
+  const fs::path stdlib = fs::path("/usr/lib") / version;
+  const fs::path numpy = "/usr/lib/python3/dist-packages/numpy";
+  if (!fs::is_directory(stdlib))
+    throw SetupError(
+        fmt::format("sandbox: the standard library of {} is not in {}", python, stdlib.string()));
+  if (!fs::is_directory(numpy))
+    throw SetupError(
+        fmt::format("sandbox: numpy is not installed in {} (install python3-numpy)", numpy.string()));
+
+  std::vector<std::string> python_args = {python, "-I", "-S", "-B", "-c", worker_script()};
+  if (config.isolation == Isolation::kUnsafeNoSandbox) return python_args;
+
+  std::vector<std::string> cmd = {config.bwrap,
+                                  "--unshare-user",
+                                  "--unshare-pid",
+                                  "--unshare-ipc",
+                                  "--unshare-uts",
+                                  "--unshare-net",
+                                  "--unshare-cgroup-try",
+                                  "--disable-userns",
+                                  "--die-with-parent",
+                                  "--new-session",
+                                  "--cap-drop",
+                                  "ALL",
+                                  "--uid",
+                                  "65534",
+                                  "--gid",
+                                  "65534",
+                                  "--hostname",
+                                  "sandbox",
+                                  "--clearenv"};
+  const auto ro_bind = [&cmd](const std::string& path) { cmd.insert(cmd.end(), {"--ro-bind", path, path}); };
+  ro_bind(python);
+  if (fs::path(config.python).parent_path() == fs::path(python).parent_path() && config.python != python)
+    cmd.insert(cmd.end(), {"--symlink", fs::path(python).filename().string(), config.python});
+  ro_bind(stdlib.string());
+  ro_bind(numpy.string());
+  // Shared libraries (libc, libffi, OpenBLAS, ...). The loader and BLAS are found through
+  // /lib64 and /etc/alternatives symlinks, and ld.so.cache saves the loader a search.
+  for (const auto& entry : fs::directory_iterator("/usr/lib")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && name.size() > 10 && name.ends_with("-linux-gnu"))
+      ro_bind(entry.path().string());
+  }
+  if (fs::is_directory("/usr/lib64")) ro_bind("/usr/lib64");
+  for (const char* etc : {"/etc/alternatives", "/etc/ld.so.cache"})
+    if (fs::exists(etc)) ro_bind(etc);
+  cmd.insert(cmd.end(),
+             {"--symlink", "usr/lib",   "/lib",
+              "--symlink", "usr/lib64", "/lib64",
+              "--symlink", "usr/bin",   "/bin",
+              "--dev",     "/dev",      "--proc",
+              "/proc",     "--size",    std::to_string(static_cast<uint64_t>(config.limits.tmp_mb) << 20),
+              "--tmpfs",   "/tmp",      "--remount-ro",
+              "/",         "--chdir",   "/tmp",
+              "--seccomp", "5"});
+  cmd.insert(cmd.end(), python_args.begin(), python_args.end());
+  return cmd;
+}
+
+OrderedJson isolation_settings(Isolation isolation) {
+  OrderedJson j = OrderedJson::object();
+  j["isolation"] = isolation_name(isolation);
+  return j;
+}
+
+namespace {
+
+// Generated code that reports from inside the sandbox what it can see.
+constexpr const char* kProbe = R"PY(
+import os, socket, resource
+def probe():
+    facts = {}
+    facts['pid'] = os.getpid()
+    facts['uid'] = os.getuid()
+    facts['hostname'] = os.uname().nodename
+    facts['env'] = sorted(os.environ)
+    try:
+        facts['net'] = sorted(l.split(':')[0].strip() for l in open('/proc/net/dev').read().splitlines()[2:])
+    except OSError as e:
+        facts['net'] = [str(e)]
+    status = dict(l.split(':\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\t' in l)
+    facts['seccomp'] = status.get('Seccomp', '?').strip()
+    facts['no_new_privs'] = status.get('NoNewPrivs', '?').strip()
+    facts['cap_eff'] = status.get('CapEff', '?').strip()
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        facts['inet'] = 'allowed'
+    except OSError as e:
+        facts['inet'] = 'denied: ' + e.strerror
+    facts['visible'] = [p for p in ('/etc/shadow', '/etc/passwd', '/root', '/home', '/work') if os.path.exists(p)]
+    try:
+        open('/usr/pcglab-probe', 'w')
+        facts['root_writable'] = True
+    except OSError:
+        facts['root_writable'] = False
+    st = os.statvfs('/tmp')
+    facts['tmp_mb'] = st.f_blocks * st.f_frsize // (1 << 20)
+    facts['nproc'] = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    facts['as_mb'] = resource.getrlimit(resource.RLIMIT_AS)[0] // (1 << 20)
+    facts['fds'] = sorted(int(f) for f in os.listdir('/proc/self/fd'))
+    return facts
+)PY";
+
+bool kernel_user_namespaces(std::string* detail) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+    *detail = "could not fork to test";
+    return false;
+  }
+  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  *detail = ok ? "unshare(CLONE_NEWUSER) works"
+               : "unshare(CLONE_NEWUSER) fails (kernel.unprivileged_userns_clone=0, "
+                 "user.max_user_namespaces=0, or a container without them)";
+  return ok;
+}
+
+template <class T>
+T fact(const Dict& facts, const char* key, T fallback) {
+  for (const auto& [k, v] : facts)
+    if (k == key && v.template is<T>()) return v.template as<T>();
+  return fallback;
+}
+
+std::string join_strings(const List& list) {
+  std::string out;
+  for (const auto& v : list) {
+    if (!out.empty()) out += ", ";
+    out += v.is<std::string>() ? v.as<std::string>() : std::to_string(v.is<int64_t>() ? v.as<int64_t>() : 0);
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+IsolationReport check_isolation(const WorkerConfig& config_in) {
+  IsolationReport report;
+  auto& checks = report.checks;
+  std::string detail;
+  checks.push_back({"kernel user namespaces", kernel_user_namespaces(&detail), detail});
+  const bool have_bwrap = access(config_in.bwrap.c_str(), X_OK) == 0;
+  checks.push_back({"bubblewrap", have_bwrap,
+                    have_bwrap ? config_in.bwrap : config_in.bwrap + " not found (install bubblewrap)"});
+  try {
+    seccomp_program();
+    checks.push_back({"seccomp filter (libseccomp)", true,
+                      fmt::format("{} BPF instructions", seccomp_program().size() / 8)});
+  } catch (const std::exception& e) {
+    checks.push_back({"seccomp filter (libseccomp)", false, e.what()});
+  }
+
+  WorkerConfig config = config_in;
+  config.isolation = Isolation::kSandbox;
+  config.preload.clear();
+  config.limits.start_timeout_s = std::min(config.limits.start_timeout_s, 20.0);
+  Reply reply;
+  if (have_bwrap) {
+    try {
+      Worker worker(config);
+      reply = worker.load("probe.py", kProbe);
+      if (reply.ok()) reply = worker.call("probe");
+    } catch (const SetupError& e) {
+      reply.failure.message = e.what();
+    } catch (const std::system_error& e) {
+      reply.failure.message = e.what();
+    }
+  } else {
+    reply.failure.message = "no bubblewrap";
+  }
+  checks.push_back({"sandbox worker starts", reply.ok(),
+                    reply.ok() ? "python3 and numpy in bubblewrap" : reply.describe()});
+  if (reply.ok() && reply.value->is<Dict>()) {
+    const Dict& f = reply.value->as<Dict>();
+    const int64_t pid = fact<int64_t>(f, "pid", -1);
+    checks.push_back({"PID namespace", pid == 2, fmt::format("the worker is pid {} inside", pid)});
+    const std::string host = fact<std::string>(f, "hostname", "?");
+    checks.push_back({"UTS namespace", host == "sandbox", "hostname " + host});
+    const List net = fact<List>(f, "net", {});
+    checks.push_back(
+        {"network namespace", net.size() == 1 && net[0] == Value("lo"), "devices: " + join_strings(net)});
+    const std::string inet = fact<std::string>(f, "inet", "?");
+    checks.push_back({"no IP sockets", inet.starts_with("denied"), "socket(AF_INET): " + inet});
+    const std::string seccomp = fact<std::string>(f, "seccomp", "?");
+    checks.push_back({"seccomp in force", seccomp == "2",
+                      "Seccomp: " + seccomp + ", NoNewPrivs: " + fact<std::string>(f, "no_new_privs", "?")});
+    const std::string caps = fact<std::string>(f, "cap_eff", "?");
+    checks.push_back({"no capabilities", caps == "0000000000000000", "CapEff: " + caps});
+    const List env = fact<List>(f, "env", {});
+    checks.push_back({"empty environment", env.empty(), "variables: " + join_strings(env)});
+    const List visible = fact<List>(f, "visible", {});
+    checks.push_back({"host files hidden", visible.empty(), "visible: " + join_strings(visible)});
+    checks.push_back({"read-only root", !fact<bool>(f, "root_writable", true), "/usr not writable"});
+    checks.push_back({"private /tmp", fact<int64_t>(f, "tmp_mb", 0) == config.limits.tmp_mb,
+                      fmt::format("tmpfs of {} MB", fact<int64_t>(f, "tmp_mb", 0))});
+    checks.push_back({"process limit", fact<int64_t>(f, "nproc", -1) == config.limits.processes,
+                      fmt::format("RLIMIT_NPROC {}", fact<int64_t>(f, "nproc", -1))});
+    checks.push_back({"memory limit", fact<int64_t>(f, "as_mb", -1) == config.limits.memory_mb,
+                      fmt::format("RLIMIT_AS {} MB", fact<int64_t>(f, "as_mb", -1))});
+    const List fds = fact<List>(f, "fds", {});
+    checks.push_back({"no inherited descriptors", fds.size() <= 6,
+                      "open fds: " + join_strings(fds) + " (0-2 stdio, 3-4 protocol, one for listing)"});
+  }
+  report.sandbox_works = true;
+  for (const auto& c : checks) {
+    if (!c.ok && report.sandbox_works) {
+      report.sandbox_works = false;
+      report.problem = c.feature + ": " + c.detail;
+    }
+  }
+  return report;
+}
+
+Isolation require_isolation(bool allow_unsafe, const WorkerConfig& config) {
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  const IsolationReport report = check_isolation(config);
+  if (report.sandbox_works) return Isolation::kSandbox;
+  if (!allow_unsafe)
+    throw SetupError(fmt::format(
+        "the sandbox for generated code does not work on this machine ({}); pcglab refuses to run untrusted "
+        "code without it. Run `pcglab sandbox check` for details, or pass --unsafe-no-sandbox to run it "
+        "unisolated (only on a machine you can afford to lose)",
+        report.problem));
+  std::fprintf(stderr,
+               "\n*** WARNING: --unsafe-no-sandbox: generated code runs WITHOUT isolation (%s). It can read "
+               "your files and environment and reach the network. Recorded in the run's settings. ***\n\n",
+               report.problem.c_str());
+  log_warn("sandbox: running generated code without isolation (--unsafe-no-sandbox)");
+  return Isolation::kUnsafeNoSandbox;
+}
+
+}  // namespace pcglab::sandbox

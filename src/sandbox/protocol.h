@@ -1,0 +1,57 @@
+// The wire format between pcglab and a sandbox worker (its Python side is worker_script.cc).
+//
+// The protocol runs on its own file descriptors (3: requests into the worker, 4: replies out), never
+// on stdin/stdout, so whatever the generated code prints cannot be mistaken for a reply. Each
+// message is a 16-byte header {u32 magic "PCGW", u8 op or status, 3 zero bytes, u64 payload size}
+// and one encoded Value. A value is a tag byte and its contents, little-endian:
+//   'N' None  'T' True  'F' False  'i' int64  'f' float64  's' u64 size + UTF-8
+//   'l' u32 count + values  'd' u32 count + (str key, value) pairs
+//   'a' u8 dtype size + dtype + u8 ndim + ndim x i64 shape + u64 size + zero padding to a multiple
+//       of 8 (from the payload's start, so the worker's numpy views are aligned) + raw data
+// Requests: init [preload [[name, source]...], settings {}], load [filename, source],
+// call [function, args list, kwargs dict], map [function, [args list...]].
+// Replies: ok [result, output] or error [cause, message, traceback, output].
+//
+// The decoder treats every reply as hostile (the worker runs the generated code in its own
+// process, so the code can write anything to fd 4): sizes are checked against what is left,
+// nesting is bounded, dtypes and shapes must agree with the data, and any violation is a
+// ProtocolError, after which the worker is killed.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "sandbox/value.h"
+
+namespace pcglab::sandbox {
+
+inline constexpr uint32_t kMagic = 0x57474350;  // "PCGW"
+inline constexpr size_t kHeaderSize = 16;
+inline constexpr int kMaxDepth = 100;
+
+enum class Op : uint8_t { kInit = 1, kLoad = 2, kCall = 3, kMap = 4 };
+enum class ReplyStatus : uint8_t { kOk = 0, kError = 1 };
+
+class ProtocolError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct FrameHeader {
+  uint8_t code = 0;  // an Op (requests) or a ReplyStatus (replies)
+  uint64_t size = 0;
+};
+
+// A whole message: header and encoded value.
+std::string encode_frame(uint8_t code, const Value& value);
+// Appends the encoding of `value` (positions for array padding count from the start of `out`,
+// which must be the start of the payload).
+void encode_value(const Value& value, std::string& out);
+// Parses a header; throws ProtocolError for a wrong magic or nonzero padding.
+FrameHeader decode_header(const char* bytes);
+// Decodes one payload that must hold exactly one value.
+Value decode_payload(std::string_view payload);
+
+}  // namespace pcglab::sandbox

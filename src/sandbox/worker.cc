@@ -1,0 +1,565 @@
+#include "sandbox/worker.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+#include "core/log.h"
+#include "sandbox/isolation.h"
+#include "sandbox/protocol.h"
+
+namespace pcglab::sandbox {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uid_t kNobody = 65534;
+
+// Everything the child needs between fork and exec, prepared before fork: the child of a
+// multithreaded process may only make async-signal-safe calls.
+struct SpawnPlan {
+  std::vector<char*> argv;
+  int proto_fd = -1;                   // the worker's end of the protocol socket pair: becomes fds 3 and 4
+  int stderr_fd = -1;                  // becomes fd 2
+  int null_fd = -1;                    // becomes fds 0 and 1
+  int seccomp_fd = -1;                 // becomes fd 5 (bwrap --seccomp 5), or -1
+  const sock_fprog* filter = nullptr;  // applied before exec (no bwrap to apply it), or null
+  bool drop_root = false;
+  int resources[5] = {};
+  rlimit limits[5] = {};
+  int limit_count = 0;
+  pid_t parent = 0;
+};
+
+[[noreturn]] void child_exec(const SpawnPlan& p) {
+  // Move the fds out of the way first, so that dup2 onto 0..5 never clobbers a source.
+  const int proto = fcntl(p.proto_fd, F_DUPFD, 100);
+  const int err = fcntl(p.stderr_fd, F_DUPFD, 100);
+  const int null = fcntl(p.null_fd, F_DUPFD, 100);
+  const int seccomp = p.seccomp_fd >= 0 ? fcntl(p.seccomp_fd, F_DUPFD, 100) : -1;
+  if (proto < 0 || err < 0 || null < 0 || (p.seccomp_fd >= 0 && seccomp < 0)) _exit(125);
+  if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0 || dup2(proto, 3) < 0 || dup2(proto, 4) < 0)
+    _exit(125);
+  if (seccomp >= 0 && dup2(seccomp, 5) < 0) _exit(125);
+  // No descriptor of pcglab (the run store, an HTTPS connection to the LLM) reaches the sandbox.
+  if (syscall(SYS_close_range, seccomp >= 0 ? 6U : 5U, ~0U, 0U) != 0) _exit(125);
+  setsid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != p.parent) _exit(125);  // pcglab died before the prctl
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl;
+  std::memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; ++s) sigaction(s, &dfl, nullptr);  // ignored signals stay ignored otherwise
+  if (p.drop_root) {
+    if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0) _exit(125);
+  }
+  for (int k = 0; k < p.limit_count; ++k)
+    if (setrlimit(static_cast<__rlimit_resource>(p.resources[k]), &p.limits[k]) != 0) _exit(125);
+  if (p.filter != nullptr) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p.filter) != 0)
+      _exit(125);
+  }
+  char* const empty_env[] = {nullptr};
+  execve(p.argv[0], p.argv.data(), empty_env);
+  _exit(127);
+}
+
+// Forks every worker from one long-lived thread: PR_SET_PDEATHSIG (and bwrap's --die-with-parent)
+// fire when the *thread* that forked exits, so a worker forked from a batch's thread would die
+// with that thread. This thread lives as long as the process.
+class Launcher {
+ public:
+  static Launcher& instance() {
+    static Launcher* launcher = new Launcher();  // never destroyed: workers may outlive statics
+    return *launcher;
+  }
+
+  pid_t spawn(const SpawnPlan& plan) {
+    Task task{&plan};
+    std::unique_lock lock(mutex_);
+    queue_.push_back(&task);
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return task.done; });
+    return task.pid;
+  }
+
+ private:
+  struct Task {
+    const SpawnPlan* plan;
+    pid_t pid = -1;
+    bool done = false;
+  };
+
+  Launcher() {
+    std::thread([this] { run(); }).detach();
+  }
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [&] { return !queue_.empty(); });
+      Task* task = queue_.front();
+      queue_.pop_front();
+      lock.unlock();
+      const pid_t pid = fork();
+      if (pid == 0) child_exec(*task->plan);
+      const int error = errno;
+      lock.lock();
+      task->pid = pid < 0 ? -error : pid;
+      task->done = true;
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<Task*> queue_;
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string seconds_text(double s) {
+  return fmt::format("{:g} s", s);
+}
+
+// Waits for readiness of `fd` until `deadline`; false on timeout.
+bool wait_fd(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = deadline - Clock::now();
+    if (left <= Clock::duration::zero()) return false;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    pollfd pfd{fd, events, 0};
+    const int r = ppoll(&pfd, 1, &ts, nullptr);
+    if (r > 0) return true;
+    if (r < 0 && errno != EINTR) return true;  // let the read/write report the error
+  }
+}
+
+enum class IoStatus { kOk, kTimeout, kClosed };
+
+IoStatus send_all(int fd, const std::string& data, Clock::time_point deadline) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (!wait_fd(fd, POLLOUT, deadline)) return IoStatus::kTimeout;
+    } else {
+      return IoStatus::kClosed;
+    }
+  }
+  return IoStatus::kOk;
+}
+
+IoStatus recv_exact(int fd, char* out, size_t size, Clock::time_point deadline) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = recv(fd, out + done, size - done, MSG_DONTWAIT);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (!wait_fd(fd, POLLIN, deadline)) return IoStatus::kTimeout;
+    } else {
+      return IoStatus::kClosed;
+    }
+  }
+  return IoStatus::kOk;
+}
+
+Reply failed(ErrorKind kind, std::string cause, std::string message, std::string output = {}) {
+  Reply r;
+  r.failure = Failure{kind, std::move(cause), std::move(message), {}};
+  r.output = std::move(output);
+  return r;
+}
+
+// The text bwrap or python wrote to fd 2 before the worker captured its output (their own errors).
+std::string drain(int fd) {
+  std::string out;
+  char buf[4096];
+  while (fd >= 0 && out.size() < 16384) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+Worker::Worker(WorkerConfig config) : config_(std::move(config)), command_(worker_command(config_)) {
+  spawn();
+}
+
+Worker::~Worker() {
+  kill_process();
+}
+
+void Worker::spawn() {
+  PCGLAB_CHECK(pid_ < 0) << "spawn() with a running worker";
+  int sv[2];
+  int err[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw std::system_error(errno, std::generic_category(), "sandbox: socketpair");
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(sv[0]);
+    close(sv[1]);
+    throw std::system_error(errno, std::generic_category(), "sandbox: pipe");
+  }
+  const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  int seccomp = -1;
+  const std::string& program = seccomp_program();
+  const bool sandboxed = config_.isolation == Isolation::kSandbox;
+  if (sandboxed) {
+    seccomp = memfd_create("pcglab-seccomp", MFD_CLOEXEC);
+    if (seccomp >= 0 &&
+        (write(seccomp, program.data(), program.size()) != static_cast<ssize_t>(program.size()) ||
+         lseek(seccomp, 0, SEEK_SET) != 0)) {
+      close(seccomp);
+      seccomp = -1;
+    }
+  }
+  sock_fprog filter{static_cast<unsigned short>(program.size() / sizeof(sock_filter)),
+                    reinterpret_cast<sock_filter*>(const_cast<char*>(program.data()))};
+
+  SpawnPlan plan;
+  for (auto& arg : command_) plan.argv.push_back(arg.data());
+  plan.argv.push_back(nullptr);
+  plan.proto_fd = sv[1];
+  plan.stderr_fd = err[1];
+  plan.null_fd = null;
+  plan.seccomp_fd = seccomp;
+  plan.filter = sandboxed ? nullptr : &filter;
+  plan.drop_root = geteuid() == 0;
+  plan.parent = getpid();
+  const Limits& l = config_.limits;
+  const auto add = [&plan](int resource, rlim_t value) {
+    plan.resources[plan.limit_count] = resource;
+    plan.limits[plan.limit_count++] = rlimit{value, value};
+  };
+  add(RLIMIT_AS, static_cast<rlim_t>(l.memory_mb) << 20);
+  add(RLIMIT_CPU, static_cast<rlim_t>(l.cpu_seconds));
+  add(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_size_mb) << 20);
+  add(RLIMIT_NOFILE, static_cast<rlim_t>(l.open_files));
+  add(RLIMIT_CORE, 0);
+
+  const bool fds_ok = null >= 0 && (!sandboxed || seccomp >= 0);
+  const pid_t pid = fds_ok ? Launcher::instance().spawn(plan) : -EBADF;
+  close(sv[1]);
+  close(err[1]);
+  if (null >= 0) close(null);
+  if (seccomp >= 0) close(seccomp);
+  if (pid < 0) {
+    close(sv[0]);
+    close(err[0]);
+    throw std::system_error(-pid, std::generic_category(), "sandbox: starting the worker");
+  }
+  pid_ = pid;
+  socket_ = sv[0];
+  stderr_ = err[0];
+  fcntl(socket_, F_SETFL, fcntl(socket_, F_GETFL) | O_NONBLOCK);
+  fcntl(stderr_, F_SETFL, fcntl(stderr_, F_GETFL) | O_NONBLOCK);
+  ready_ = false;
+  module_present_ = false;
+  ++starts_;
+
+  // Queue the init request now: the interpreter reads it once numpy is imported.
+  List preload;
+  for (const auto& p : config_.preload) preload.push_back(List{p.name, p.source});
+  Dict settings{{"output_bytes", int64_t{l.output_kb} * 1024},
+                {"reply_bytes", int64_t{l.reply_mb} << 20},
+                {"nproc", sandboxed ? l.processes : 0},
+                {"reap", sandboxed}};
+  init_frame_ = encode_frame(static_cast<uint8_t>(Op::kInit), List{std::move(preload), std::move(settings)});
+  init_sent_ = 0;
+  const ssize_t n = send(socket_, init_frame_.data(), init_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n > 0) init_sent_ = static_cast<size_t>(n);
+}
+
+void Worker::kill_process() {
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (socket_ >= 0) close(socket_);
+  if (stderr_ >= 0) close(stderr_);
+  pid_ = -1;
+  socket_ = stderr_ = -1;
+  ready_ = false;
+  module_present_ = false;
+}
+
+void Worker::restart() {
+  kill_process();
+  loaded_.reset();
+  spawn();
+}
+
+Failure Worker::death_failure(const char* what) {
+  // The worker closed the protocol: it died, or its code closed fds 3/4. Give it a moment to
+  // finish dying, then kill whatever is left.
+  const bool was_ready = ready_;
+  int status = 0;
+  pid_t got = 0;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(500);
+  while ((got = waitpid(pid_, &status, WNOHANG)) == 0 && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::string early = drain(stderr_);
+  if (got == pid_) pid_ = -1;  // reaped: nothing left to kill
+  kill_process();
+  const Limits& l = config_.limits;
+  int signal = 0;
+  int code = -1;
+  if (got <= 0) {
+    return Failure{
+        ErrorKind::kCrash,
+        "protocol",
+        fmt::format("the worker stopped answering during the {} (its code closed the protocol channel)",
+                    what),
+        {}};
+  }
+  if (WIFSIGNALED(status)) signal = WTERMSIG(status);
+  if (WIFEXITED(status)) {
+    code = WEXITSTATUS(status);
+    // bwrap exits with 128 + the signal that killed the sandboxed process.
+    if (config_.isolation == Isolation::kSandbox && code > 128 && code < 128 + NSIG) signal = code - 128;
+  }
+  Failure f;
+  f.kind = ErrorKind::kCrash;
+  f.cause = "crash";
+  if (signal == SIGXCPU) {
+    f.kind = ErrorKind::kLimit;
+    f.cause = "cpu";
+    f.message = fmt::format("the worker hit its CPU time limit of {} s during the {}", l.cpu_seconds, what);
+  } else if (signal == SIGXFSZ) {
+    f.kind = ErrorKind::kLimit;
+    f.cause = "file-size";
+    f.message =
+        fmt::format("the worker hit the file size limit of {} MB during the {}", l.file_size_mb, what);
+  } else if (signal == SIGKILL) {
+    f.message = fmt::format(
+        "the worker was killed (SIGKILL) during the {}: by its own code, or by the kernel "
+        "when out of memory",
+        what);
+  } else if (signal != 0) {
+    const char* abbrev = sigabbrev_np(signal);
+    f.message = fmt::format("the worker crashed during the {}: signal {} (SIG{})", what, signal,
+                            abbrev != nullptr ? abbrev : "?");
+  } else if (code == 125 || code == 127 || !was_ready) {
+    f.cause = "start";
+    f.message = fmt::format("the worker could not start (exit status {})", code);
+  } else {
+    f.message = fmt::format(
+        "the worker exited with status {} during the {} (os._exit, or the code closed the "
+        "protocol channel)",
+        code, what);
+  }
+  if (!early.empty()) f.message += ": " + early;
+  return f;
+}
+
+Reply Worker::wait_ready() {
+  const auto start = Clock::now();
+  if (pid_ < 0) spawn();
+  if (ready_) {
+    Reply r;
+    r.value = Value();
+    return r;
+  }
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(config_.limits.start_timeout_s));
+  IoStatus io = IoStatus::kOk;
+  if (init_sent_ < init_frame_.size()) {
+    io = send_all(socket_, init_frame_.substr(init_sent_), deadline);
+    init_sent_ = init_frame_.size();
+  }
+  Reply r;
+  if (io == IoStatus::kOk) {
+    r = read_reply("start-up", deadline, start);
+  } else if (io == IoStatus::kTimeout) {
+    kill_process();
+    r = failed(ErrorKind::kTimeout, "timeout",
+               fmt::format("the worker did not start within {} (start-up timeout)",
+                           seconds_text(config_.limits.start_timeout_s)));
+  } else {
+    r.failure = death_failure("start-up");
+  }
+  if (!r.ok()) {
+    if (r.failure.cause == "crash" || r.failure.cause == "protocol") r.failure.cause = "start";
+    r.failure.message = "sandbox worker failed to start: " + r.failure.message;
+    if (pid_ > 0) kill_process();
+    return r;
+  }
+  ready_ = true;
+  r.seconds = seconds_since(start);
+  return r;
+}
+
+Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::time_point start) {
+  const Limits& l = config_.limits;
+  char header[kHeaderSize];
+  IoStatus io = recv_exact(socket_, header, kHeaderSize, deadline);
+  std::string payload;
+  FrameHeader h;
+  if (io == IoStatus::kOk) {
+    try {
+      h = decode_header(header);
+    } catch (const ProtocolError& e) {
+      kill_process();
+      return failed(ErrorKind::kCrash, "protocol", fmt::format("during the {}: {}", what, e.what()));
+    }
+    const uint64_t max_reply = static_cast<uint64_t>(l.reply_mb) << 20;
+    if (h.size > max_reply) {
+      kill_process();
+      return failed(ErrorKind::kLimit, "reply-size",
+                    fmt::format("the {}'s reply of {} bytes exceeds the reply limit of {} MB", what, h.size,
+                                l.reply_mb));
+    }
+    payload.resize(h.size);
+    io = recv_exact(socket_, payload.data(), payload.size(), deadline);
+  }
+  if (io == IoStatus::kTimeout) {
+    kill_process();
+    const char* name = std::strcmp(what, "load") == 0       ? "load"
+                       : std::strcmp(what, "start-up") == 0 ? "start-up"
+                                                            : "call";
+    const double limit = std::strcmp(name, "load") == 0       ? l.load_timeout_s
+                         : std::strcmp(name, "start-up") == 0 ? l.start_timeout_s
+                                                              : l.call_timeout_s;
+    return failed(ErrorKind::kTimeout, "timeout",
+                  fmt::format("the {} did not finish within {} ({} timeout); the worker was killed", what,
+                              seconds_text(limit), name));
+  }
+  if (io == IoStatus::kClosed) {
+    Reply r;
+    r.failure = death_failure(what);
+    return r;
+  }
+  Reply r;
+  r.seconds = seconds_since(start);
+  try {
+    Value v = decode_payload(payload);
+    const bool ok = h.code == static_cast<uint8_t>(ReplyStatus::kOk);
+    if (!v.is<List>() || v.as<List>().size() != (ok ? 2u : 4u) || !v.as<List>().back().is<std::string>())
+      throw ProtocolError("the reply is not the list the protocol expects");
+    List& parts = const_cast<List&>(v.as<List>());
+    r.output = parts.back().as<std::string>();
+    if (ok) {
+      r.value = std::move(parts[0]);
+      return r;
+    }
+    if (h.code != static_cast<uint8_t>(ReplyStatus::kError))
+      throw ProtocolError(fmt::format("unknown reply status {}", h.code));
+    for (int k = 0; k < 3; ++k)
+      if (!parts[k].is<std::string>()) throw ProtocolError("the error reply's fields are not strings");
+    r.failure.cause = parts[0].as<std::string>();
+    r.failure.message = parts[1].as<std::string>();
+    r.failure.traceback = parts[2].as<std::string>();
+  } catch (const ProtocolError& e) {
+    kill_process();
+    return failed(ErrorKind::kCrash, "protocol", fmt::format("during the {}: {}", what, e.what()));
+  }
+  if (r.failure.cause == "memory") {
+    // The interpreter survived a MemoryError, but its heap may not: start afresh.
+    r.failure.kind = ErrorKind::kLimit;
+    r.failure.message = fmt::format("memory limit of {} MB (address space) reached during the {}: {}",
+                                    l.memory_mb, what, r.failure.message);
+    kill_process();
+  } else {
+    r.failure.kind = ErrorKind::kBadInput;
+  }
+  return r;
+}
+
+Reply Worker::exchange(uint8_t op, const Value& payload, double timeout_s, const char* what) {
+  const auto start = Clock::now();
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const IoStatus io = send_all(socket_, encode_frame(op, payload), deadline);
+  if (io == IoStatus::kTimeout) {
+    kill_process();
+    return failed(ErrorKind::kTimeout, "timeout",
+                  fmt::format("the worker did not take the {} request within {}; it was killed", what,
+                              seconds_text(timeout_s)));
+  }
+  if (io == IoStatus::kClosed) {
+    Reply r;
+    r.failure = death_failure(what);
+    return r;
+  }
+  return read_reply(what, deadline, start);
+}
+
+Reply Worker::request(uint8_t op, const Value& payload, double timeout_s, const char* what) {
+  Reply ready = wait_ready();
+  if (!ready.ok()) return ready;
+  if (loaded_ && !module_present_ && op != static_cast<uint8_t>(Op::kLoad)) {
+    Reply reload = exchange(static_cast<uint8_t>(Op::kLoad), List{loaded_->filename, loaded_->source},
+                            config_.limits.load_timeout_s, "load");
+    if (!reload.ok()) {
+      reload.failure.message = "loading the module again in a fresh worker: " + reload.failure.message;
+      return reload;
+    }
+    module_present_ = true;
+  }
+  return exchange(op, payload, timeout_s, what);
+}
+
+Reply Worker::load(const std::string& filename, const std::string& source) {
+  loaded_.reset();
+  Reply r =
+      request(static_cast<uint8_t>(Op::kLoad), List{filename, source}, config_.limits.load_timeout_s, "load");
+  if (r.ok()) {
+    loaded_ = Loaded{filename, source};
+    module_present_ = true;
+  }
+  return r;
+}
+
+Reply Worker::call(const std::string& function, const List& args, const Dict& kwargs) {
+  return request(static_cast<uint8_t>(Op::kCall), List{function, args, kwargs}, config_.limits.call_timeout_s,
+                 "call");
+}
+
+Reply Worker::map(const std::string& function, const std::vector<List>& arg_lists) {
+  List lists;
+  lists.reserve(arg_lists.size());
+  for (const auto& a : arg_lists) lists.emplace_back(a);
+  return request(static_cast<uint8_t>(Op::kMap), List{function, std::move(lists)},
+                 config_.limits.call_timeout_s, "call");
+}
+
+}  // namespace pcglab::sandbox

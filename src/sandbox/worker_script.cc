@@ -1,0 +1,330 @@
+// The Python side of the sandbox worker: the protocol loop that /usr/bin/python3 runs inside
+// bubblewrap (`python3 -I -S -c <this script>`). It is pcglab's own code and runs before any
+// generated code: it imports numpy, runs the track's preload modules, applies the limits that must
+// be set inside the user namespace (RLIMIT_NPROC), moves fd 1 and 2 onto a capture file, and then
+// answers requests on the protocol fds (3: requests in, 4: replies out) until its input closes.
+//
+// Kept as a C++ raw string so the executable needs no file installed beside it; the wire format is
+// described in worker_protocol.h and must match protocol.cc.
+#include "sandbox/worker_script.h"
+
+namespace pcglab::sandbox {
+
+const char* worker_script() {
+  return R"PY(
+import os, sys
+os.environ.clear()
+# One BLAS/OpenMP thread: the worker is one item's process, parallelism comes from the pool, and
+# every extra thread costs address space under RLIMIT_AS.
+os.environ['OPENBLAS_NUM_THREADS'] = '1'
+os.environ['OMP_NUM_THREADS'] = '1'
+sys.path.append('/usr/lib/python3/dist-packages')
+sys.dont_write_bytecode = True
+import struct, signal, resource, traceback, types, linecache, gc
+import numpy as np
+del os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS']
+
+REQ_FD, REP_FD = 3, 4
+MAGIC = 0x57474350
+HEADER = struct.Struct('<IBxxxQ')
+I64 = struct.Struct('<q'); F64 = struct.Struct('<d'); U32 = struct.Struct('<I'); U64 = struct.Struct('<Q')
+OP_INIT, OP_LOAD, OP_CALL, OP_MAP = 1, 2, 3, 4
+ST_OK, ST_ERR = 0, 1
+MAX_DEPTH = 100
+DTYPES = {'|b1', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8', '<f4', '<f8'}
+settings = {'output_bytes': 65536, 'reply_bytes': 1 << 28, 'nproc': 32}
+
+class ProtocolError(Exception):
+    pass
+
+class EncodeError(Exception):
+    pass
+
+def read_exact(n):
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = os.readv(REQ_FD, [view[got:]])
+        if k == 0:
+            raise EOFError
+        got += k
+    return buf
+
+def write_all(data):
+    view = memoryview(data)
+    while view:
+        k = os.write(REP_FD, view)
+        view = view[k:]
+
+def decode(buf, pos, depth=0):
+    if depth > MAX_DEPTH:
+        raise ProtocolError('value nested too deeply')
+    t = buf[pos]; pos += 1
+    if t == 0x4e: return None, pos
+    if t == 0x54: return True, pos
+    if t == 0x46: return False, pos
+    if t == 0x69: return I64.unpack_from(buf, pos)[0], pos + 8
+    if t == 0x66: return F64.unpack_from(buf, pos)[0], pos + 8
+    if t == 0x73:
+        n = U64.unpack_from(buf, pos)[0]; pos += 8
+        return bytes(buf[pos:pos + n]).decode('utf-8'), pos + n
+    if t == 0x6c:
+        n = U32.unpack_from(buf, pos)[0]; pos += 4
+        out = []
+        for _ in range(n):
+            v, pos = decode(buf, pos, depth + 1)
+            out.append(v)
+        return out, pos
+    if t == 0x64:
+        n = U32.unpack_from(buf, pos)[0]; pos += 4
+        out = {}
+        for _ in range(n):
+            k, pos = decode(buf, pos, depth + 1)
+            v, pos = decode(buf, pos, depth + 1)
+            out[k] = v
+        return out, pos
+    if t == 0x61:
+        dl = buf[pos]; pos += 1
+        dt = bytes(buf[pos:pos + dl]).decode('ascii'); pos += dl
+        nd = buf[pos]; pos += 1
+        shape = struct.unpack_from('<%dq' % nd, buf, pos); pos += 8 * nd
+        nbytes = U64.unpack_from(buf, pos)[0]; pos += 8
+        pos += (-pos) % 8
+        if nbytes == 0:
+            return np.empty(shape, dtype=np.dtype(dt)), pos
+        a = np.frombuffer(buf, dtype=np.dtype(dt), count=nbytes // np.dtype(dt).itemsize, offset=pos)
+        return a.reshape(shape), pos + nbytes
+    raise ProtocolError('unknown value tag %d' % t)
+
+class Encoder:
+    def __init__(self):
+        self.parts = []
+        self.pos = 0
+    def put(self, b):
+        self.parts.append(b); self.pos += len(b)
+    def value(self, v, depth=0):
+        if depth > MAX_DEPTH:
+            raise EncodeError('the value is nested more than %d levels deep' % MAX_DEPTH)
+        if v is None: self.put(b'N')
+        elif v is True or v is np.True_: self.put(b'T')
+        elif v is False or v is np.False_: self.put(b'F')
+        elif isinstance(v, (int, np.integer)):
+            v = int(v)
+            if not -(1 << 63) <= v < (1 << 63):
+                raise EncodeError('integer %d does not fit in 64 bits' % v)
+            self.put(b'i' + I64.pack(v))
+        elif isinstance(v, (float, np.floating)): self.put(b'f' + F64.pack(float(v)))
+        elif isinstance(v, str):
+            b = v.encode('utf-8', 'surrogatepass')
+            self.put(b's' + U64.pack(len(b))); self.put(b)
+        elif isinstance(v, (list, tuple)):
+            self.put(b'l' + U32.pack(len(v)))
+            for x in v: self.value(x, depth + 1)
+        elif isinstance(v, dict):
+            self.put(b'd' + U32.pack(len(v)))
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise EncodeError('dict keys must be str, got %s' % type(k).__name__)
+                self.value(k, depth + 1); self.value(x, depth + 1)
+        elif isinstance(v, np.ndarray):
+            dt = v.dtype.newbyteorder('<') if v.dtype.byteorder == '>' else v.dtype
+            if dt.str not in DTYPES:
+                raise EncodeError('numpy dtype %s is not supported (bool, int8-64, uint8-64, float32/64)' % v.dtype)
+            if v.ndim > 32:
+                raise EncodeError('array has more than 32 dimensions')
+            a = np.ascontiguousarray(v, dtype=dt)
+            d = dt.str.encode('ascii')
+            self.put(b'a' + bytes([len(d)]) + d + bytes([a.ndim]) + struct.pack('<%dq' % a.ndim, *a.shape) +
+                     U64.pack(a.nbytes))
+            self.put(b'\0' * ((-self.pos) % 8))
+            self.put(memoryview(a).cast('B') if a.nbytes else b'')
+        else:
+            raise EncodeError('values of type %s cannot be returned (use None, bool, int, float, str, '
+                              'list, dict or a numpy array)' % type(v).__name__)
+        if self.pos > settings['reply_bytes']:
+            raise EncodeError('the reply exceeds %d bytes' % settings['reply_bytes'])
+
+def send(status, value):
+    enc = Encoder()
+    try:
+        enc.value(value)
+    except EncodeError as e:
+        status, enc = ST_ERR, Encoder()
+        enc.value(['value', str(e), '', value[-1] if isinstance(value, list) and value else ''])
+    body = b''.join(enc.parts)
+    write_all(HEADER.pack(MAGIC, status, len(body)) + body)
+
+# Output of the generated code: print() goes to a bounded text buffer; anything written to fd 1
+# or 2 (C code, os.write, subprocesses) goes to a memfd that is read back after each call.
+class BoundedText:
+    def __init__(self):
+        self.parts = []; self.size = 0; self.dropped = 0
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError('write() argument must be str, not %s' % type(s).__name__)
+        room = settings['output_bytes'] - self.size
+        if room > 0:
+            self.parts.append(s[:room]); self.size += min(len(s), room)
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+    def writelines(self, lines):
+        for s in lines: self.write(s)
+    def flush(self): pass
+    def isatty(self): return False
+    def fileno(self): return 1
+    def take(self):
+        s = ''.join(self.parts); d = self.dropped
+        self.parts = []; self.size = 0; self.dropped = 0
+        return s, d
+    encoding = 'utf-8'
+    errors = 'strict'
+
+capture_fd = os.memfd_create('pcglab-output')
+os.dup2(capture_fd, 1); os.dup2(capture_fd, 2); os.close(capture_fd)
+text = BoundedText()
+sys.stdout = sys.stderr = text
+sys.stdin = None
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past RLIMIT_FSIZE fail with EFBIG instead
+
+def take_output():
+    s, dropped = text.take()
+    end = os.lseek(1, 0, os.SEEK_CUR)
+    if end > 0:
+        room = max(0, settings['output_bytes'] - len(s))
+        raw = os.pread(1, min(end, room), 0)
+        s += raw.decode('utf-8', 'replace')
+        dropped += end - len(raw)
+        os.ftruncate(1, 0); os.lseek(1, 0, os.SEEK_SET)
+    if dropped:
+        s += '\n[pcglab: output truncated, %d more characters dropped]' % dropped
+    return s
+
+def reap_leftovers():
+    # Processes the call started and left running (the worker is not pid 1, so kill(-1) reaches
+    # every other process of this PID namespace but bwrap's init). Only in the sandbox's own PID
+    # namespace: outside it kill(-1) would reach every process of the user.
+    if not settings.get('reap') or os.getpid() != 2:
+        return
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+USER_FILE = '<generated>'
+module = None
+
+def format_error(e):
+    tb = e.__traceback__
+    # Drop the worker's own frames: the traceback starts in the generated code.
+    while tb is not None and tb.tb_frame.f_code.co_filename == '<string>':
+        tb = tb.tb_next
+    lines = traceback.format_exception(type(e), e, tb)
+    return ''.join(lines)
+
+def error_reply(e):
+    cause = 'exception'
+    if isinstance(e, MemoryError): cause = 'memory'
+    elif isinstance(e, SyntaxError): cause = 'syntax'
+    elif isinstance(e, RecursionError): cause = 'recursion'
+    elif isinstance(e, EncodeError): cause = 'value'
+    msg = '%s: %s' % (type(e).__name__, e) if not isinstance(e, EncodeError) else str(e)
+    tb = '' if isinstance(e, EncodeError) else format_error(e)
+    return [cause, msg, tb]
+
+def add_module(name, source, filename):
+    parent, _, leaf = name.rpartition('.')
+    if parent and parent not in sys.modules:
+        add_module(parent, '', '<pcglab-preload %s>' % parent)
+    m = types.ModuleType(name)
+    m.__file__ = filename
+    if not parent or True:
+        m.__path__ = []  # lets `import name.sub` find submodules added later
+    sys.modules[name] = m
+    if parent:
+        setattr(sys.modules[parent], leaf, m)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, 'exec'), m.__dict__)
+    return m
+
+def handle_init(v):
+    preload, opts = v
+    settings.update(opts)
+    for name, source in preload:
+        add_module(name, source, '<preload %s>' % name)
+    if settings['nproc'] > 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (settings['nproc'], settings['nproc']))
+    gc.collect()
+    return None
+
+def handle_load(v):
+    global module, USER_FILE
+    filename, source = v
+    module = None
+    USER_FILE = filename
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    m = types.ModuleType('__generated__')
+    m.__file__ = filename
+    sys.modules['__generated__'] = m
+    exec(compile(source, filename, 'exec'), m.__dict__)
+    module = m
+    return None
+
+def function(name):
+    if module is None:
+        raise NameError('no module is loaded')
+    f = module.__dict__.get(name)
+    if f is None:
+        raise NameError('the code defines no %r' % name)
+    if not callable(f):
+        raise TypeError('%r is not callable' % name)
+    return f
+
+def handle_call(v):
+    name, args, kwargs = v
+    return function(name)(*args, **(kwargs or {}))
+
+def handle_map(v):
+    name, arg_lists = v
+    f = function(name)
+    return [f(*a) for a in arg_lists]
+
+HANDLERS = {OP_INIT: handle_init, OP_LOAD: handle_load, OP_CALL: handle_call, OP_MAP: handle_map}
+
+def serve():
+    while True:
+        try:
+            head = read_exact(HEADER.size)
+        except EOFError:
+            return
+        magic, op, n = HEADER.unpack(head)
+        if magic != MAGIC or op not in HANDLERS:
+            raise ProtocolError('bad request header')
+        body = read_exact(n)
+        value, end = decode(body, 0)
+        if end != n:
+            raise ProtocolError('trailing bytes in request')
+        try:
+            result = HANDLERS[op](value)
+        except BaseException as e:
+            if isinstance(e, SystemExit):
+                e = RuntimeError('the code called sys.exit(%r)' % (e.code,))
+            elif isinstance(e, KeyboardInterrupt):
+                e = RuntimeError('KeyboardInterrupt')
+            reply = error_reply(e)
+            e = None
+            if op != OP_INIT:
+                reap_leftovers()
+            reply.append(take_output())
+            send(ST_ERR, reply)
+            continue
+        if op != OP_INIT:
+            reap_leftovers()
+        send(ST_OK, [result, take_output()])
+        result = None
+
+serve()
+)PY";
+}
+
+}  // namespace pcglab::sandbox
