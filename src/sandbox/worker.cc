@@ -263,12 +263,12 @@ void Worker::spawn() {
   plan.drop_root = geteuid() == 0;
   plan.parent = getpid();
   const Limits& l = config_.limits;
-  const auto add = [&plan](int resource, rlim_t value) {
+  const auto add = [&plan](int resource, rlim_t value, rlim_t hard_extra = 0) {
     plan.resources[plan.limit_count] = resource;
-    plan.limits[plan.limit_count++] = rlimit{value, value};
+    plan.limits[plan.limit_count++] = rlimit{value, value + hard_extra};
   };
   add(RLIMIT_AS, static_cast<rlim_t>(l.memory_mb) << 20);
-  add(RLIMIT_CPU, static_cast<rlim_t>(l.cpu_seconds));
+  add(RLIMIT_CPU, static_cast<rlim_t>(l.cpu_seconds), 1);  // SIGXCPU names the limit; SIGKILL a second later
   add(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_size_mb) << 20);
   add(RLIMIT_NOFILE, static_cast<rlim_t>(l.open_files));
   add(RLIMIT_CORE, 0);
@@ -299,7 +299,9 @@ void Worker::spawn() {
   Dict settings{{"output_bytes", int64_t{l.output_kb} * 1024},
                 {"reply_bytes", int64_t{l.reply_mb} << 20},
                 {"nproc", sandboxed ? l.processes : 0},
-                {"reap", sandboxed}};
+                {"reap", sandboxed},
+                {"file_size_mb", l.file_size_mb},
+                {"tmp_mb", sandboxed ? l.tmp_mb : 0}};
   init_frame_ = encode_frame(static_cast<uint8_t>(Op::kInit), List{std::move(preload), std::move(settings)});
   init_sent_ = 0;
   const ssize_t n = send(socket_, init_frame_.data(), init_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -460,8 +462,8 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
                          : std::strcmp(name, "start-up") == 0 ? l.start_timeout_s
                                                               : l.call_timeout_s;
     return failed(ErrorKind::kTimeout, "timeout",
-                  fmt::format("the {} did not finish within {} ({} timeout); the worker was killed", what,
-                              seconds_text(limit), name));
+                  fmt::format("the {} did not finish within its {} timeout of {}; the worker was killed",
+                              what, name, seconds_text(limit)));
   }
   if (io == IoStatus::kClosed) {
     Reply r;
@@ -492,7 +494,9 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
     kill_process();
     return failed(ErrorKind::kCrash, "protocol", fmt::format("during the {}: {}", what, e.what()));
   }
-  if (r.failure.cause == "memory") {
+  if (r.failure.cause == "reply-size") {
+    r.failure.kind = ErrorKind::kLimit;
+  } else if (r.failure.cause == "memory") {
     // The interpreter survived a MemoryError, but its heap may not: start afresh.
     r.failure.kind = ErrorKind::kLimit;
     r.failure.message = fmt::format("memory limit of {} MB (address space) reached during the {}: {}",
@@ -508,6 +512,22 @@ Reply Worker::exchange(uint8_t op, const Value& payload, double timeout_s, const
   const auto start = Clock::now();
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  // Nothing may arrive between a reply and the next request: bytes here were written by the code
+  // after its call returned (a thread or process it left behind), and would pass for the next reply.
+  char stray;
+  const ssize_t pending = recv(socket_, &stray, 1, MSG_DONTWAIT | MSG_PEEK);
+  if (pending > 0) {
+    kill_process();
+    return failed(ErrorKind::kCrash, "protocol",
+                  fmt::format("before the {}: the worker wrote to the protocol channel after its last reply "
+                              "(code left running after a call); it was killed",
+                              what));
+  }
+  if (pending == 0) {
+    Reply r;
+    r.failure = death_failure(what);
+    return r;
+  }
   const IoStatus io = send_all(socket_, encode_frame(op, payload), deadline);
   if (io == IoStatus::kTimeout) {
     kill_process();

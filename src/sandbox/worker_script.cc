@@ -20,7 +20,7 @@ os.environ['OPENBLAS_NUM_THREADS'] = '1'
 os.environ['OMP_NUM_THREADS'] = '1'
 sys.path.append('/usr/lib/python3/dist-packages')
 sys.dont_write_bytecode = True
-import struct, signal, resource, traceback, types, linecache, gc
+import errno, struct, signal, resource, traceback, types, linecache, gc
 import numpy as np
 del os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS']
 
@@ -39,6 +39,11 @@ class ProtocolError(Exception):
 
 class EncodeError(Exception):
     pass
+
+class ReplyTooLarge(EncodeError):
+    pass
+
+MAIN_PID = os.getpid()
 
 def read_exact(n):
     buf = bytearray(n)
@@ -143,15 +148,19 @@ class Encoder:
             raise EncodeError('values of type %s cannot be returned (use None, bool, int, float, str, '
                               'list, dict or a numpy array)' % type(v).__name__)
         if self.pos > settings['reply_bytes']:
-            raise EncodeError('the reply exceeds %d bytes' % settings['reply_bytes'])
+            raise ReplyTooLarge('the reply exceeds %d bytes' % settings['reply_bytes'])
 
 def send(status, value):
     enc = Encoder()
     try:
         enc.value(value)
     except EncodeError as e:
+        cause = 'reply-size' if isinstance(e, ReplyTooLarge) else 'value'
+        status, enc, e = ST_ERR, Encoder(), str(e)
+        enc.value([cause, e, '', value[-1] if isinstance(value, list) and value else ''])
+    except MemoryError:
         status, enc = ST_ERR, Encoder()
-        enc.value(['value', str(e), '', value[-1] if isinstance(value, list) and value else ''])
+        enc.value(['memory', 'MemoryError while encoding the reply', '', ''])
     body = b''.join(enc.parts)
     write_all(HEADER.pack(MAGIC, status, len(body)) + body)
 
@@ -180,6 +189,7 @@ class BoundedText:
     encoding = 'utf-8'
     errors = 'strict'
 
+diag_fd = os.dup(2)  # the pipe to pcglab, for the worker's own fatal errors
 capture_fd = os.memfd_create('pcglab-output')
 os.dup2(capture_fd, 1); os.dup2(capture_fd, 2); os.close(capture_fd)
 text = BoundedText()
@@ -209,6 +219,11 @@ def reap_leftovers():
     try:
         os.kill(-1, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
+        return
+    try:
+        while True:
+            os.waitpid(-1, 0)  # killed children would stay as zombies
+    except ChildProcessError:
         pass
 
 USER_FILE = '<generated>'
@@ -222,13 +237,37 @@ def format_error(e):
     lines = traceback.format_exception(type(e), e, tb)
     return ''.join(lines)
 
+def hint(e):
+    # Words that name the limit behind an OSError the sandbox causes.
+    if isinstance(e, RuntimeError) and "can't start new thread" in str(e):
+        return ' [process limit: at most %d processes and threads in the sandbox]' % settings['nproc']
+    if not isinstance(e, OSError):
+        return ''
+    n = e.errno
+    if n == errno.EAGAIN and settings['nproc'] > 0:
+        return ' [process limit: at most %d processes and threads in the sandbox]' % settings['nproc']
+    if n == errno.EFBIG:
+        return ' [file size limit of %d MB]' % settings.get('file_size_mb', 0)
+    if n == errno.ENOSPC:
+        return ' [/tmp is a private tmpfs of %d MB]' % settings.get('tmp_mb', 0)
+    if n == errno.EROFS:
+        return ' [the sandbox file system is read-only except /tmp]'
+    if n == errno.EAFNOSUPPORT:
+        return ' [no network in the sandbox: only AF_UNIX sockets]'
+    if n == errno.ENOENT and settings.get('reap'):
+        return ' [the sandbox shows only the Python standard library, numpy and /tmp]'
+    if n == errno.EPERM:
+        return ' [denied by the sandbox]'
+    return ''
+
 def error_reply(e):
     cause = 'exception'
     if isinstance(e, MemoryError): cause = 'memory'
     elif isinstance(e, SyntaxError): cause = 'syntax'
     elif isinstance(e, RecursionError): cause = 'recursion'
+    elif isinstance(e, ReplyTooLarge): cause = 'reply-size'
     elif isinstance(e, EncodeError): cause = 'value'
-    msg = '%s: %s' % (type(e).__name__, e) if not isinstance(e, EncodeError) else str(e)
+    msg = '%s: %s%s' % (type(e).__name__, e, hint(e)) if not isinstance(e, EncodeError) else str(e)
     tb = '' if isinstance(e, EncodeError) else format_error(e)
     return [cause, msg, tb]
 
@@ -306,7 +345,11 @@ def serve():
             raise ProtocolError('trailing bytes in request')
         try:
             result = HANDLERS[op](value)
+            if os.getpid() != MAIN_PID:
+                os._exit(0)  # a process the code forked returned here: only the worker replies
         except BaseException as e:
+            if os.getpid() != MAIN_PID:
+                os._exit(0)
             if isinstance(e, SystemExit):
                 e = RuntimeError('the code called sys.exit(%r)' % (e.code,))
             elif isinstance(e, KeyboardInterrupt):
@@ -323,7 +366,11 @@ def serve():
         send(ST_OK, [result, take_output()])
         result = None
 
-serve()
+try:
+    serve()
+except BaseException:
+    os.write(diag_fd, ('pcglab worker failed:\n' + traceback.format_exc()).encode('utf-8', 'replace')[-4000:])
+    os._exit(1)
 )PY";
 }
 

@@ -19,7 +19,7 @@ inline WorkerConfig small_config() {
   config.limits.tmp_mb = 16;
   config.limits.processes = 16;
   config.limits.output_kb = 16;
-  config.limits.reply_mb = 64;
+  config.limits.reply_mb = 16;
   return config;
 }
 

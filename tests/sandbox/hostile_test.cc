@@ -1,0 +1,338 @@
+// The hostile suite, fast part: programs that try to escape, read secrets, or break the worker,
+// each run through the pool. Every test asserts that the host survives (the test process goes on),
+// that the item's error names the cause, that nothing outside the sandbox changed, and that the
+// next item on the pool succeeds. The programs that need a time limit are in
+// hostile_integration_test.cc.
+#include "hostile_testing.h"
+
+namespace pcglab::sandbox::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST_F(HostileTest, WritesToTheProjectFolder) {
+  expect_contained("def main():\n    open('@SRC@/pcglab-hostile-was-here', 'w').write('x')\n",
+                   ErrorKind::kBadInput, "No such file or directory");
+}
+
+TEST_F(HostileTest, WritesToHome) {
+  expect_contained("def main():\n    open('@REALHOME@/pcglab-hostile-was-here', 'w').write('x')\n",
+                   ErrorKind::kBadInput, "FileNotFoundError");
+}
+
+TEST_F(HostileTest, WritesIntoTheCanaryFolder) {
+  expect_contained("def main():\n    open('@CANARY@/canary.txt', 'w').write('pwned')\n", ErrorKind::kBadInput,
+                   "FileNotFoundError");
+}
+
+TEST_F(HostileTest, WritesToTheReadOnlyRoot) {
+  expect_contained("def main():\n    open('/usr/pcglab-hostile-was-here', 'w')\n", ErrorKind::kBadInput,
+                   "read-only");
+}
+
+TEST_F(HostileTest, ReadsSshKey) {
+  expect_contained("def main():\n    return open('@HOME@/.ssh/id_rsa').read()\n", ErrorKind::kBadInput,
+                   "FileNotFoundError");
+  expect_contained("import os\ndef main():\n    return open(os.path.expanduser('~/.ssh/id_rsa')).read()\n",
+                   ErrorKind::kBadInput, "Error");
+}
+
+TEST_F(HostileTest, ReadsEtcShadow) {
+  expect_contained("def main():\n    return open('/etc/shadow').read()\n", ErrorKind::kBadInput,
+                   "No such file or directory: '/etc/shadow'");
+}
+
+TEST_F(HostileTest, ReadsTheHostEnvironment) {
+  const Reply r = run(R"PY(
+import os
+def main():
+    seen = dict(os.environ)
+    for p in ('/proc/self/environ', '/proc/1/environ', '/proc/2/environ'):
+        try:
+            seen[p] = open(p, 'rb').read().decode('latin-1')
+        except OSError as e:
+            seen[p] = str(e)
+    return seen
+)PY");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const std::string seen = to_json(*r.value).dump();
+  expect_no_secret(seen);
+  EXPECT_THAT(seen, Not(HasSubstr("OPENAI_API_KEY")));
+  EXPECT_THAT(seen, Not(HasSubstr("HOME=")));
+  expect_host_unchanged();
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, ConnectsToALocalListener) {
+  expect_contained(
+      "import socket\ndef main():\n    socket.create_connection(('127.0.0.1', @PORT@), timeout=1)\n",
+      ErrorKind::kBadInput, "no network");
+}
+
+TEST_F(HostileTest, ConnectsWithARawSyscall) {
+  // Even with the filter out of the way, the sandbox's network namespace has no route to the host.
+  expect_contained(R"PY(
+import ctypes, socket
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.socket(socket.AF_INET6, socket.SOCK_STREAM, 0)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), 'socket(AF_INET6) failed')
+)PY",
+                   ErrorKind::kBadInput, "socket(AF_INET6) failed");
+}
+
+TEST_F(HostileTest, ReachesAnAbstractUnixSocketOfTheHost) {
+  const int host = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string name = "pcglab-hostile-" + std::to_string(getpid());
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  ASSERT_EQ(bind(host, reinterpret_cast<sockaddr*>(&addr), sizeof(sa_family_t) + 1 + name.size()), 0);
+  ASSERT_EQ(listen(host, 4), 0);
+  expect_contained(
+      "import socket\ndef main():\n    s = socket.socket(socket.AF_UNIX)\n    s.connect('\\0" + name + "')\n",
+      ErrorKind::kBadInput, "ConnectionRefusedError");
+  EXPECT_LT(accept(host, nullptr, nullptr), 0);
+  close(host);
+}
+
+TEST_F(HostileTest, KillsItsParent) {
+  // The parent inside is bwrap's init: signals from inside its PID namespace do not reach it.
+  const Reply r = run(
+      "import os, signal\ndef main():\n    os.kill(os.getppid(), signal.SIGKILL)\n    return os.getppid()\n");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(r.value->as<int64_t>(), 1);
+  expect_host_unchanged();
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, KillsTheHostByPid) {
+  expect_contained("import os, signal\ndef main():\n    os.kill(@HOSTPID@, signal.SIGKILL)\n",
+                   ErrorKind::kBadInput, "ProcessLookupError");
+}
+
+TEST_F(HostileTest, KillsItsProcessGroup) {
+  expect_contained("import os, signal\ndef main():\n    os.killpg(0, signal.SIGKILL)\n", ErrorKind::kCrash,
+                   "SIGKILL");
+}
+
+TEST_F(HostileTest, KillsEveryProcessItCan) {
+  expect_contained(
+      "import os, signal\ndef main():\n    try:\n        os.kill(-1, signal.SIGKILL)\n    except OSError:\n  "
+      "      pass\n    os.kill(os.getpid(), signal.SIGKILL)\n",
+      ErrorKind::kCrash, "SIGKILL");
+}
+
+TEST_F(HostileTest, ExitsWithOsExit) {
+  expect_contained("import os\ndef main():\n    os._exit(3)\n", ErrorKind::kCrash, "exited with status 3");
+}
+
+TEST_F(HostileTest, CallsSysExit) {
+  expect_contained("import sys\ndef main():\n    sys.exit(4)\n", ErrorKind::kBadInput, "sys.exit(4)");
+}
+
+TEST_F(HostileTest, SegfaultsThroughCtypes) {
+  expect_contained("import ctypes\ndef main():\n    ctypes.string_at(0)\n", ErrorKind::kCrash, "SIGSEGV");
+}
+
+TEST_F(HostileTest, RecursesDeeply) {
+  expect_contained("def f(n):\n    return f(n + 1)\ndef main():\n    return f(0)\n", ErrorKind::kBadInput,
+                   "RecursionError");
+}
+
+TEST_F(HostileTest, OverflowsTheCStack) {
+  expect_contained(
+      "import sys\nsys.setrecursionlimit(10**8)\ndef f(n):\n    return list(map(f, [n + 1]))\ndef main():\n  "
+      "  return f(0)\n",
+      ErrorKind::kCrash, "SIGSEGV");
+}
+
+TEST_F(HostileTest, FloodsStdout) {
+  const Reply r =
+      run("import sys\ndef main():\n    for i in range(200000):\n        print('flood', i)\n    "
+          "sys.stderr.write('e' * 10**6)\n    return 7\n");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(r.value->as<int64_t>(), 7);
+  EXPECT_LE(r.output.size(), 16u * 1024 + 200);
+  EXPECT_THAT(r.output, HasSubstr("output truncated"));
+  expect_host_unchanged();
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, FloodsFdOne) {
+  expect_contained("import os\ndef main():\n    while True:\n        os.write(1, b'x' * 65536)\n",
+                   ErrorKind::kBadInput, "file size limit");
+}
+
+TEST_F(HostileTest, WritesGarbageToTheProtocol) {
+  expect_contained("import os\ndef main():\n    os.write(4, b'garbage' * 1000)\n    return 1\n",
+                   ErrorKind::kCrash, "protocol");
+}
+
+TEST_F(HostileTest, ForgesAHugeReplyHeader) {
+  expect_contained(R"PY(
+import os, struct
+def main():
+    os.write(4, struct.pack('<IBxxxQ', 0x57474350, 0, 1 << 40))
+    return 1
+)PY",
+                   ErrorKind::kLimit, "reply limit");
+}
+
+TEST_F(HostileTest, ClosesTheProtocolChannel) {
+  expect_contained("import os, time\ndef main():\n    os.close(3)\n    os.close(4)\n    time.sleep(30)\n",
+                   ErrorKind::kCrash, "closed the protocol channel");
+}
+
+TEST_F(HostileTest, WritesToTheProtocolAfterReturning) {
+  Worker worker(small_config());
+  ASSERT_TRUE(worker
+                  .load("late.py", fill(R"PY(
+import os, threading, time
+def late():
+    time.sleep(0.3)
+    os.write(4, b'late garbage')
+def main():
+    threading.Thread(target=late).start()
+    return 1
+def ok():
+    return 2
+)PY"))
+                  .ok());
+  ASSERT_TRUE(worker.call("main").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  const Reply r = worker.call("ok");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.failure.kind, ErrorKind::kCrash);
+  EXPECT_THAT(r.describe(), HasSubstr("after its last reply"));
+  const Reply again = worker.call("ok");  // a fresh worker, the module loaded again
+  ASSERT_TRUE(again.ok()) << again.describe();
+  EXPECT_EQ(again.value->as<int64_t>(), 2);
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, ReturnsATwoGigabyteValue) {
+  expect_contained("import numpy as np\ndef main():\n    return np.zeros(2 * 1024**3, dtype=np.int8)\n",
+                   ErrorKind::kLimit, "memory limit of 256 MB");
+}
+
+TEST_F(HostileTest, ReturnsMoreThanTheReplyLimit) {
+  expect_contained("def main():\n    return ['x' * (1 << 20)] * 20\n", ErrorKind::kLimit, "exceeds");
+}
+
+TEST_F(HostileTest, ReturnsAnObjectThatCannotCross) {
+  expect_contained("def main():\n    return main\n", ErrorKind::kBadInput, "cannot be returned");
+}
+
+TEST_F(HostileTest, LeavesASubprocessRunning) {
+  Worker worker(small_config());
+  ASSERT_TRUE(worker
+                  .load("spawn.py", R"PY(
+import os, subprocess, time
+def main():
+    subprocess.Popen(['/usr/bin/python3', '-c', 'import time; time.sleep(60)'])
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(60)
+        os._exit(0)
+    return 1
+def processes():
+    return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+)PY")
+                  .ok());
+  const Reply r = worker.call("main");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const Reply ps = worker.call("processes");
+  ASSERT_TRUE(ps.ok()) << ps.describe();
+  // Left: bwrap's init (1) and the worker (2); both children were killed when the call returned.
+  EXPECT_EQ(to_json(*ps.value).dump(), "[1,2]");
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, ReadsTheHostProc) {
+  expect_contained("def main():\n    return open('/proc/@HOSTPID@/environ').read()\n", ErrorKind::kBadInput,
+                   "No such file or directory");
+  const Reply r =
+      run("import os\ndef main():\n    return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(to_json(*r.value).dump(), "[1,2]");
+}
+
+TEST_F(HostileTest, Ptraces) {
+  expect_contained(R"PY(
+import ctypes, os
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.ptrace(16, 1, 0, 0) != 0:  # PTRACE_ATTACH to bwrap's init
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()) + ' (ptrace)')
+)PY",
+                   ErrorKind::kBadInput, "Operation not permitted (ptrace)");
+}
+
+TEST_F(HostileTest, MountsAndUnshares) {
+  expect_contained(R"PY(
+import ctypes, os
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x10000000) != 0:  # CLONE_NEWUSER
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()) + ' (unshare)')
+)PY",
+                   ErrorKind::kBadInput, "Operation not permitted (unshare)");
+  expect_contained(R"PY(
+import ctypes, os
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(b'none', b'/tmp', b'tmpfs', 0, None) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()) + ' (mount)')
+)PY",
+                   ErrorKind::kBadInput, "Operation not permitted (mount)");
+}
+
+TEST_F(HostileTest, UsesKernelKeyringsAndBpf) {
+  expect_contained(R"PY(
+import ctypes, os
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    for name, nr in (('keyctl', 250), ('bpf', 321), ('perf_event_open', 298)):
+        if libc.syscall(nr, 0, 0, 0, 0, 0) != -1 or ctypes.get_errno() != 1:
+            return name + ' allowed'
+    raise PermissionError('all denied')
+)PY",
+                   ErrorKind::kBadInput, "all denied");
+}
+
+TEST_F(HostileTest, BecomesRoot) {
+  expect_contained("import os\ndef main():\n    os.setuid(0)\n", ErrorKind::kBadInput, "os.setuid(0)");
+}
+
+TEST_F(HostileTest, FillsTmp) {
+  expect_contained(R"PY(
+def main():
+    for k in range(100):
+        with open('/tmp/fill%d' % k, 'wb') as f:
+            f.write(b'x' * (4 << 20))
+)PY",
+                   ErrorKind::kBadInput, "tmpfs of 16 MB");
+}
+
+TEST_F(HostileTest, HasASyntaxError) {
+  const Reply r = run("def main():\n    x = 1\n    return x +\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.failure.kind, ErrorKind::kBadInput);
+  EXPECT_EQ(r.failure.cause, "syntax");
+  EXPECT_THAT(r.describe(), HasSubstr("hostile.py\", line 3"));
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, ImportsAModuleThatIsNotThere) {
+  const Reply r = run("import os\n\nimport requests\ndef main():\n    pass\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.describe(), HasSubstr("ModuleNotFoundError: No module named 'requests'"));
+  EXPECT_THAT(r.describe(), HasSubstr("hostile.py\", line 3"));
+  expect_next_item_works();
+}
+
+}  // namespace
+}  // namespace pcglab::sandbox::testing
