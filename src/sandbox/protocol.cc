@@ -182,6 +182,28 @@ std::string encode_frame(uint8_t code, const Value& value) {
   return frame;
 }
 
+std::string encode_map_frame(const std::string& function, const std::vector<List>& arg_lists) {
+  std::string payload = "l";
+  put<uint32_t>(payload, 2);
+  encode(Value(function), payload, 0, 1);
+  PCGLAB_CHECK(arg_lists.size() <= UINT32_MAX) << "too many calls in one message";
+  payload += 'l';
+  put<uint32_t>(payload, static_cast<uint32_t>(arg_lists.size()));
+  for (const List& args : arg_lists) {
+    payload += 'l';
+    put<uint32_t>(payload, static_cast<uint32_t>(args.size()));
+    for (const Value& v : args) encode(v, payload, 0, 3);
+  }
+  std::string frame;
+  frame.reserve(kHeaderSize + payload.size());
+  put<uint32_t>(frame, kMagic);
+  frame += static_cast<char>(Op::kMap);
+  frame.append(3, '\0');
+  put<uint64_t>(frame, payload.size());
+  frame += payload;
+  return frame;
+}
+
 FrameHeader decode_header(const char* bytes) {
   uint32_t magic;
   std::memcpy(&magic, bytes, 4);

@@ -9,7 +9,9 @@
 //   'a' u8 dtype size + dtype + u8 ndim + ndim x i64 shape + u64 size + zero padding to a multiple
 //       of 8 (from the payload's start, so the worker's numpy views are aligned) + raw data
 // Requests: init [preload [[name, source]...], settings {}], load [filename, source],
-// call [function, args list, kwargs dict], map [function, [args list...]].
+// call [function, args list, kwargs dict], map [function, [args list...]], and map-stacked
+// [function, [array...]] where array j stacks argument j of every call along a new first axis
+// (a batch of same-shaped arrays is decoded as a few arrays, not thousands).
 // Replies: ok [result, output] or error [cause, message, traceback, output].
 //
 // The decoder treats every reply as hostile (the worker runs the generated code in its own
@@ -22,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sandbox/value.h"
 
@@ -31,7 +34,7 @@ inline constexpr uint32_t kMagic = 0x57474350;  // "PCGW"
 inline constexpr size_t kHeaderSize = 16;
 inline constexpr int kMaxDepth = 100;
 
-enum class Op : uint8_t { kInit = 1, kLoad = 2, kCall = 3, kMap = 4 };
+enum class Op : uint8_t { kInit = 1, kLoad = 2, kCall = 3, kMap = 4, kMapStacked = 5 };
 enum class ReplyStatus : uint8_t { kOk = 0, kError = 1 };
 
 class ProtocolError : public std::runtime_error {
@@ -46,6 +49,8 @@ struct FrameHeader {
 
 // A whole message: header and encoded value.
 std::string encode_frame(uint8_t code, const Value& value);
+// The map request [function, [args...]] without copying the argument lists into one Value.
+std::string encode_map_frame(const std::string& function, const std::vector<List>& arg_lists);
 // Appends the encoding of `value` (positions for array padding count from the start of `out`,
 // which must be the start of the payload).
 void encode_value(const Value& value, std::string& out);

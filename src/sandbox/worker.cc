@@ -509,6 +509,10 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
 }
 
 Reply Worker::exchange(uint8_t op, const Value& payload, double timeout_s, const char* what) {
+  return exchange_frame(encode_frame(op, payload), timeout_s, what);
+}
+
+Reply Worker::exchange_frame(const std::string& frame, double timeout_s, const char* what) {
   const auto start = Clock::now();
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
@@ -528,7 +532,7 @@ Reply Worker::exchange(uint8_t op, const Value& payload, double timeout_s, const
     r.failure = death_failure(what);
     return r;
   }
-  const IoStatus io = send_all(socket_, encode_frame(op, payload), deadline);
+  const IoStatus io = send_all(socket_, frame, deadline);
   if (io == IoStatus::kTimeout) {
     kill_process();
     return failed(ErrorKind::kTimeout, "timeout",
@@ -544,9 +548,13 @@ Reply Worker::exchange(uint8_t op, const Value& payload, double timeout_s, const
 }
 
 Reply Worker::request(uint8_t op, const Value& payload, double timeout_s, const char* what) {
+  return request_frame(encode_frame(op, payload), timeout_s, what, op == static_cast<uint8_t>(Op::kLoad));
+}
+
+Reply Worker::request_frame(const std::string& frame, double timeout_s, const char* what, bool is_load) {
   Reply ready = wait_ready();
   if (!ready.ok()) return ready;
-  if (loaded_ && !module_present_ && op != static_cast<uint8_t>(Op::kLoad)) {
+  if (loaded_ && !module_present_ && !is_load) {
     Reply reload = exchange(static_cast<uint8_t>(Op::kLoad), List{loaded_->filename, loaded_->source},
                             config_.limits.load_timeout_s, "load");
     if (!reload.ok()) {
@@ -555,7 +563,7 @@ Reply Worker::request(uint8_t op, const Value& payload, double timeout_s, const 
     }
     module_present_ = true;
   }
-  return exchange(op, payload, timeout_s, what);
+  return exchange_frame(frame, timeout_s, what);
 }
 
 Reply Worker::load(const std::string& filename, const std::string& source) {
@@ -574,12 +582,45 @@ Reply Worker::call(const std::string& function, const List& args, const Dict& kw
                  "call");
 }
 
+namespace {
+
+// When every call's argument j is an array of the same dtype and shape (ndim >= 1), the batch
+// travels as one stacked array per argument; nullopt otherwise.
+std::optional<List> stack_arguments(const std::vector<List>& arg_lists) {
+  if (arg_lists.empty() || arg_lists[0].empty()) return std::nullopt;
+  const List& first = arg_lists[0];
+  for (const Value& v : first)
+    if (!v.is<NdArray>() || v.as<NdArray>().shape.empty()) return std::nullopt;
+  for (const List& args : arg_lists) {
+    if (args.size() != first.size()) return std::nullopt;
+    for (size_t j = 0; j < args.size(); ++j) {
+      if (!args[j].is<NdArray>()) return std::nullopt;
+      const NdArray& a = args[j].as<NdArray>();
+      const NdArray& f = first[j].as<NdArray>();
+      if (a.dtype != f.dtype || a.shape != f.shape || a.data.size() != f.data.size()) return std::nullopt;
+    }
+  }
+  List stacked;
+  for (size_t j = 0; j < first.size(); ++j) {
+    NdArray s;
+    const NdArray& f = first[j].as<NdArray>();
+    s.dtype = f.dtype;
+    s.shape.push_back(static_cast<int64_t>(arg_lists.size()));
+    s.shape.insert(s.shape.end(), f.shape.begin(), f.shape.end());
+    s.data.reserve(f.data.size() * arg_lists.size());
+    for (const List& args : arg_lists) s.data += args[j].as<NdArray>().data;
+    stacked.emplace_back(std::move(s));
+  }
+  return stacked;
+}
+
+}  // namespace
+
 Reply Worker::map(const std::string& function, const std::vector<List>& arg_lists) {
-  List lists;
-  lists.reserve(arg_lists.size());
-  for (const auto& a : arg_lists) lists.emplace_back(a);
-  return request(static_cast<uint8_t>(Op::kMap), List{function, std::move(lists)},
-                 config_.limits.call_timeout_s, "call");
+  if (std::optional<List> stacked = stack_arguments(arg_lists))
+    return request(static_cast<uint8_t>(Op::kMapStacked), List{function, std::move(*stacked)},
+                   config_.limits.call_timeout_s, "call");
+  return request_frame(encode_map_frame(function, arg_lists), config_.limits.call_timeout_s, "call");
 }
 
 }  // namespace pcglab::sandbox

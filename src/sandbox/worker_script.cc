@@ -28,10 +28,12 @@ REQ_FD, REP_FD = 3, 4
 MAGIC = 0x57474350
 HEADER = struct.Struct('<IBxxxQ')
 I64 = struct.Struct('<q'); F64 = struct.Struct('<d'); U32 = struct.Struct('<I'); U64 = struct.Struct('<Q')
-OP_INIT, OP_LOAD, OP_CALL, OP_MAP = 1, 2, 3, 4
+OP_INIT, OP_LOAD, OP_CALL, OP_MAP, OP_MAP_STACKED = 1, 2, 3, 4, 5
 ST_OK, ST_ERR = 0, 1
 MAX_DEPTH = 100
 DTYPES = {'|b1', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8', '<f4', '<f8'}
+DTYPE_OF = {d.encode('ascii'): np.dtype(d) for d in DTYPES}
+SHAPE = [struct.Struct('<%dq' % n) for n in range(33)]
 settings = {'output_bytes': 65536, 'reply_bytes': 1 << 28, 'nproc': 32}
 
 class ProtocolError(Exception):
@@ -91,14 +93,14 @@ def decode(buf, pos, depth=0):
         return out, pos
     if t == 0x61:
         dl = buf[pos]; pos += 1
-        dt = bytes(buf[pos:pos + dl]).decode('ascii'); pos += dl
+        dt = DTYPE_OF[bytes(buf[pos:pos + dl])]; pos += dl
         nd = buf[pos]; pos += 1
-        shape = struct.unpack_from('<%dq' % nd, buf, pos); pos += 8 * nd
+        shape = SHAPE[nd].unpack_from(buf, pos); pos += 8 * nd
         nbytes = U64.unpack_from(buf, pos)[0]; pos += 8
         pos += (-pos) % 8
         if nbytes == 0:
-            return np.empty(shape, dtype=np.dtype(dt)), pos
-        a = np.frombuffer(buf, dtype=np.dtype(dt), count=nbytes // np.dtype(dt).itemsize, offset=pos)
+            return np.empty(shape, dtype=dt), pos
+        a = np.frombuffer(buf, dtype=dt, count=nbytes // dt.itemsize, offset=pos)
         return a.reshape(shape), pos + nbytes
     raise ProtocolError('unknown value tag %d' % t)
 
@@ -328,7 +330,20 @@ def handle_map(v):
     f = function(name)
     return [f(*a) for a in arg_lists]
 
-HANDLERS = {OP_INIT: handle_init, OP_LOAD: handle_load, OP_CALL: handle_call, OP_MAP: handle_map}
+def handle_map_stacked(v):
+    name, cols = v
+    f = function(name)
+    n = cols[0].shape[0]
+    if len(cols) == 1:
+        a, = cols
+        return [f(a[i]) for i in range(n)]
+    if len(cols) == 2:
+        a, b = cols
+        return [f(a[i], b[i]) for i in range(n)]
+    return [f(*[c[i] for c in cols]) for i in range(n)]
+
+HANDLERS = {OP_INIT: handle_init, OP_LOAD: handle_load, OP_CALL: handle_call, OP_MAP: handle_map,
+            OP_MAP_STACKED: handle_map_stacked}
 
 def serve():
     while True:

@@ -1,7 +1,12 @@
 // The worker and its protocol: load once, many calls, values both ways, errors with tracebacks,
-// captured output, timeouts and replacement.
+// captured output, preloaded helper modules, replacement after a limit, and the pool's
+// independence from its size.
 #include "sandbox/worker.h"
 
+#include <fstream>
+#include <thread>
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "sandbox/worker_pool.h"
@@ -11,6 +16,7 @@
 namespace pcglab::sandbox {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::small_config;
 
 TEST(SandboxWorker, LoadsOnceAndAnswersManyCalls) {
@@ -26,6 +32,254 @@ TEST(SandboxWorker, LoadsOnceAndAnswersManyCalls) {
     EXPECT_EQ(r.value->as<int64_t>(), 3 * k);
   }
   EXPECT_EQ(worker.starts(), 1);
+}
+
+TEST(SandboxWorker, PassesArraysAsRawBuffers) {
+  PCGLAB_REQUIRE_SANDBOX();
+  Worker worker(small_config());
+  ASSERT_TRUE(worker
+                  .load("reward.py", R"PY(
+import numpy as np
+def reward(prev, cur, scale=1):
+    assert prev.dtype == np.int8 and prev.shape == (16, 16) and prev.flags.writeable
+    prev[0, 0] = 0  # the worker's copy is writable
+    return {'diff': int((cur != prev).sum()) * scale, 'sum': cur.astype(np.int64).sum(axis=0),
+            'mean': float(cur.mean()), 'f32': cur.astype(np.float32)[:2, :2], 'b': cur[:1, :3] > 0}
+)PY")
+                  .ok());
+  std::vector<int8_t> a(256), b(256);
+  for (int k = 0; k < 256; ++k) {
+    a[k] = static_cast<int8_t>(k % 7);
+    b[k] = static_cast<int8_t>(k % 5 - 2);
+  }
+  const Reply r = worker.call("reward", {make_array<int8_t>({16, 16}, a), make_array<int8_t>({16, 16}, b)},
+                              {{"scale", Value(10)}});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const Dict& d = r.value->as<Dict>();
+  int diff = b[0] != 0;
+  for (int k = 1; k < 256; ++k) diff += a[k] != b[k];
+  EXPECT_EQ(d[0].second.as<int64_t>(), diff * 10);
+  const NdArray& sums = d[1].second.as<NdArray>();
+  EXPECT_EQ(sums.dtype, "<i8");
+  EXPECT_EQ(sums.shape, (std::vector<int64_t>{16}));
+  int64_t col0 = 0;
+  for (int row = 0; row < 16; ++row) col0 += b[row * 16];
+  EXPECT_EQ(array_values<int64_t>(sums)[0], col0);
+  EXPECT_EQ(d[3].second.as<NdArray>().dtype, "<f4");
+  EXPECT_EQ(d[4].second.as<NdArray>().dtype, "|b1");
+}
+
+TEST(SandboxWorker, MapAnswersABatchInOneMessage) {
+  PCGLAB_REQUIRE_SANDBOX();
+  Worker worker(small_config());
+  ASSERT_TRUE(worker.load("m.py", "def f(a, b):\n    return a * b\n").ok());
+  std::vector<List> calls;
+  for (int k = 0; k < 600; ++k) calls.push_back({Value(k), Value(2)});
+  const Reply r = worker.map("f", calls);
+  ASSERT_TRUE(r.ok()) << r.describe();
+  ASSERT_EQ(r.value->as<List>().size(), 600u);
+  EXPECT_EQ(r.value->as<List>()[599].as<int64_t>(), 1198);
+}
+
+TEST(SandboxWorker, MapOfSameShapedArraysGivesTheSameResultsAsSingleCalls) {
+  PCGLAB_REQUIRE_SANDBOX();
+  Worker worker(small_config());
+  ASSERT_TRUE(
+      worker
+          .load("m.py",
+                "import numpy as np\ndef f(a, b):\n    a[0, 0] += 1\n    return int((a * 3 - b).sum())\n")
+          .ok());
+  std::vector<List> calls;
+  std::vector<int64_t> single;
+  for (int k = 0; k < 50; ++k) {
+    std::vector<int16_t> a(6), b(6);
+    for (int i = 0; i < 6; ++i) {
+      a[i] = static_cast<int16_t>(k * i - 7);
+      b[i] = static_cast<int16_t>(k + i);
+    }
+    calls.push_back({make_array<int16_t>({2, 3}, a), make_array<int16_t>({2, 3}, b)});
+    const Reply r = worker.call("f", calls.back());
+    ASSERT_TRUE(r.ok()) << r.describe();
+    single.push_back(r.value->as<int64_t>());
+  }
+  const Reply batch = worker.map("f", calls);
+  ASSERT_TRUE(batch.ok()) << batch.describe();
+  ASSERT_EQ(batch.value->as<List>().size(), 50u);
+  for (size_t k = 0; k < 50; ++k) EXPECT_EQ(batch.value->as<List>()[k].as<int64_t>(), single[k]) << k;
+}
+
+TEST(SandboxWorker, CapturesOutputPerCall) {
+  PCGLAB_REQUIRE_SANDBOX();
+  Worker worker(small_config());
+  const Reply loaded = worker.load("p.py",
+                                   "import os\nprint('at load')\ndef f(k):\n    print('call', k)\n    "
+                                   "os.write(2, b'fd2\\n')\n    return k\n");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded.output, "at load\n");
+  for (int k = 0; k < 3; ++k) {
+    const Reply r = worker.call("f", {Value(k)});
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.output, "call " + std::to_string(k) + "\nfd2\n");
+  }
+}
+
+TEST(SandboxWorker, ErrorsCarryTheGeneratedCodesLineNumbers) {
+  PCGLAB_REQUIRE_SANDBOX();
+  Worker worker(small_config());
+  ASSERT_TRUE(
+      worker.load("gen.py", "def helper(x):\n    return x['missing']\n\ndef f():\n    return helper({})\n")
+          .ok());
+  const Reply r = worker.call("f");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.failure.kind, ErrorKind::kBadInput);
+  EXPECT_EQ(r.failure.message, "KeyError: 'missing'");
+  EXPECT_THAT(r.failure.traceback, HasSubstr("File \"gen.py\", line 5, in f"));
+  EXPECT_THAT(r.failure.traceback, HasSubstr("File \"gen.py\", line 2, in helper"));
+  EXPECT_THAT(r.failure.traceback, ::testing::Not(HasSubstr("<string>")));  // no worker frames
+  const Reply missing = worker.call("nope");
+  EXPECT_THAT(missing.describe(), HasSubstr("the code defines no 'nope'"));
+  EXPECT_EQ(worker.starts(), 1);  // exceptions keep the worker
+}
+
+TEST(SandboxWorker, PreloadPutsHelperModulesInFront) {
+  PCGLAB_REQUIRE_SANDBOX();
+  WorkerConfig config = small_config();
+  config.preload = {{"jax", "class random:\n    PRNGKey = staticmethod(lambda seed: seed)\n"},
+                    {"jax.numpy", "from numpy import *\n"},
+                    {"game_base", "class GameBase:\n    def score(self):\n        return 100\n"}};
+  Worker worker(config);
+  const Reply loaded = worker.load("g.py", R"PY(
+import jax
+import jax.numpy as jnp
+from game_base import GameBase
+class Game(GameBase):
+    pass
+def f():
+    return [int(jnp.sum(jnp.arange(5))), Game().score(), jax.random.PRNGKey(7)]
+)PY");
+  ASSERT_TRUE(loaded.ok()) << loaded.describe();
+  const Reply r = worker.call("f");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(to_json(*r.value).dump(), "[10,100,7]");
+}
+
+TEST(SandboxWorker, ReplacesItselfAfterATimeoutAndLoadsTheModuleAgain) {
+  PCGLAB_REQUIRE_SANDBOX();
+  WorkerConfig config = small_config();
+  config.limits.call_timeout_s = 0.5;
+  Worker worker(config);
+  ASSERT_TRUE(
+      worker
+          .load("t.py",
+                "import time\nn = 0\ndef f(s):\n    global n\n    n += 1\n    time.sleep(s)\n    return n\n")
+          .ok());
+  ASSERT_TRUE(worker.call("f", {Value(0.0)}).ok());
+  const Reply slow = worker.call("f", {Value(5.0)});
+  ASSERT_FALSE(slow.ok());
+  EXPECT_EQ(slow.failure.kind, ErrorKind::kTimeout);
+  EXPECT_THAT(slow.failure.message, HasSubstr("call timeout of 0.5 s"));
+  const Reply next = worker.call("f", {Value(0.0)});
+  ASSERT_TRUE(next.ok()) << next.describe();
+  EXPECT_EQ(next.value->as<int64_t>(), 1);  // a fresh module: its state started again
+  EXPECT_EQ(worker.starts(), 2);
+}
+
+TEST(SandboxWorker, OutcomeForTheItemKernel) {
+  PCGLAB_REQUIRE_SANDBOX();
+  Worker worker(small_config());
+  ASSERT_TRUE(
+      worker
+          .load("o.py",
+                "def f():\n    print('hi')\n    return 3\ndef g():\n    raise ValueError('bad level')\n")
+          .ok());
+  const ItemOutcome ok = worker.call("f").outcome("item-1");
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(ok.metadata["value"], 3);
+  EXPECT_EQ(ok.metadata["output"], "hi\n");
+  const ItemOutcome bad = worker.call("g").outcome("item-2");
+  EXPECT_EQ(bad.kind, ErrorKind::kBadInput);
+  EXPECT_THAT(bad.message, HasSubstr("ValueError: bad level"));
+  EXPECT_EQ(bad.metadata["cause"], "exception");
+}
+
+// Items with state: results must not depend on the pool's size or on which worker ran what.
+TEST(SandboxPool, ResultsDoNotDependOnThePoolSize) {
+  PCGLAB_REQUIRE_SANDBOX();
+  const std::string source =
+      "import numpy as np\ncounter = []\ndef run(seed):\n    counter.append(seed)\n"
+      "    rng = np.random.default_rng(seed)\n    return [len(counter), int(rng.integers(0, 1000))]\n";
+  std::vector<std::string> by_size[2];
+  for (int n : {1, 3}) {
+    WorkerPool pool(PoolConfig{small_config(), n, false});
+    std::vector<std::string> results(8);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < n; ++t)
+      threads.emplace_back([&, t] {
+        for (int item = t; item < 8; item += n) {
+          const Reply r = pool.run("item.py", source, "run", {Value(item)});
+          results[item] = r.ok() ? to_json(*r.value).dump() : r.describe();
+        }
+      });
+    for (auto& t : threads) t.join();
+    by_size[n == 1 ? 0 : 1] = results;
+  }
+  EXPECT_EQ(by_size[0], by_size[1]);
+  EXPECT_THAT(by_size[0][5], ::testing::StartsWith("[1,"));  // each item saw a fresh module
+}
+
+TEST(SandboxPool, KeepStateReusesTheProcess) {
+  PCGLAB_REQUIRE_SANDBOX();
+  WorkerPool pool(PoolConfig{small_config(), 1, true});
+  const std::string source =
+      "import sys\ndef run():\n    sys.pcglab_calls = getattr(sys, 'pcglab_calls', 0) + 1\n    return "
+      "sys.pcglab_calls\n";
+  ASSERT_TRUE(pool.run("a.py", source, "run").ok());
+  const Reply second = pool.run("a.py", source, "run");
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second.value->as<int64_t>(), 2);
+}
+
+TEST(SandboxUnsafe, RunsWithoutNamespacesButWithTheFilterAndAnEmptyEnvironment) {
+  setenv("PCGLAB_SANDBOX_TEST_SECRET", "visible?", 1);
+  WorkerConfig config = small_config();
+  config.isolation = Isolation::kUnsafeNoSandbox;
+  Worker worker(config);
+  const Reply loaded = worker.load("u.py", R"PY(
+import os, socket
+def f():
+    try:
+        socket.socket(socket.AF_INET)
+        net = 'allowed'
+    except OSError:
+        net = 'denied'
+    return [sorted(os.environ), net, os.getpid() != 2]
+)PY");
+  ASSERT_TRUE(loaded.ok()) << loaded.describe();
+  const Reply r = worker.call("f");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(to_json(*r.value).dump(), "[[],\"denied\",true]");
+  unsetenv("PCGLAB_SANDBOX_TEST_SECRET");
+  EXPECT_EQ(isolation_settings(Isolation::kUnsafeNoSandbox).dump(), R"({"isolation":"unsafe-no-sandbox"})");
+}
+
+TEST(SandboxCli, RunAndCheck) {
+  PCGLAB_REQUIRE_SANDBOX();
+  pcglab::testing::TempDir dir;
+  std::ofstream(dir / "f.py") << "def add(a, b):\n    print('adding')\n    return a + b\n";
+  const auto run = pcglab::testing::run_pcglab(
+      {"sandbox", "run", (dir / "f.py").string(), "--call", "add", "--args", "[2, 40]", "--format", "jsonl"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("\"value\":\"42\""));
+  EXPECT_THAT(run.out, HasSubstr("adding"));
+  const auto bad = pcglab::testing::run_pcglab(
+      {"sandbox", "run", (dir / "f.py").string(), "--call", "add", "--args", "[1]", "--format", "json"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.out, HasSubstr("missing 1 required positional argument"));
+  const auto missing = pcglab::testing::run_pcglab({"sandbox", "run", (dir / "nope.py").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  const auto check = pcglab::testing::run_pcglab({"sandbox", "check", "--format", "json"});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_THAT(check.out, HasSubstr("network namespace"));
 }
 
 }  // namespace

@@ -1,0 +1,196 @@
+// `pcglab bench sandbox`: the cost of running generated Python in the sandbox, side by side with
+// the same work in an unsandboxed interpreter, in one run:
+//   start-up      spawn to "ready" (bwrap, python3, numpy imported), median over --starts; beside it
+//                 the same worker without namespaces (python3 -I -S + numpy, empty environment)
+//   call          round trip of f(a, b) on two 16x16 int8 arrays, median and p90 over --calls;
+//                 beside it the same call made inside one plain python3 process, timed inside it
+//   batch         calls/s with --batch pairs per message (map) on --workers workers for
+//                 --seconds; beside it the same loop inside one plain python3 process
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "command.h"
+#include "core/json.h"
+#include "core/rng.h"
+#include "sandbox/isolation.h"
+#include "sandbox/worker.h"
+
+namespace pcglab::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kFunction =
+    "import numpy as np\n"
+    "def f(a, b):\n"
+    "    return int(np.count_nonzero(a != b))\n";
+
+struct SandboxBenchOptions {
+  int starts = 20;
+  int calls = 5000;
+  int batch = 600;
+  int workers = 2;
+  double seconds = 3;
+  uint64_t seed = 1;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+sandbox::NdArray random_grid(Rng& rng) {
+  std::vector<int8_t> cells(256);
+  for (auto& c : cells) c = static_cast<int8_t>(rng.below(8));
+  return sandbox::make_array<int8_t>({16, 16}, cells);
+}
+
+double start_ms(const sandbox::WorkerConfig& config) {
+  const auto t0 = Clock::now();
+  sandbox::Worker worker(config);
+  const sandbox::Reply ready = worker.wait_ready();
+  if (!ready.ok()) throw SetupError("bench sandbox: " + ready.describe());
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// The same calls in one plain python3 process, timed inside it: {"call_us": median, "batch_per_s": rate}.
+Json in_process_numbers(const SandboxBenchOptions& opt) {
+  const std::string script =
+      std::string(kFunction) + fmt::format(R"PY(
+import json, time
+rng = np.random.default_rng({seed})
+a = rng.integers(0, 8, (16, 16), dtype=np.int8); b = rng.integers(0, 8, (16, 16), dtype=np.int8)
+ts = []
+for _ in range({calls}):
+    t = time.perf_counter_ns(); f(a, b); ts.append(time.perf_counter_ns() - t)
+ts.sort()
+pairs = [(rng.integers(0, 8, (16, 16), dtype=np.int8), rng.integers(0, 8, (16, 16), dtype=np.int8)) for _ in range({batch})]
+n = 0; t0 = time.perf_counter(); 
+while time.perf_counter() - t0 < {seconds}:
+    [f(x, y) for x, y in pairs]; n += len(pairs)
+print(json.dumps({{"call_us": ts[len(ts) // 2] / 1000, "call_p90_us": ts[len(ts) * 9 // 10] / 1000,
+                  "batch_per_s": n / (time.perf_counter() - t0)}}))
+)PY",
+                                           fmt::arg("seed", opt.seed), fmt::arg("calls", opt.calls),
+                                           fmt::arg("batch", opt.batch), fmt::arg("seconds", opt.seconds));
+  const std::string path = fmt::format("/tmp/pcglab-bench-sandbox-{}.py", getpid());
+  {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) throw SetupError("bench sandbox: cannot write " + path);
+    std::fputs(script.c_str(), f);
+    std::fclose(f);
+  }
+  FILE* p = popen(("/usr/bin/python3 " + path).c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (p != nullptr && std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  if (p != nullptr) pclose(p);
+  std::remove(path.c_str());
+  return parse_json(out, "the in-process python3 benchmark");
+}
+
+int run_sandbox_bench(const SandboxBenchOptions& opt, const GlobalOptions& global) {
+  sandbox::WorkerConfig config;
+  config.isolation = sandbox::require_isolation(false, config);
+  sandbox::WorkerConfig unsafe = config;
+  unsafe.isolation = sandbox::Isolation::kUnsafeNoSandbox;
+
+  std::vector<double> sandboxed_start, plain_start;
+  for (int k = 0; k < opt.starts; ++k) {
+    sandboxed_start.push_back(start_ms(config));
+    plain_start.push_back(start_ms(unsafe));
+  }
+
+  Rng rng(opt.seed);
+  sandbox::Worker worker(config);
+  if (!worker.load("bench.py", kFunction).ok())
+    throw SetupError("bench sandbox: the benchmark function failed");
+  const sandbox::List args{random_grid(rng), random_grid(rng)};
+  std::vector<double> call_us;
+  for (int k = 0; k < opt.calls + 100; ++k) {
+    const auto t0 = Clock::now();
+    const sandbox::Reply r = worker.call("f", args);
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    if (!r.ok()) throw SetupError("bench sandbox: call failed: " + r.describe());
+    if (k >= 100) call_us.push_back(us);  // the first calls warm the interpreter's caches
+  }
+
+  std::vector<std::vector<sandbox::List>> batches(static_cast<size_t>(opt.workers));
+  for (auto& b : batches)
+    for (int k = 0; k < opt.batch; ++k) b.push_back({random_grid(rng), random_grid(rng)});
+  std::vector<int64_t> done(static_cast<size_t>(opt.workers), 0);
+  std::vector<std::thread> threads;
+  const auto t0 = Clock::now();
+  const auto until =
+      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds));
+  for (int w = 0; w < opt.workers; ++w)
+    threads.emplace_back([&, w] {
+      sandbox::Worker bw(config);
+      if (!bw.load("bench.py", kFunction).ok()) return;
+      while (Clock::now() < until) {
+        if (!bw.map("f", batches[static_cast<size_t>(w)]).ok()) return;
+        done[static_cast<size_t>(w)] += opt.batch;
+      }
+    });
+  for (auto& t : threads) t.join();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+  int64_t total = 0;
+  for (int64_t d : done) total += d;
+  const double batch_rate = static_cast<double>(total) / elapsed;
+
+  const Json plain = in_process_numbers(opt);
+  Table table;
+  table.columns = {"measure", "sandbox", "unsandboxed", "ratio", "target"};
+  const double s_start = median(sandboxed_start), p_start = median(plain_start);
+  table.add_row(
+      {"worker start-up, numpy imported (median ms)", s_start, p_start, s_start / p_start, "< 150 ms"});
+  const double s_call = median(call_us), p_call = plain.value("call_us", 0.0);
+  table.add_row({"call f(a, b), two 16x16 int8 (median us)", s_call, p_call, s_call / p_call, "< 50 us"});
+  table.add_row({"call f(a, b) (p90 us)", percentile(call_us, 0.9), plain.value("call_p90_us", 0.0),
+                 percentile(call_us, 0.9) / plain.value("call_p90_us", 1.0), ""});
+  const double p_rate = plain.value("batch_per_s", 0.0);
+  table.add_row({fmt::format("calls/s, {} pairs per message, {} workers (unsandboxed: 1 process)", opt.batch,
+                             opt.workers),
+                 batch_rate, p_rate, batch_rate / p_rate, ""});
+  print_table(table, global);
+  return kExitOk;
+}
+
+Action setup_sandbox_bench(CLI::App& cmd, const GlobalOptions& global) {
+  auto opt = std::make_shared<SandboxBenchOptions>();
+  cmd.add_option("--starts", opt->starts, "Worker start-ups to time")
+      ->check(number_in(1, 1000))
+      ->capture_default_str();
+  cmd.add_option("--calls", opt->calls, "Single calls to time")
+      ->check(number_in(1, 10000000))
+      ->capture_default_str();
+  cmd.add_option("--batch", opt->batch, "Argument pairs per message in the batch measure")
+      ->check(number_in(1, 100000))
+      ->capture_default_str();
+  cmd.add_option("--workers", opt->workers, "Workers in the batch measure")
+      ->check(number_in(1, 256))
+      ->capture_default_str();
+  cmd.add_option("--seconds", opt->seconds, "Duration of the batch measure")
+      ->check(number_in(0.1, 3600.0))
+      ->capture_default_str();
+  cmd.add_option("--seed", opt->seed, "Seed of the random grids")
+      ->check(any_number<uint64_t>())
+      ->capture_default_str();
+  return [opt, &global] { return run_sandbox_bench(*opt, global); };
+}
+
+}  // namespace
+
+PCGLAB_REGISTER_COMMAND(
+    "bench", "sandbox",
+    "Sandboxed Python: start-up, call round trip, batch calls/s; beside unsandboxed python3",
+    setup_sandbox_bench);
+
+}  // namespace pcglab::cli
