@@ -154,7 +154,7 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
     so.estimate_tokens = [estimate](const llm::ChatRequest&) { return estimate; };
     so.cache = o.cache;
     so.record = std::make_shared<store::ExchangeLog>(store_file);
-    so.record_run = run;
+    so.record_scope = "birds-run";
     stack = llm::make_completer_stack(so);
   }
 

@@ -16,7 +16,7 @@ CompleterStack make_completer_stack(const CompleterStackOptions& o) {
     s.cache = std::make_shared<ResponseCache>(*o.cache);
     s.top = std::make_shared<CachingCompleter>(s.cache, s.top);
   }
-  if (o.record) s.top = std::make_shared<RecordingCompleter>(o.record, o.record_run, s.top);
+  if (o.record) s.top = std::make_shared<RecordingCompleter>(o.record, o.record_scope, s.top);
   return s;
 }
 

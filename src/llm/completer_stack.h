@@ -3,7 +3,7 @@
 // - http: one ChatClient (keep-alive connections, retries) shared by every thread.
 // - limit: the rate limits (in flight, requests and tokens per minute), when given.
 // - cache: the SQLite response cache at `cache`, when given.
-// - record: every exchange in the run store (`record`, run `record_run`), when given.
+// - record: every exchange in the run store (`record`, scope `record_scope`), when given.
 //
 // Layers that are not asked for are left out, so a stack can be anything from the bare client to
 // all four. The parts stay reachable (the client for its connection count, the limiter for its
@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "llm/chat_client.h"
 #include "llm/completer.h"
@@ -29,7 +30,7 @@ struct CompleterStackOptions {
   RateLimitedCompleter::Estimate estimate_tokens;  // default: estimate_request_tokens
   std::optional<std::filesystem::path> cache;      // nullopt: no cache
   std::shared_ptr<store::ExchangeLog> record;      // null: no record
-  int64_t record_run = 0;                          // the run the exchanges belong to
+  std::string record_scope;                        // the run or stage the exchanges belong to
 };
 
 struct CompleterStack {

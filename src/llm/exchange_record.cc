@@ -34,20 +34,20 @@ std::optional<ChatResponse> reply_from_record(const std::string& text) {
   }
 }
 
-RecordingCompleter::RecordingCompleter(std::shared_ptr<store::ExchangeLog> log, int64_t run,
+RecordingCompleter::RecordingCompleter(std::shared_ptr<store::ExchangeLog> log, std::string scope,
                                        std::shared_ptr<Completer> next)
-    : log_(std::move(log)), run_(run), next_(std::move(next)) {
+    : log_(std::move(log)), scope_(std::move(scope)), next_(std::move(next)) {
   PCGLAB_CHECK(log_ != nullptr && next_ != nullptr) << "a recording completer needs a log and a next layer";
 }
 
 Result<ChatResponse> RecordingCompleter::do_complete(const ChatRequest& request, const CallContext& context) {
   PCGLAB_CHECK(!context.item.empty()) << "a recorded call needs its item (CallContext::item)";
   store::Exchange e;
-  e.run = run_;
+  e.scope = scope_;
   e.item = context.item;
   e.call = context.call;
   e.request_hash = cache_key(request, context.trial);
-  if (const auto done = log_->finished(run_, e.item, e.call, e.request_hash))
+  if (const auto done = log_->finished(scope_, e.item, e.call, e.request_hash))
     if (auto reply = reply_from_record(done->reply)) {
       reply->attempts = 0;  // nothing sent
       reply->source = ReplySource::kRecord;

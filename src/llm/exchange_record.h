@@ -2,7 +2,7 @@
 // (store/exchange_log.h) and replays finished ones, so a batch or a refinement loop killed at any
 // point resumes without repeating a finished LLM call, cache or no cache.
 //
-// A call is identified by (run, CallContext::item, CallContext::call, request + trial): run_dialogue
+// A call is identified by (scope, CallContext::item, CallContext::call, request + trial): run_dialogue
 // numbers an item's calls 0, 1, 2, ... and a loop that is replayed reply for reply asks the same
 // requests again, so each finished call is found and its reply returned (source kRecord, attempts
 // 0) without calling the next layer; the first call without a finished exchange goes down the
@@ -23,7 +23,9 @@ namespace pcglab::llm {
 
 class RecordingCompleter : public Completer {
  public:
-  RecordingCompleter(std::shared_ptr<store::ExchangeLog> log, int64_t run, std::shared_ptr<Completer> next);
+  // `scope`: the run or stage the calls belong to ("birds-run").
+  RecordingCompleter(std::shared_ptr<store::ExchangeLog> log, std::string scope,
+                     std::shared_ptr<Completer> next);
 
  protected:
   // The call's item must not be empty (PCGLAB_CHECK): an exchange belongs to an item.
@@ -31,7 +33,7 @@ class RecordingCompleter : public Completer {
 
  private:
   std::shared_ptr<store::ExchangeLog> log_;
-  int64_t run_;
+  std::string scope_;
   std::shared_ptr<Completer> next_;
 };
 

@@ -1,7 +1,7 @@
 // The exchange log: every call a run's items made to an outside service (an LLM request and its
 // reply or error), kept in the run store's file (a table of its own beside runs and items), one
 // committed transaction per exchange. It is the record a refinement loop resumes from: a loop
-// killed at any point, run again, finds each call that had finished (same item, same call index,
+// killed at any point, run again, finds each call that had finished (same scope, same item, same call index,
 // same request) and replays its reply instead of paying for it again; the first call that had not
 // finished is sent. It is also the audit of a run: request, reply, usage, latency and errors.
 //
@@ -26,7 +26,7 @@
 namespace pcglab::store {
 
 struct Exchange {
-  int64_t run = 0;                      // RunStore::open_run's id
+  std::string scope;                    // the run or stage the call belongs to ("birds-run")
   std::string item;                     // the item that made the call
   int64_t call = 0;                     // the call's index within its item
   std::string request_hash;             // identifies the request (e.g. SHA-256 of its text)
@@ -47,11 +47,12 @@ class ExchangeLog {
 
   // Appends one exchange (one committed transaction).
   void append(const Exchange& exchange);
-  // The latest successful exchange of (run, item, call) with this request hash, if any.
-  std::optional<Exchange> finished(int64_t run, const std::string& item, int64_t call,
+  // The latest successful exchange of (scope, item, call) with this request hash, if any.
+  std::optional<Exchange> finished(const std::string& scope, const std::string& item, int64_t call,
                                    const std::string& request_hash);
-  // Every exchange of a run (of one item when given), in the order they were appended.
-  std::vector<Exchange> exchanges(int64_t run, const std::optional<std::string>& item = std::nullopt);
+  // Every exchange of a scope (of one item when given), in the order they were appended.
+  std::vector<Exchange> exchanges(const std::string& scope,
+                                  const std::optional<std::string>& item = std::nullopt);
 
  private:
   SqliteDb db_;

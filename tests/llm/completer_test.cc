@@ -14,7 +14,6 @@
 #include "llm/fake_openai_server.h"
 #include "llm/rate_limiter.h"
 #include "llm/response_cache.h"
-#include "store/run_store.h"
 #include "testing/testing.h"
 
 namespace pcglab::llm {
@@ -85,11 +84,7 @@ TEST(Completers, TheRecordReplaysFinishedCallsOnlyAndKeepsEveryExchange) {
                  testing::reply(200, "", "two")});
   ::pcglab::testing::TempDir dir;
   const auto path = dir / "run.sqlite";
-  int64_t run = 0;
-  {
-    store::RunStore st(path);
-    run = st.open_run("r", "{}");
-  }
+  const std::string run = "r";
   {
     RecordingCompleter c(std::make_shared<store::ExchangeLog>(path), run,
                          std::make_shared<ChatClient>(config_for(server)));
@@ -127,25 +122,19 @@ TEST(Completers, TheUsualStackIsRecordOverCacheOverLimitOverHttp) {
   server.set_responder(
       [](const std::string&, int i) { return testing::reply(200, "", fmt::format("r{}", i)); });
   ::pcglab::testing::TempDir dir;
-  int64_t run = 0, other_run = 0;
-  {
-    store::RunStore st(dir / "run.sqlite");
-    run = st.open_run("a", "{}");
-    other_run = st.open_run("b", "{}");
-  }
   CompleterStackOptions o;
   o.client = config_for(server);
   o.limits = RateLimits{4, 0, 0};
   o.cache = dir / "cache.sqlite";
   o.record = std::make_shared<store::ExchangeLog>(dir / "run.sqlite");
-  o.record_run = run;
+  o.record_scope = "a";
   const CompleterStack s = make_completer_stack(o);
   ASSERT_TRUE(s.client && s.limiter && s.cache);
   EXPECT_EQ(s.completer().complete(ask("A"), call("i")).value().source, ReplySource::kServer);
   // The record answers first (same run, item and call), before the cache could.
   EXPECT_EQ(s.completer().complete(ask("A"), call("i")).value().source, ReplySource::kRecord);
-  // Another run's record does not know it: the cache below answers.
-  o.record_run = other_run;
+  // Another scope's record does not know it: the cache below answers.
+  o.record_scope = "b";
   const CompleterStack other = make_completer_stack(o);
   EXPECT_EQ(other.completer().complete(ask("A"), call("i")).value().source, ReplySource::kCache);
   EXPECT_EQ(other.limiter->max_in_flight_seen(), 0);  // a cache hit takes no permit

@@ -11,7 +11,6 @@
 #include "llm/chat_client.h"
 #include "llm/exchange_record.h"
 #include "llm/fake_openai_server.h"
-#include "store/run_store.h"
 #include "testing/testing.h"
 
 namespace pcglab::llm {
@@ -135,11 +134,7 @@ TEST(Dialogue, ALoopKilledHalfWayResumesFromTheRecordWithoutRepeatingACall) {
   server.set_responder(model);
   ::pcglab::testing::TempDir dir;
   const auto path = dir / "run.sqlite";
-  int64_t run = 0;
-  {
-    store::RunStore st(path);
-    run = st.open_run("refine", "{}");
-  }
+  const std::string run = "refine";
   CallContext context;
   context.item = "maze";
   {
