@@ -124,6 +124,9 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
                  "First retry wait in seconds (doubles each retry, with jitter)")
       ->check(number_in(0.0, 600.0))
       ->capture_default_str();
+  cmd.add_flag_function(
+      "--no-keep-alive", [o](int64_t) { o->run.client.keep_alive = false; },
+      "Open a new connection for every request (default: connections are reused)");
   cmd.add_option("--rpm", o->run.requests_per_minute, "Requests per minute at most (0: no limit)")
       ->check(number_in(0, 1000000))
       ->capture_default_str();

@@ -329,6 +329,23 @@ TEST(BirdsRun, TheInFlightLimitIsReachedAndNeverExceeded) {
   EXPECT_EQ(server.max_in_flight(), 3);
 }
 
+TEST(BirdsRun, TrialsShareKeptAliveConnections) {
+  FakeOpenAiServer server({.keep_alive_max_count = 1000});
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  ASSERT_EQ(testing::run_pcglab(run_args(prompt, dir / "out", "A-D", 4, 2), server_env(server)).exit_code, 0);
+  EXPECT_EQ(server.request_count(), 16u);
+  EXPECT_GE(server.connections(), 1);
+  EXPECT_LE(server.connections(), 2);  // one per trial in progress at once, reused by the next trials
+  auto args = run_args(prompt, dir / "out2", "A-D", 4, 2);
+  args.insert(args.end(), {"--no-keep-alive", "--no-cache"});
+  const int before = server.connections();
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  EXPECT_EQ(server.request_count(), 32u);
+  EXPECT_EQ(server.connections() - before, 16);  // a new connection per request
+}
+
 TEST(BirdsRun, ATokenLimitBelowOneRequestIsWarnedOnce) {
   FakeOpenAiServer server;
   server.set_responder([](const std::string& body, int) { return program_for(body); });
