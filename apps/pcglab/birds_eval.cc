@@ -38,7 +38,7 @@ struct ClassifyCommandOptions {
 int run_classify(const ClassifyCommandOptions& opt, const GlobalOptions& global) {
   ThreadPool pool(global.threads);
   nn::set_torch_threads(global.threads);
-  const auto classifier = nn::open_letter_classifier(opt.model);
+  const auto classifier = birds::open_letter_classifier(opt.model);
   size_t total = 0;
   for (const fs::path& team : find_team_folders(opt.input, "images", LayoutWarnings::kSilent))
     total += list_stage_files(team, "images", ".png", LayoutWarnings::kSilent).size();
@@ -74,7 +74,7 @@ Action setup_classify(CLI::App& cmd, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd.add_option("--model", opt->model,
-                 "builtin, a .safetensors from `nn train-letters`, or a Hugging Face ViT folder")
+                 "builtin, a .safetensors from `birds train-letters`, or a Hugging Face ViT folder")
       ->capture_default_str();
   cmd.add_flag("--embeddings", opt->embeddings,
                "Also write each image's CLS embedding (ViT only; the 2025 diversity)");

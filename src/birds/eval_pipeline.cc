@@ -65,7 +65,7 @@ std::string stability_options(const SimulateOptions& o) {
 
 std::string model_identity(const std::string& spec) {
   std::error_code ec;
-  fs::path p = spec == "builtin" ? nn::builtin_letter_model() : fs::path(spec);
+  fs::path p = spec == "builtin" ? builtin_letter_model() : fs::path(spec);
   if (fs::is_directory(p, ec)) p /= "model.safetensors";
   return fmt::format("{} {} {}", spec, fs::file_size(p, ec),
                      fs::last_write_time(p, ec).time_since_epoch().count());
@@ -106,7 +106,7 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   EvalReport report;
   const auto teams = find_team_folders(dir, "raw");
   const bool cls = options.scoring.policy == ScoringPolicy::k2025;
-  std::unique_ptr<nn::LetterClassifier> classifier;  // opened only when a classify stage runs
+  std::unique_ptr<LetterClassifier> classifier;  // opened only when a classify stage runs
 
   for (const fs::path& team : teams) {
     Json state = read_state(team);
@@ -155,7 +155,7 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
     });
     run_stage("classify", {"images"}, fmt::format("{} {}", model_identity(options.model), cls), [&] {
       if (!fs::is_directory(team / "images")) return std::pair<size_t, size_t>{0, 0};
-      if (!classifier) classifier = nn::open_letter_classifier(options.model);
+      if (!classifier) classifier = open_letter_classifier(options.model);
       ClassifyOptions co;
       co.embeddings = cls;
       const auto tick =

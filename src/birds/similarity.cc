@@ -40,9 +40,9 @@ std::vector<ImageFile> list_images(const fs::path& team_dir) {
 
 // Classifies images[i] for i in `which`; the classifier makes each image its own item (an image
 // that fails gets its error, the others their scores).
-void classify_images(const nn::LetterClassifier& classifier, bool embeddings, std::vector<Image>& images,
+void classify_images(const LetterClassifier& classifier, bool embeddings, std::vector<Image>& images,
                      const std::vector<size_t>& which, ThreadPool& pool,
-                     const std::function<void(size_t, Result<nn::LetterScores>)>& done) {
+                     const std::function<void(size_t, Result<LetterScores>)>& done) {
   std::vector<Image> batch;
   for (size_t i : which) batch.push_back(std::move(images[i]));
   auto scores = classifier.classify(batch, embeddings, &pool);
@@ -60,7 +60,7 @@ void classify_images(const nn::LetterClassifier& classifier, bool embeddings, st
 }  // namespace
 
 std::string similarity_json(const std::vector<const ImageClassification*>& images,
-                            const nn::LetterClassifier& classifier) {
+                            const LetterClassifier& classifier) {
   OrderedJson j;
   double sum = 0;
   size_t count = 0;
@@ -87,8 +87,8 @@ std::string similarity_json(const std::vector<const ImageClassification*>& image
 }
 
 std::vector<ImageClassification> classify_competition(
-    const fs::path& dir, const nn::LetterClassifier& classifier, const ClassifyOptions& options,
-    ThreadPool& pool, const std::function<void(const ImageClassification&)>& on_done) {
+    const fs::path& dir, const LetterClassifier& classifier, const ClassifyOptions& options, ThreadPool& pool,
+    const std::function<void(const ImageClassification&)>& on_done) {
   if (options.embeddings && classifier.embedding_size() == 0)
     throw SetupError(
         fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
@@ -121,7 +121,7 @@ std::vector<ImageClassification> classify_competition(
       for (size_t i = 0; i < m; ++i)
         if (results[start + i].error.empty()) where.push_back(i);
       classify_images(classifier, options.embeddings, images, where, pool,
-                      [&](size_t i, Result<nn::LetterScores> scores) {
+                      [&](size_t i, Result<LetterScores> scores) {
                         ImageClassification& r = results[start + i];
                         if (!scores.ok()) {
                           r.error = scores.error().message;

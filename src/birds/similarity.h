@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "birds/letters/letter_classifier.h"
 #include "core/thread_pool.h"
-#include "nn/letter_classifier.h"
 
 namespace pcglab::birds {
 
@@ -40,11 +40,11 @@ struct ClassifyOptions {
 // Classifies every image of every team under `dir`, writes the similarity files and
 // <team>/logs/classify.json. `on_done` runs once per image.
 std::vector<ImageClassification> classify_competition(
-    const std::filesystem::path& dir, const nn::LetterClassifier& classifier, const ClassifyOptions& options,
+    const std::filesystem::path& dir, const LetterClassifier& classifier, const ClassifyOptions& options,
     ThreadPool& pool, const std::function<void(const ImageClassification&)>& on_done = {});
 
 // The official per-character JSON for `images` (all of one team and character).
 std::string similarity_json(const std::vector<const ImageClassification*>& images,
-                            const nn::LetterClassifier& classifier);
+                            const LetterClassifier& classifier);
 
 }  // namespace pcglab::birds

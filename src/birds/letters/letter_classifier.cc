@@ -1,0 +1,144 @@
+#include "birds/letters/letter_classifier.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "birds/letters/letter_cnn.h"
+#include "core/check.h"
+#include "core/item_boundary.h"
+#include "nn/torch_runtime.h"
+#include "nn/vit.h"
+
+#ifndef PCGLAB_SOURCE_MODELS_DIR
+#define PCGLAB_SOURCE_MODELS_DIR ""
+#endif
+
+namespace pcglab::birds {
+using nn::softmax_rows;
+using nn::vit_pixels;
+using nn::VitClassifier;
+namespace {
+
+const std::vector<std::string>& letters() {
+  static const std::vector<std::string> kLetters = [] {
+    std::vector<std::string> v;
+    for (char c = 'A'; c <= 'Z'; ++c) v.emplace_back(1, c);
+    return v;
+  }();
+  return kLetters;
+}
+
+class BuiltinClassifier : public LetterClassifier {
+ public:
+  BuiltinClassifier(std::string name, LetterCnn model) : name_(std::move(name)), model_(std::move(model)) {}
+  std::string name() const override { return name_; }
+  const std::vector<std::string>& labels() const override { return letters(); }
+
+ protected:
+  LetterScores classify_one(const Image& image, bool) const override {
+    const auto input = letter_input(image);
+    const auto probs = model_.predict(input.data(), 1);
+    LetterScores out;
+    out.probabilities.assign(probs[0].begin(), probs[0].end());
+    return out;
+  }
+
+ private:
+  std::string name_;
+  LetterCnn model_;
+};
+
+class VitLetterClassifier : public LetterClassifier {
+ public:
+  VitLetterClassifier(std::string name, VitClassifier vit) : name_(std::move(name)), vit_(std::move(vit)) {}
+  std::string name() const override { return name_; }
+  const std::vector<std::string>& labels() const override { return vit_.config().labels; }
+  int embedding_size() const override { return vit_.config().hidden; }
+
+ protected:
+  LetterScores classify_one(const Image& image, bool embeddings) const override {
+    const auto& c = vit_.config();
+    const auto pixels = vit_pixels(image, c);
+    std::vector<float> logits, cls;
+    vit_.forward(pixels.data(), 1, logits, embeddings ? &cls : nullptr);
+    LetterScores out;
+    out.probabilities = softmax_rows(logits, c.labels.size());
+    if (embeddings) out.embedding = std::move(cls);
+    return out;
+  }
+
+ private:
+  std::string name_;
+  VitClassifier vit_;
+};
+
+}  // namespace
+
+std::vector<LetterScores> LetterClassifier::classify(const std::vector<Image>& images, bool embeddings,
+                                                     ThreadPool* pool) const {
+  std::vector<LetterScores> out(images.size());
+  const auto one = [&](size_t i) {
+    auto scores = run_item("", [&] { return classify_one(images[i], embeddings); });
+    if (scores.ok()) {
+      out[i] = std::move(scores).value();
+    } else {
+      out[i].probabilities.assign(labels().size(), 0.0f);
+      out[i].error = scores.error().message;
+    }
+  };
+  if (pool != nullptr) {
+    pool->parallel_for(images.size(), one);
+  } else {
+    for (size_t i = 0; i < images.size(); ++i) one(i);
+  }
+  return out;
+}
+
+int LetterClassifier::label_index(const std::string& label) const {
+  const auto& l = labels();
+  for (size_t i = 0; i < l.size(); ++i)
+    if (l[i] == label) return static_cast<int>(i);
+  return -1;
+}
+
+std::filesystem::path builtin_letter_model() {
+  const std::string file = "letters-cnn.safetensors";
+  std::vector<std::filesystem::path> candidates;
+  if (const char* env = std::getenv("PCGLAB_MODELS_DIR"); env != nullptr && *env != '\0')
+    candidates.emplace_back(env);
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (auto dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+      candidates.push_back(dir / "models");
+  if (*PCGLAB_SOURCE_MODELS_DIR != '\0') candidates.emplace_back(PCGLAB_SOURCE_MODELS_DIR);
+  for (const auto& dir : candidates)
+    if (std::filesystem::exists(dir / file)) return dir / file;
+  throw SetupError(
+      fmt::format("the built-in letter classifier ({}) was not found in $PCGLAB_MODELS_DIR, models/ "
+                  "beside the executable or the source tree; train it with `pcglab birds train-letters "
+                  "--out models/{}` or pass --model PATH",
+                  file, file));
+}
+
+std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec) {
+  if (spec.empty() || spec == "builtin") {
+    const auto path = builtin_letter_model();
+    return std::make_unique<BuiltinClassifier>("builtin", LetterCnn::load(path));
+  }
+  const std::filesystem::path path = spec;
+  if (!std::filesystem::exists(path))
+    throw SetupError(
+        fmt::format("{}: no such classifier: use 'builtin', a .safetensors file from `birds train-letters`, "
+                    "or a Hugging Face ViT checkpoint folder",
+                    spec));
+  if (std::filesystem::is_directory(path)) {
+    return std::make_unique<VitLetterClassifier>(fmt::format("vit:{}", path.filename().string()),
+                                                 VitClassifier::load(path));
+  }
+  return std::make_unique<BuiltinClassifier>(fmt::format("cnn:{}", path.filename().string()),
+                                             LetterCnn::load(path));
+}
+
+}  // namespace pcglab::birds

@@ -1,0 +1,58 @@
+// Letter classifiers behind one interface: level images in, a probability per label out (and,
+// for the ViT, the 768-value CLS embedding the 2025 diversity uses). Images are spread over the
+// caller's thread pool; results depend neither on the threads nor on the other images.
+//
+// Registry (OpenSpiel-style): a spec names a classifier —
+//   "builtin"                  the CNN shipped in models/letters-cnn.safetensors (default)
+//   a .safetensors file        a built-in-format CNN (e.g. one trained by `birds train-letters`)
+//   a folder                   a Hugging Face ViTForImageClassification checkpoint
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/image.h"
+#include "core/thread_pool.h"
+
+namespace pcglab::birds {
+
+struct LetterScores {
+  std::vector<float> probabilities;  // one per label, in label order (softmax)
+  std::vector<float> embedding;      // CLS embedding when asked for and available
+  std::string error;                 // empty, or why this image failed (probabilities are then 0)
+};
+
+class LetterClassifier {
+ public:
+  virtual ~LetterClassifier() = default;
+  virtual std::string name() const = 0;                        // "builtin", "vit:<folder>", ...
+  virtual const std::vector<std::string>& labels() const = 0;  // in output order
+  virtual int embedding_size() const { return 0; }
+
+  // Scores of `images`; `embeddings` asks for CLS embeddings (ignored when embedding_size() == 0).
+  // Each image is classified alone, with one fixed input shape, so its scores are bit for bit the
+  // same whatever other images are in the call, in any order, on any number of threads. Images are
+  // spread over `pool` (the caller's --threads; none: the calling thread). Safe to call from many
+  // threads at once, and from inside `pool`'s own items. An image that fails is an item error: its
+  // `error` says why; only bad setup throws (SetupError).
+  std::vector<LetterScores> classify(const std::vector<Image>& images, bool embeddings = false,
+                                     ThreadPool* pool = nullptr) const;
+
+  // Index of `label` in labels(), or -1.
+  int label_index(const std::string& label) const;
+
+ protected:
+  // Scores of one image; must be safe to call concurrently. Throws on failure.
+  virtual LetterScores classify_one(const Image& image, bool embeddings) const = 0;
+};
+
+// Opens the classifier named by `spec` (see above). Throws SetupError naming the spec and the fix.
+std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec = "builtin");
+
+// Where the shipped built-in weights are: $PCGLAB_MODELS_DIR, then models/ beside or above the
+// executable, then the source tree's models/.
+std::filesystem::path builtin_letter_model();
+
+}  // namespace pcglab::birds
