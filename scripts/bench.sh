@@ -11,3 +11,4 @@ done
 "$build/pcglab" bench pcgrl-env --envs 600
 "$build/pcglab" bench classifier
 "$build/pcglab" bench pcgrl-ppo --envs 16 --updates 2
+"$build/pcglab" bench sandbox

@@ -347,10 +347,12 @@ Isolation require_isolation(bool allow_unsafe, const WorkerConfig& config) {
         "code without it. Run `pcglab sandbox check` for details, or pass --unsafe-no-sandbox to run it "
         "unisolated (only on a machine you can afford to lose)",
         report.problem));
-  std::fprintf(stderr,
-               "\n*** WARNING: --unsafe-no-sandbox: generated code runs WITHOUT isolation (%s). It can read "
-               "your files and environment and reach the network. Recorded in the run's settings. ***\n\n",
-               report.problem.c_str());
+  std::fprintf(
+      stderr,
+      "\n*** WARNING: --unsafe-no-sandbox: generated code runs WITHOUT namespaces (%s). It can read and "
+      "write your files and see your processes (rlimits, the empty environment and the seccomp filter, "
+      "which keeps the network closed, still apply). Recorded in the run's settings. ***\n\n",
+      report.problem.c_str());
   log_warn("sandbox: running generated code without isolation (--unsafe-no-sandbox)");
   return Isolation::kUnsafeNoSandbox;
 }
