@@ -373,8 +373,8 @@ Failure Worker::death_failure(const char* what) {
         fmt::format("the worker hit the file size limit of {} MB during the {}", l.file_size_mb, what);
   } else if (signal == SIGKILL) {
     f.message = fmt::format(
-        "the worker was killed (SIGKILL) during the {}: by its own code, or by the kernel "
-        "when out of memory",
+        "the worker was killed (SIGKILL) during the {}: by its own code, by the kernel when out "
+        "of memory, or at its hard CPU time limit",
         what);
   } else if (signal != 0) {
     const char* abbrev = sigabbrev_np(signal);
