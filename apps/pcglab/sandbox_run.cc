@@ -75,7 +75,8 @@ int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
                   row[4].get<double>());
       if (!row[6].get<std::string>().empty())
         std::printf("  output:\n%s\n", row[6].get<std::string>().c_str());
-      if (!row[5].get<std::string>().empty()) std::printf("  value: %s\n", row[5].get<std::string>().c_str());
+      if (row[0].get<std::string>().starts_with("call") && !row[5].get<std::string>().empty())
+        std::printf("  value: %s\n", row[5].get<std::string>().c_str());
       if (!row[7].get<std::string>().empty())
         std::printf("  error (%s, %s): %s\n", row[2].get<std::string>().c_str(),
                     row[3].get<std::string>().c_str(), row[7].get<std::string>().c_str());
