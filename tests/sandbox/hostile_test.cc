@@ -3,6 +3,9 @@
 // that the item's error names the cause, that nothing outside the sandbox changed, and that the
 // next item on the pool succeeds. The programs that need a time limit are in
 // hostile_integration_test.cc.
+#include <chrono>
+#include <thread>
+
 #include "hostile_testing.h"
 
 namespace pcglab::sandbox::testing {
@@ -202,11 +205,15 @@ def ok():
 )PY"))
                   .ok());
   ASSERT_TRUE(worker.call("main").ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   const Reply r = worker.call("ok");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.failure.kind, ErrorKind::kCrash);
-  EXPECT_THAT(r.describe(), HasSubstr("after its last reply"));
+  EXPECT_EQ(r.failure.cause, "protocol");
+  // Normally seen before the request is sent; on a very loaded machine the late write may land
+  // after it, and then it is read as a malformed reply.
+  EXPECT_THAT(r.describe(),
+              ::testing::AnyOf(HasSubstr("after its last reply"), HasSubstr("malformed reply")));
   const Reply again = worker.call("ok");  // a fresh worker, the module loaded again
   ASSERT_TRUE(again.ok()) << again.describe();
   EXPECT_EQ(again.value->as<int64_t>(), 2);
