@@ -6,9 +6,10 @@
 
 #include "batch/driver.h"
 #include "batch/merge.h"
+#include "batch_options.h"
 #include "birds/competition_layout.h"
 #include "birds/similarity.h"
-#include "batch_options.h"
+#include "birds/team_batches.h"
 #include "birds_eval.h"
 #include "command.h"
 #include "core/log.h"
@@ -50,14 +51,15 @@ int classify_folder(const ClassifyCommandOptions& opt, const GlobalOptions& glob
   driver_options.shard = shard;
   driver_options.run_name = "birds classify";
   driver_options.config = dump_json(OrderedJson{{"model", opt.model}, {"embeddings", opt.embeddings}});
-  batch::Driver driver(opt.input, pool, driver_options);
   ClassifyOptions options;
   options.embeddings = opt.embeddings;
   if (options.embeddings && classifier.get().embedding_size() == 0)
     throw SetupError(
         fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
                     classifier.get().name()));
-  const batch::StageRun run = classify_stage(driver, teams, classifier, options);
+  const batch::StageRun run = run_per_team(
+      teams, pool, driver_options,
+      [&](batch::Driver& d, const fs::path& team) { return classify_stage(d, {team}, classifier, options); });
   // Per team and character: images and mean similarity (the details are in similarity/*.json).
   std::map<std::pair<std::string, std::string>, std::pair<int, double>> sums;
   bool all_ok = true;
@@ -72,8 +74,8 @@ int classify_folder(const ClassifyCommandOptions& opt, const GlobalOptions& glob
     ++s.first;
     s.second += o.metadata["similarity"].get<double>();
   }
-  log_info("classify{}: {} images, {} classified, {} reused, {} removed", shard.all() ? "" : " " + shard.label(),
-           run.outcomes.size(), run.ran, run.reused, run.removed);
+  log_info("classify{}: {} images, {} classified, {} reused, {} removed",
+           shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.removed);
   Table t;
   t.columns = {"team", "character", "images", "similarity_rate"};
   for (const auto& [key, s] : sums) t.add_row({key.first, key.second, s.first, s.second / s.first});
@@ -118,7 +120,11 @@ struct EvalCommandOptions {
 };
 
 OrderedJson eval_config(const EvalCommandOptions& o) {
-  return {{"model", o.model}, {"policy", o.policy}, {"trials", o.trials}, {"converter", o.converter}, {"raw", o.raw}};
+  return {{"model", o.model},
+          {"policy", o.policy},
+          {"trials", o.trials},
+          {"converter", o.converter},
+          {"raw", o.raw}};
 }
 
 int eval_folder(const EvalCommandOptions& opt, const GlobalOptions& global) {
@@ -173,7 +179,8 @@ Action setup_eval(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_flag("--force", opt->force, "Redo every item even when its inputs did not change");
   add_shard_option(cmd, opt->shard);
   cmd.footer(
-      "Stages: convert, simulate, classify, diversity, score. Each trial is an item: a rerun redoes only the\n"
+      "Stages: convert, simulate, classify, diversity, score. Each trial is an item: a rerun redoes only "
+      "the\n"
       "trials whose inputs changed (logs/batch.sqlite) and removes the files of responses that are gone.\n"
       "Writes the official files per team and <input>/result/ (constants.json, trial_scores.csv, ...).");
   return [opt, &global] { return eval_folder(*opt, global); };
@@ -193,7 +200,8 @@ int merge_eval(const fs::path& dir, const Json& config, int) {
 }  // namespace
 
 PCGLAB_REGISTER_MERGER("birds classify", "similarity/<C>.json and logs/classify.json", merge_classify);
-PCGLAB_REGISTER_MERGER(kEvalRunName, "diversity, the per-character files, logs and scores (result/)", merge_eval);
+PCGLAB_REGISTER_MERGER(kEvalRunName, "diversity, the per-character files, logs and scores (result/)",
+                       merge_eval);
 PCGLAB_REGISTER_COMMAND("birds", "classify",
                         "Similarity: classify level images (built-in CNN or the official ViT)",
                         setup_classify);

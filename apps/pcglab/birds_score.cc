@@ -6,6 +6,7 @@
 #include "birds/competition_layout.h"
 #include "birds/diversity.h"
 #include "birds/scoring.h"
+#include "birds/team_batches.h"
 #include "birds/words_count.h"
 #include "command.h"
 #include "core/files.h"
@@ -114,10 +115,10 @@ Action setup_diversity(CLI::App& cmd, const GlobalOptions& global) {
   return [opt, &global] {
     ThreadPool pool(global.threads);
     const auto teams = find_team_folders(opt->input, "similarity");
-    batch::Driver driver(opt->input, pool);
-    const batch::StageRun run = diversity_stage(
-        driver, teams, opt->trials,
-        opt->vectors == "cls" ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax);
+    const auto vectors = opt->vectors == "cls" ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax;
+    const batch::StageRun run = run_per_team(teams, pool, {}, [&](batch::Driver& d, const fs::path& team) {
+      return diversity_stage(d, {team}, opt->trials, vectors);
+    });
     int64_t written = 0;
     for (const ItemOutcome& o : run.outcomes) {
       if (o.ok()) {

@@ -6,11 +6,12 @@
 
 #include "batch/driver.h"
 #include "batch/merge.h"
+#include "batch_options.h"
 #include "birds/capture.h"
 #include "birds/competition_layout.h"
 #include "birds/level_xml.h"
 #include "birds/simulate_pipeline.h"
-#include "batch_options.h"
+#include "birds/team_batches.h"
 #include "birds/text_pipeline.h"
 #include "command.h"
 #include "core/log.h"
@@ -70,7 +71,10 @@ Table result_table(const std::vector<LevelRow>& results, bool objects) {
 }
 
 OrderedJson simulate_config(const SimulateCommandOptions& o) {
-  return {{"no_early_stop", o.no_early_stop}, {"raw", o.raw}, {"settle_time", o.settle_time}, {"metric", o.metric}};
+  return {{"no_early_stop", o.no_early_stop},
+          {"raw", o.raw},
+          {"settle_time", o.settle_time},
+          {"metric", o.metric}};
 }
 
 // A competition folder: the simulate stage on the batch driver, and a per-team, per-character
@@ -90,8 +94,10 @@ int simulate_folder(const SimulateCommandOptions& opt, const GlobalOptions& glob
   driver_options.shard = shard;
   driver_options.run_name = "birds simulate";
   driver_options.config = dump_json(simulate_config(opt));
-  batch::Driver driver(folder, pool, driver_options);
-  const batch::StageRun run = simulate_stage(driver, teams, to_options(opt));
+  const SimulateOptions options = to_options(opt);
+  const batch::StageRun run = run_per_team(
+      teams, pool, driver_options,
+      [&](batch::Driver& d, const fs::path& team) { return simulate_stage(d, {team}, options, folder); });
   std::map<std::string, fs::path> team_dirs;
   for (const fs::path& team : teams) team_dirs[team_name_of(team)] = team;
   bool all_ok = true;
@@ -105,8 +111,8 @@ int simulate_folder(const SimulateCommandOptions& opt, const GlobalOptions& glob
     const fs::path level = stage_path(team_dirs.at(k.team), "levels", k.character, k.stem, ".xml");
     rows.push_back({fs::relative(level, folder).generic_string(), o});
   }
-  log_info("simulate{}: {} levels, {} simulated, {} reused, {} removed", shard.all() ? "" : " " + shard.label(),
-           run.outcomes.size(), run.ran, run.reused, run.removed);
+  log_info("simulate{}: {} levels, {} simulated, {} reused, {} removed",
+           shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.removed);
   if (global.format == "md") {
     std::map<std::pair<std::string, std::string>, std::pair<int, double>> sums;
     for (const ItemOutcome& o : run.outcomes) {
@@ -116,7 +122,8 @@ int simulate_folder(const SimulateCommandOptions& opt, const GlobalOptions& glob
     }
     Table t;
     t.columns = {"team", "character", "levels", "mean_stability"};
-    for (const auto& [k, v] : sums) t.add_row({k.first, k.second, v.first, v.first ? v.second / v.first : 0.0});
+    for (const auto& [k, v] : sums)
+      t.add_row({k.first, k.second, v.first, v.first ? v.second / v.first : 0.0});
     print_table(t, global);
   } else {
     print_table(result_table(rows, opt.objects), global);
@@ -132,7 +139,8 @@ int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global)
           "{}: a folder among several inputs; give one competition folder alone, or level files", in));
     }
   }
-  if (!opt.shard.empty()) throw SetupError("--shard: give a competition folder (level files are not sharded)");
+  if (!opt.shard.empty())
+    throw SetupError("--shard: give a competition folder (level files are not sharded)");
   const SimulateOptions options = to_options(opt);
   ThreadPool pool(global.threads);
   ProgressBar bar("simulate", opt.inputs.size());

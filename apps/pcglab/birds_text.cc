@@ -8,12 +8,13 @@
 
 #include "batch/driver.h"
 #include "batch/merge.h"
+#include "batch_options.h"
 #include "birds/competition_layout.h"
 #include "birds/converter.h"
 #include "birds/extract.h"
 #include "birds/prompt_check.h"
+#include "birds/team_batches.h"
 #include "birds/text_pipeline.h"
-#include "batch_options.h"
 #include "command.h"
 #include "core/files.h"
 #include "core/item_boundary.h"
@@ -193,8 +194,10 @@ int convert_folder(const ConvertCommandOptions& opt, const GlobalOptions& global
   driver_options.shard = shard;
   driver_options.run_name = "birds convert";
   driver_options.config = dump_json(convert_config(opt));
-  batch::Driver driver(opt.input, pool, driver_options);
-  const batch::StageRun run = convert_stage(driver, teams, {opt.function, version});
+  const batch::StageRun run =
+      run_per_team(teams, pool, driver_options, [&](batch::Driver& d, const fs::path& team) {
+        return convert_stage(d, {team}, {opt.function, version});
+      });
   // Summary per team (every team, even with no trials), then every failure.
   std::map<std::string, std::array<int, 3>> per_team;  // ok, no code, other errors
   for (const fs::path& team : teams) per_team[team_name_of(team)] = {0, 0, 0};
@@ -215,9 +218,10 @@ int convert_folder(const ConvertCommandOptions& opt, const GlobalOptions& global
     log_warn("{}/{}: {}{}", k.team, k.stem, o.metadata.value("official_error", o.message),
              detail.empty() ? "" : " (" + detail + ")");
   }
-  log_info("convert{}: {} trials, {} converted, {} reused, {} removed", shard.all() ? "" : " " + shard.label(),
-           run.outcomes.size(), run.ran, run.reused, run.removed);
-  if (run.outcomes.empty() && shard.all()) log_warn("{}: no responses found under <team>/raw/<C>/", opt.input);
+  log_info("convert{}: {} trials, {} converted, {} reused, {} removed",
+           shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.removed);
+  if (run.outcomes.empty() && shard.all())
+    log_warn("{}: no responses found under <team>/raw/<C>/", opt.input);
   return all_ok ? kExitOk : kExitItemsFailed;
 }
 

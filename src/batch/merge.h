@@ -30,8 +30,9 @@ struct MergerRegistrar {
   explicit MergerRegistrar(Merger merger);
 };
 
-// The runs (command name, settings) recorded under `dir`: by its shard stores, or, when there are
-// none, by its unsharded store. Sorted by name, one per name. Throws SetupError when two shards
+// The runs (command name, settings) recorded under `dir` and its immediate sub-folders (a track may
+// root a batch per sub-folder: birds, per team): by their shard stores, or, when there are none,
+// by their unsharded stores. Sorted by name, one per name. Throws SetupError when two shards
 // of one command recorded different settings.
 std::vector<std::pair<std::string, Json>> recorded_runs(const std::filesystem::path& dir);
 

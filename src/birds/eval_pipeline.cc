@@ -6,6 +6,7 @@
 #include "birds/competition_layout.h"
 #include "birds/diversity.h"
 #include "birds/similarity.h"
+#include "birds/team_batches.h"
 #include "core/check.h"
 #include "core/json.h"
 
@@ -60,27 +61,33 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   driver_options.progress = options.progress;
   driver_options.run_name = kEvalRunName;
   driver_options.config = options.config;
-  batch::Driver driver(dir, pool, driver_options);
-
-  auto record = [&](const batch::StageRun& run) {
-    report.stages.push_back({run.stage, run.outcomes.size(), run.ran, run.reused, run.failed, run.removed,
-                             run.temporaries, run.seconds});
-    if (options.shard.all()) return;  // the logs say it (read below)
-    for (const ItemOutcome& o : run.outcomes)
-      if (!o.ok()) report.failures.push_back(failure_of(run.stage, o));
-  };
-  record(convert_stage(driver, teams, options.convert));
-  record(simulate_stage(driver, teams, options.simulate));
   LazyClassifier classifier(options.model);
   ClassifyOptions co;
   co.embeddings = cls;
-  record(classify_stage(driver, teams, classifier, co));
+  std::vector<batch::StageRun> totals(4);
+  for (const fs::path& team : teams) {
+    batch::Driver driver(team, pool, driver_options);
+    join_stage_runs(totals[0], convert_stage(driver, {team}, options.convert));
+    join_stage_runs(totals[1], simulate_stage(driver, {team}, options.simulate, dir));
+    join_stage_runs(totals[2], classify_stage(driver, {team}, classifier, co));
+    if (options.shard.all()) {
+      join_stage_runs(totals[3],
+                      diversity_stage(driver, {team}, options.scoring.trials,
+                                      cls ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax));
+    }
+  }
+  for (const batch::StageRun& run : totals) {
+    if (run.stage.empty()) continue;
+    report.stages.push_back({run.stage, run.outcomes.size(), run.ran, run.reused, run.failed, run.removed,
+                             run.temporaries, run.seconds});
+    if (options.shard.all()) continue;  // the logs say it (read below)
+    for (const ItemOutcome& o : run.outcomes)
+      if (!o.ok()) report.failures.push_back(failure_of(run.stage, o));
+  }
   if (!options.shard.all()) {
     report.complete = false;
     return report;
   }
-  record(diversity_stage(driver, teams, options.scoring.trials,
-                         cls ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax));
   for (const fs::path& team : teams) {
     const auto failures = recorded_failures(team);
     report.failures.insert(report.failures.end(), failures.begin(), failures.end());

@@ -4,7 +4,7 @@
 // Every stage runs on the batch driver (batch/driver.h) with the folder given as its root: each
 // trial is one item of convert, simulate and classify (key "<team>/<C>/<stem>"), each character
 // one item of diversity, and each item's outcome is stored with the hash of its inputs
-// (<dir>/logs/batch.sqlite). A rerun redoes only the items whose inputs changed: after an edit to
+// (<team>/logs/batch.sqlite). A rerun redoes only the items whose inputs changed: after an edit to
 // one response, that trial's conversion, simulation and classification, then its letter's
 // diversity; the per-character files are rebuilt from the stored outcomes, so a resumed run writes
 // the same bytes as a fresh one. Responses deleted or renamed lose their files. Scoring always runs
@@ -56,12 +56,13 @@ struct EvalReport {
   // Per trial: no code, conversion error, simulation or image error; per character: an unusable
   // similarity file (diversity); per value: a score that could not be read (score).
   std::vector<EvalFailure> failures;
-  ScoringResult scores;                // empty when sharded
-  std::filesystem::path result_dir;    // empty when sharded
-  bool complete = true;                // false for a shard: merge completes it
+  ScoringResult scores;              // empty when sharded
+  std::filesystem::path result_dir;  // empty when sharded
+  bool complete = true;              // false for a shard: merge completes it
 };
 
-EvalReport evaluate_competition(const std::filesystem::path& dir, const EvalOptions& options, ThreadPool& pool);
+EvalReport evaluate_competition(const std::filesystem::path& dir, const EvalOptions& options,
+                                ThreadPool& pool);
 
 // The failures recorded in a team's logs (convert.json, simulate.json, classify.json, diversity.json).
 std::vector<EvalFailure> recorded_failures(const std::filesystem::path& team_dir);

@@ -36,8 +36,8 @@ std::string settings_of(const SimulateOptions& o) {
   const auto& s = o.stability;
   return fmt::format("simulate {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", static_cast<int>(s.metric),
                      s.duration, s.step, s.velocity_iterations, s.position_iterations, s.movement_threshold,
-                     s.early_stop, s.damage, s.destroy_delay, s.world_half_width, s.settle_time, o.write_images,
-                     o.write_raw_images, o.png_compression, kVersion);
+                     s.early_stop, s.damage, s.destroy_delay, s.world_half_width, s.settle_time,
+                     o.write_images, o.write_raw_images, o.png_compression, kVersion);
 }
 
 // The level's error: reader errors name the file already; others get it in front.
@@ -47,8 +47,8 @@ ItemOutcome level_failure(const fs::path& path, const std::string& what) {
 }
 
 // Parses (from `bytes`, or the file when null) and simulates one level, and encodes its images.
-Result<Simulated> simulate_bytes(const fs::path& path, const std::string* bytes, const SimulateOptions& options,
-                                 bool images) {
+Result<Simulated> simulate_bytes(const fs::path& path, const std::string* bytes,
+                                 const SimulateOptions& options, bool images) {
   Level level;
   try {
     level = bytes != nullptr ? parse_level_xml(*bytes, path.string()) : read_level_file(path);
@@ -59,17 +59,19 @@ Result<Simulated> simulate_bytes(const fs::path& path, const std::string* bytes,
   Simulated out;
   out.result = evaluate_stability(level, options.stability);
   if (images && options.write_images) {
-    out.images.emplace_back(".png", encode_png(render_ocr_image(out.result.final_level), options.png_compression));
+    out.images.emplace_back(".png",
+                            encode_png(render_ocr_image(out.result.final_level), options.png_compression));
     if (options.write_raw_images) {
-      out.images.emplace_back("_raw.png",
-                              encode_png(render_colour_image(out.result.final_level), options.png_compression));
+      out.images.emplace_back(
+          "_raw.png", encode_png(render_colour_image(out.result.final_level), options.png_compression));
     }
   }
   return out;
 }
 
 // Writes the images of a simulated level as <stem><suffix> in `dir`; the outcome of the level.
-ItemOutcome finish_level(const fs::path& path, const Simulated& s, const fs::path& dir, const std::string& stem) {
+ItemOutcome finish_level(const fs::path& path, const Simulated& s, const fs::path& dir,
+                         const std::string& stem) {
   try {
     for (const auto& [suffix, png] : s.images) write_file_atomic(dir / (stem + suffix), png);
   } catch (const SetupError& e) {  // names the file
@@ -96,7 +98,8 @@ OrderedJson stability_metadata(const StabilityResult& r) {
           {"objects", object_outcomes_json(r)}};
 }
 
-ItemOutcome simulate_level_file(const fs::path& path, const fs::path& image_dir, const SimulateOptions& options) {
+ItemOutcome simulate_level_file(const fs::path& path, const fs::path& image_dir,
+                                const SimulateOptions& options) {
   return simulate_one(path, nullptr, image_dir, options);
 }
 
@@ -154,9 +157,11 @@ void write_simulate_aggregates(const fs::path& root, const std::map<std::string,
       const fs::path level = stage_path(team_dir, "levels", k.character, k.stem, ".xml");
       std::error_code ec;
       const fs::path rel = fs::relative(level, root, ec);
-      list.push_back({(ec ? level : rel).generic_string(), static_cast<float>(o.metadata["score"].get<double>()),
+      list.push_back({(ec ? level : rel).generic_string(),
+                      static_cast<float>(o.metadata["score"].get<double>()),
                       o.metadata["startingObjects"].get<int>(), o.metadata["movingObjects"].get<int>()});
-      for (const char* field : {"score", "startingObjects", "movingObjects", "remainingObjects", "steps", "objects"})
+      for (const char* field :
+           {"score", "startingObjects", "movingObjects", "remainingObjects", "steps", "objects"})
         entry[field] = o.metadata[field];
     } else {
       entry["error"] = o.message;
@@ -173,7 +178,8 @@ void write_simulate_aggregates(const fs::path& root, const std::map<std::string,
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir / "stability", ec)) {
       const std::string name = e.path().filename().string();
-      if (name.size() == 6 && name[0] >= 'A' && name[0] <= 'Z' && name.ends_with(".json") && !written.count(name))
+      if (name.size() == 6 && name[0] >= 'A' && name[0] <= 'Z' && name.ends_with(".json") &&
+          !written.count(name))
         fs::remove(e.path(), ec);
     }
     const fs::path log = dir / "logs" / "simulate.json";
@@ -188,7 +194,7 @@ void write_simulate_aggregates(const fs::path& root, const std::map<std::string,
 }  // namespace
 
 batch::StageRun simulate_stage(batch::Driver& driver, const std::vector<fs::path>& teams,
-                               const SimulateOptions& options) {
+                               const SimulateOptions& options, const fs::path& folder) {
   struct Work {
     fs::path team_dir;
     TrialFile file;
@@ -261,7 +267,8 @@ batch::StageRun simulate_stage(batch::Driver& driver, const std::vector<fs::path
     }
     return simulate_one(w.file.path, w.bytes ? &*w.bytes : nullptr, image_dir, options);
   });
-  if (driver.shard().all()) write_simulate_aggregates(driver.root(), team_dirs, run.outcomes, options.stability.metric);
+  if (driver.shard().all())
+    write_simulate_aggregates(folder, team_dirs, run.outcomes, options.stability.metric);
   return run;
 }
 

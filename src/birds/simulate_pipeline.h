@@ -37,10 +37,11 @@ ItemOutcome simulate_level_file(const std::filesystem::path& path, const std::fi
                                 const SimulateOptions& options);
 
 // The simulate stage over `teams` (the driver's shard of their levels). Unsharded, it also writes
-// <team>/stability/<C>.json (removing those of characters with no level left) and
+// <team>/stability/<C>.json (removing those of characters with no level left; tags are the
+// levels' paths relative to `folder`, the folder the command was given) and
 // <team>/logs/simulate.json.
 batch::StageRun simulate_stage(batch::Driver& driver, const std::vector<std::filesystem::path>& teams,
-                               const SimulateOptions& options);
+                               const SimulateOptions& options, const std::filesystem::path& folder);
 
 // One level of a character's official stability file.
 struct StabilityRaw {

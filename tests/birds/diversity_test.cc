@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "birds/competition_layout.h"
+#include "birds/team_batches.h"
 #include "core/files.h"
 #include "core/json.h"
 #include "core/thread_pool.h"
@@ -16,8 +17,11 @@ namespace fs = std::filesystem;
 
 // The diversity stage over every team of `dir` (the batch driver, unsharded).
 std::vector<ItemOutcome> run_diversity(const fs::path& dir, ThreadPool& pool) {
-  batch::Driver driver(dir, pool);
-  return diversity_stage(driver, find_team_folders(dir, "similarity"), 10, DiversityVectors::kSoftmax).outcomes;
+  return run_per_team(find_team_folders(dir, "similarity"), pool, {},
+                      [](batch::Driver& d, const fs::path& team) {
+                        return diversity_stage(d, {team}, 10, DiversityVectors::kSoftmax);
+                      })
+      .outcomes;
 }
 
 TEST(Diversity, CosineDistanceAsScipy) {
