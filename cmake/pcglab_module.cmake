@@ -1,10 +1,13 @@
-# pcglab_module(NAME DEPS ...): a static library pcglab_<NAME> from every .cc in src/<NAME>/.
+# pcglab_module(NAME DEPS ...): a static library pcglab_<NAME> from every .cc under src/<NAME>/,
+# subfolders included (src/birds/letters/...), except src/<NAME>/torch/: files that include libtorch
+# go into the module's libtorch plug-in instead (see src/CMakeLists.txt).
 # New files are picked up without editing CMake (CONFIGURE_DEPENDS re-globs at build time).
 # SHARED: build a shared library (pcglab_core is shared so that the executable and the
 # dlopen()ed libtorch module share one copy of its globals: log level, progress bar).
 function(pcglab_module name)
   cmake_parse_arguments(ARG "SHARED" "" "DEPS" ${ARGN})
-  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cc)
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cc)
+  list(FILTER srcs EXCLUDE REGEX "^${PROJECT_SOURCE_DIR}/src/${name}/torch/")
   if(NOT srcs)
     # A module with headers only so far still gets a target, so dependants can name it.
     set(srcs ${PROJECT_SOURCE_DIR}/cmake/empty.cc)

@@ -5,10 +5,10 @@
 
 #include <unistd.h>
 #include <filesystem>
+#include "birds/letters/letter_classifier.h"
 #include "command.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
-#include "nn/letter_classifier.h"
 #include "nn/torch_runtime.h"
 #include "nn/vit.h"
 
@@ -52,7 +52,7 @@ std::vector<Image> level_images(int n, uint64_t seed) {
   return out;
 }
 
-double median_rate(const nn::LetterClassifier& c, const std::vector<Image>& images, int repeats,
+double median_rate(const birds::LetterClassifier& c, const std::vector<Image>& images, int repeats,
                    ThreadPool& pool) {
   if (images.empty() || repeats < 1)
     throw SetupError(
@@ -81,7 +81,7 @@ int run_classifier_bench(const ClassifierBenchOptions& opt, const GlobalOptions&
                "gflop_per_image",
                "gflop_per_s",
                "fraction_of_matmul_peak"};
-  const auto builtin = nn::open_letter_classifier("builtin");
+  const auto builtin = birds::open_letter_classifier("builtin");
   const auto images = level_images(opt.images, opt.seed);
   ThreadPool pool(global.threads);  // images are spread over --threads
   const double cnn_rate = median_rate(*builtin, images, opt.repeats, pool);
@@ -91,7 +91,7 @@ int run_classifier_bench(const ClassifierBenchOptions& opt, const GlobalOptions&
   if (!opt.no_vit) {
     ScopedTempDir dir;
     nn::write_random_vit(dir.path(), nn::VitConfig{}, opt.seed);
-    const auto vit = nn::open_letter_classifier(dir.path().string());
+    const auto vit = birds::open_letter_classifier(dir.path().string());
     const auto few = level_images(opt.vit_images, opt.seed + 1);
     const double vit_rate = median_rate(*vit, few, opt.repeats, pool);
     constexpr double kVitGflop = 17.6;

@@ -89,7 +89,7 @@ Action setup_classify(CLI::App& cmd, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd.add_option("--model", opt->model,
-                 "builtin, a .safetensors from `nn train-letters`, or a Hugging Face ViT folder")
+                 "builtin, a .safetensors from `birds train-letters`, or a Hugging Face ViT folder")
       ->capture_default_str();
   cmd.add_flag("--embeddings", opt->embeddings,
                "Also write each image's CLS embedding (ViT only; the 2025 diversity)");

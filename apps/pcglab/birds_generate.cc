@@ -25,7 +25,7 @@ int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
   // Trials run in parallel on the pool; each classifies its candidates on one libtorch thread, so
   // the result does not depend on the number of threads.
   nn::set_torch_threads(1);
-  const auto classifier = nn::open_letter_classifier(o.model);
+  const auto classifier = birds::open_letter_classifier(o.model);
   birds::GeneratorOptions options;
   options.seed = o.seed;
   options.candidates = o.candidates;

@@ -1,10 +1,10 @@
-// `pcglab birds report`: one self-contained HTML page of a run (see src/report/birds_report.h).
+// `pcglab birds report`: one self-contained HTML page of a run (see src/birds/report/birds_report.h).
 #include <filesystem>
 
+#include "birds/report/birds_report.h"
 #include "command.h"
 #include "core/files.h"
 #include "core/log.h"
-#include "report/birds_report.h"
 
 namespace pcglab::cli {
 namespace {
@@ -19,22 +19,22 @@ struct ReportOptions {
 };
 
 int run_report(const ReportOptions& opt, const GlobalOptions& global) {
-  report::BirdsRunOptions options;
+  birds::BirdsRunOptions options;
   options.team = opt.team;
   options.scores = opt.scores;
   options.thumbnail_px = opt.thumbnail;
   options.threads = global.threads;
-  const report::BirdsRun run = report::read_birds_run(opt.input, options);
+  const birds::BirdsRun run = birds::read_birds_run(opt.input, options);
   // One team: the report goes into its folder; several: into the competition folder.
   const fs::path out = !opt.out.empty()
                            ? fs::path(opt.out)
                            : (run.teams.size() == 1 ? run.teams[0].dir : fs::path(opt.input)) / "report.html";
-  const std::string html = report::birds_report_html(run, out);
+  const std::string html = birds::birds_report_html(run, out);
   write_file_atomic(out, html);
   log_info("report: {} ({} KiB)", out.string(), html.size() / 1024);
   Table t;
   t.columns = {"team", "letters", "trials", "failed", "normalized_score", "report"};
-  for (const report::BirdsTeam& team : run.teams) {
+  for (const birds::BirdsTeam& team : run.teams) {
     t.add_row({team.name, team.letters.size(), team.trials_total, team.trials_failed,
                team.normalized_score ? Json(*team.normalized_score) : Json(), out.string()});
   }

@@ -135,7 +135,7 @@ int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
   nn::set_torch_threads(
       pcgrl::TrainConfig{}.torch_threads);  // fixed, so the sampled levels do not depend on the machine
   pcgrl::check_checkpoint_weights(o.checkpoint);
-  const nn::PpoAgent agent = nn::PpoAgent::load(o.checkpoint);
+  const pcgrl::PpoAgent agent = pcgrl::PpoAgent::load(o.checkpoint);
   const pcgrl::EnvConfig env =
       pcgrl::checkpoint_env_config(o.checkpoint);  // the quirk switches it was trained with
   const auto gen = pcgrl::generate_levels(agent, env, o.levels, o.seed, o.greedy);

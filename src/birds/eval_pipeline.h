@@ -30,7 +30,7 @@ namespace pcglab::birds {
 struct EvalOptions {
   ConvertOptions convert;
   SimulateOptions simulate;
-  std::string model = "builtin";  // classifier spec (nn/letter_classifier.h)
+  std::string model = "builtin";  // classifier spec (birds/letters/letter_classifier.h)
   ScoringConfig scoring;          // policy 2025: CLS-embedding diversity (needs the ViT)
   bool force = false;             // redo every item
   batch::Shard shard;             // this process's part of the trials

@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 
 #include "birds/capture.h"
+#include "birds/letters/letter_data.h"
 #include "birds/stability.h"
 #include "core/check.h"
 #include "core/files.h"
 #include "core/json.h"
 #include "core/rng.h"
-#include "nn/letter_data.h"
 
 namespace pcglab::birds {
 namespace fs = std::filesystem;
@@ -27,23 +27,23 @@ class FontLibrary {
     return library;
   }
   size_t size() const { return fonts_.size(); }
-  const nn::LetterFont& font(size_t i) const { return fonts_[i]; }
-  const nn::GlyphSet& glyphs(size_t i) {
+  const LetterFont& font(size_t i) const { return fonts_[i]; }
+  const GlyphSet& glyphs(size_t i) {
     std::lock_guard lock(mutex_);
     auto it = cache_.find(i);
-    if (it == cache_.end()) it = cache_.emplace(i, nn::render_glyphs(fonts_[i], 64)).first;
+    if (it == cache_.end()) it = cache_.emplace(i, render_glyphs(fonts_[i], 64)).first;
     return it->second;
   }
 
  private:
   FontLibrary() {
-    for (auto& f : nn::find_letter_fonts())
+    for (auto& f : find_letter_fonts())
       if (f.style.find("Italic") == std::string::npos && f.style.find("Oblique") == std::string::npos)
         fonts_.push_back(f);
     PCGLAB_CHECK(!fonts_.empty()) << "no upright fonts";
   }
-  std::vector<nn::LetterFont> fonts_;
-  std::map<size_t, nn::GlyphSet> cache_;
+  std::vector<LetterFont> fonts_;
+  std::map<size_t, GlyphSet> cache_;
   std::mutex mutex_;
 };
 
@@ -56,7 +56,7 @@ struct Candidate {
   Level level;
 };
 
-std::vector<std::vector<bool>> quantise(const nn::GlyphSet::Glyph& g, int rows, int cols, double threshold) {
+std::vector<std::vector<bool>> quantise(const GlyphSet::Glyph& g, int rows, int cols, double threshold) {
   std::vector<std::vector<bool>> mask(rows, std::vector<bool>(cols, false));
   const double ch = static_cast<double>(g.height) / rows, cw = static_cast<double>(g.width) / cols;
   for (int r = 0; r < rows; ++r)
@@ -139,7 +139,7 @@ std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<
   return drops;
 }
 
-GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier& classifier,
+GeneratedTrial generate_trial(char letter, int trial, const LetterClassifier& classifier,
                               const GeneratorOptions& options) {
   PCGLAB_CHECK(letter >= 'A' && letter <= 'Z') << "letter " << letter;
   FontLibrary& fonts = FontLibrary::instance();
@@ -210,7 +210,7 @@ GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier
 }
 
 GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
-                                 const fs::path& out, const nn::LetterClassifier& classifier,
+                                 const fs::path& out, const LetterClassifier& classifier,
                                  const GeneratorOptions& options, ThreadPool& pool,
                                  const std::function<void(const GeneratedTrial&)>& on_done) {
   if (trials < 1) throw SetupError("--trials must be at least 1");

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "birds/converter.h"
+#include "birds/letters/letter_classifier.h"
 #include "core/thread_pool.h"
-#include "nn/letter_classifier.h"
 
 namespace pcglab::birds {
 
@@ -47,7 +47,7 @@ std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<
 std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask);
 
 // Generates one trial (deterministic for a given seed, letter and trial).
-GeneratedTrial generate_trial(char letter, int trial, const nn::LetterClassifier& classifier,
+GeneratedTrial generate_trial(char letter, int trial, const LetterClassifier& classifier,
                               const GeneratorOptions& options);
 
 struct GenerateRun {
@@ -57,7 +57,7 @@ struct GenerateRun {
 // Every letter × trial, written in the competition layout under <out>/<team>/ (raw responses,
 // run.json describing the run, logs/generate.json with each trial's numbers).
 GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
-                                 const std::filesystem::path& out, const nn::LetterClassifier& classifier,
+                                 const std::filesystem::path& out, const LetterClassifier& classifier,
                                  const GeneratorOptions& options, ThreadPool& pool,
                                  const std::function<void(const GeneratedTrial&)>& on_done = {});
 

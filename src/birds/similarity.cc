@@ -31,7 +31,7 @@ bool is_raw_view(const fs::path& path) {
 
 std::string model_identity(const std::string& spec) {
   std::error_code ec;
-  fs::path p = spec == "builtin" ? nn::builtin_letter_model() : fs::path(spec);
+  fs::path p = spec == "builtin" ? builtin_letter_model() : fs::path(spec);
   if (fs::is_directory(p, ec)) p /= "model.safetensors";
   return fmt::format("{} {} {}", spec, fs::file_size(p, ec), fs::last_write_time(p, ec).time_since_epoch().count());
 }
@@ -50,7 +50,7 @@ OrderedJson doubles_of(const std::vector<float>& v) {
 
 // Reads and classifies the images `which` of `files` (one chunk): each image is its own outcome.
 std::vector<ItemOutcome> classify_chunk(const std::vector<ImageFile>& files, const std::vector<size_t>& which,
-                                        const nn::LetterClassifier& classifier, const ClassifyOptions& options,
+                                        const LetterClassifier& classifier, const ClassifyOptions& options,
                                         ThreadPool& pool) {
   const size_t m = which.size();
   std::vector<ItemOutcome> out(m);
@@ -152,8 +152,8 @@ void write_classify_aggregates(const std::map<std::string, fs::path>& team_dirs,
 
 LazyClassifier::LazyClassifier(std::string spec) : spec_(std::move(spec)), identity_(model_identity(spec_)) {}
 
-const nn::LetterClassifier& LazyClassifier::get() {
-  std::call_once(once_, [&] { classifier_ = nn::open_letter_classifier(spec_); });
+const LetterClassifier& LazyClassifier::get() {
+  std::call_once(once_, [&] { classifier_ = open_letter_classifier(spec_); });
   PCGLAB_CHECK(classifier_ != nullptr) << "classifier " << spec_ << " not opened";
   return *classifier_;
 }
@@ -219,7 +219,7 @@ batch::StageRun classify_stage(batch::Driver& driver, const std::vector<fs::path
     }
   }
   batch::StageRun run = driver.run_chunked(spec, std::max<size_t>(1, options.batch), [&](const std::vector<size_t>& which) {
-    const nn::LetterClassifier& c = classifier.get();
+    const LetterClassifier& c = classifier.get();
     if (options.embeddings && c.embedding_size() == 0)
       throw SetupError(
           fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",

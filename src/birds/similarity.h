@@ -27,7 +27,7 @@
 
 #include "batch/driver.h"
 #include "core/item_outcome.h"
-#include "nn/letter_classifier.h"
+#include "birds/letters/letter_classifier.h"
 
 namespace pcglab::birds {
 
@@ -36,7 +36,7 @@ struct ClassifyOptions {
   size_t batch = 64;        // images decoded and classified together
 };
 
-// The classifier named by a spec (nn/letter_classifier.h), opened on first use.
+// The classifier named by a spec (birds/letters/letter_classifier.h), opened on first use.
 class LazyClassifier {
  public:
   explicit LazyClassifier(std::string spec);
@@ -44,12 +44,12 @@ class LazyClassifier {
   const std::string& identity() const { return identity_; }
   const std::string& spec() const { return spec_; }
   // Opens it (once); throws SetupError as open_letter_classifier.
-  const nn::LetterClassifier& get();
+  const LetterClassifier& get();
 
  private:
   std::string spec_, identity_;
   std::once_flag once_;
-  std::unique_ptr<nn::LetterClassifier> classifier_;
+  std::unique_ptr<LetterClassifier> classifier_;
 };
 
 // One classified image, as its outcome's metadata holds it.

@@ -1,5 +1,5 @@
 // Moving a libtorch module's named weights across the libpcglab_torch.so boundary, shared by the
-// networks of src/nn/ (built-in letter CNN, PPO): the module exports its tensors through a sink and
+// networks of every track (birds' letter CNN, PCGRL's PPO): the module exports its tensors through a sink and
 // loads them from views of a safetensors file.
 #pragma once
 

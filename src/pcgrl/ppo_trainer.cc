@@ -42,13 +42,13 @@ std::map<std::string, std::string> checkpoint_metadata(const TrainConfig& config
           {"show_static_in_first_obs", config.env.show_static_in_first_obs ? "1" : "0"}};
 }
 
-bool finite_losses(const nn::PpoLosses& l) {
+bool finite_losses(const PpoLosses& l) {
   return std::isfinite(l.policy) && std::isfinite(l.value) && std::isfinite(l.entropy) &&
          std::isfinite(l.approx_kl);
 }
 
 // Saves the agent; when a weight is not finite the file is removed and the cause returned.
-std::string save_checked(const nn::PpoAgent& agent, const fs::path& path,
+std::string save_checked(const PpoAgent& agent, const fs::path& path,
                          const std::map<std::string, std::string>& meta) {
   agent.save(path, meta);
   const std::string bad = first_non_finite_tensor(path);
@@ -119,9 +119,9 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
                                  std::numeric_limits<int>::max()));
   const int updates = static_cast<int>(update_count);
   nn::set_torch_threads(config.torch_threads);
-  nn::PpoConfig ppo = config.ppo;
+  PpoConfig ppo = config.ppo;
   ppo.seed = config.seed;
-  nn::PpoAgent agent = nn::PpoAgent::create(ppo);
+  PpoAgent agent = PpoAgent::create(ppo);
   BatchedDungeon envs(config.n_envs, config.seed, config.env);
   envs.observe_all();
   Rng rng(derive_seed(config.seed, 0xac7));
@@ -134,7 +134,7 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
       "update,env_steps,episodes,mean_return,recent_return,policy_loss,value_loss,entropy,approx_kl,steps_"
       "per_s\n";
   fs::create_directories(out);
-  nn::PpoBatch batch;
+  PpoBatch batch;
   std::vector<float> rewards(per_update), probs, values;
   std::vector<uint8_t> dones(per_update), step_dones(n);
   std::vector<int> actions(n);
@@ -174,8 +174,8 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
     }
     std::vector<float> last_probs, last_values;
     agent.evaluate(envs.observations(), n, last_probs, last_values);
-    nn::compute_gae(rewards, batch.values, dones, last_values, n, config.gamma, config.gae_lambda,
-                    batch.advantages, batch.returns);
+    compute_gae(rewards, batch.values, dones, last_values, n, config.gamma, config.gae_lambda,
+                batch.advantages, batch.returns);
     row.losses = agent.update(batch, derive_seed(config.seed, 1000000 + static_cast<uint64_t>(u)));
     row.env_steps = static_cast<int64_t>(u + 1) * per_update;
     row.mean_return = row.episodes ? finished_sum / row.episodes : std::numeric_limits<double>::quiet_NaN();
@@ -278,7 +278,7 @@ double random_policy_return(const EnvConfig& env, int n_envs, int episodes_per_e
   return count ? sum / count : 0.0;
 }
 
-GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed,
+GeneratedLevels generate_levels(const PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed,
                                 bool greedy) {
   if (count < 1) throw SetupError("--levels must be at least 1");
   BatchedDungeon envs(count, seed, env);

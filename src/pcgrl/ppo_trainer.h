@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "nn/ppo.h"
 #include "pcgrl/dungeon.h"
+#include "pcgrl/ppo.h"
 
 namespace pcglab::pcgrl {
 
@@ -21,7 +21,7 @@ struct TrainConfig {
   uint64_t seed = 0;
   int torch_threads = 2;         // fixed, so results do not depend on the machine's cores
   int64_t checkpoint_every = 0;  // environment steps; 0: only the final checkpoint
-  nn::PpoConfig ppo;
+  PpoConfig ppo;
   EnvConfig env;  // builtin_reward true: pcgrl-jax's dungeon reward
 };
 
@@ -37,7 +37,7 @@ struct TrainLogRow {
   int episodes = 0;          // finished during this update
   double mean_return = 0;    // of those episodes (NaN when none)
   double recent_return = 0;  // mean of the last 100 finished episodes
-  nn::PpoLosses losses;
+  PpoLosses losses;
   double steps_per_s = 0;
 };
 
@@ -75,7 +75,7 @@ struct GeneratedLevels {
   std::vector<Map> levels;
   std::vector<double> returns;  // each episode's return under the environment's reward
 };
-GeneratedLevels generate_levels(const nn::PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed,
+GeneratedLevels generate_levels(const PpoAgent& agent, const EnvConfig& env, int count, uint64_t seed,
                                 bool greedy);
 
 }  // namespace pcglab::pcgrl

@@ -71,7 +71,7 @@ class GeneratorRun : public ::testing::Test {
  protected:
   static std::vector<GeneratedTrial> run(uint64_t seed, int threads, const std::string& letters, int trials) {
     nn::set_torch_threads(1);
-    const auto classifier = nn::open_letter_classifier("builtin");
+    const auto classifier = birds::open_letter_classifier("builtin");
     testing::TempDir dir;
     GeneratorOptions options;
     options.seed = seed;

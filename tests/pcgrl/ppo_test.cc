@@ -1,5 +1,5 @@
 // PPO pieces: GAE by hand, the agent's outputs, checkpoints, determinism, the CLI.
-#include "nn/ppo.h"
+#include "pcgrl/ppo.h"
 
 #include <gtest/gtest.h>
 
@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 TEST(Gae, HandComputedCaseWithAnEpisodeEnd) {
   // One environment, 3 steps; the episode ends after step 1.
   std::vector<float> adv, ret;
-  nn::compute_gae({1, 0, 2}, {0.5f, 0.4f, 0.3f}, {0, 1, 0}, {0.2f}, 1, 0.9, 0.8, adv, ret);
+  pcgrl::compute_gae({1, 0, 2}, {0.5f, 0.4f, 0.3f}, {0, 1, 0}, {0.2f}, 1, 0.9, 0.8, adv, ret);
   // t=2: δ = 2 + 0.9·0.2 − 0.3 = 1.88; t=1 (done): δ = −0.4, no bootstrap; t=0: δ = 1 + 0.9·0.4 − 0.5 = 0.86,
   // A = 0.86 + 0.9·0.8·(−0.4) = 0.572.
   EXPECT_NEAR(adv[2], 1.88, 1e-6);
@@ -33,17 +33,18 @@ TEST(Gae, HandComputedCaseWithAnEpisodeEnd) {
   EXPECT_NEAR(ret[1], 0.0, 1e-6);
   // Two environments interleaved time-major give each one's own result.
   std::vector<float> adv2, ret2;
-  nn::compute_gae({1, 5, 0, 5, 2, 5}, {0.5f, 0, 0.4f, 0, 0.3f, 0}, {0, 0, 1, 0, 0, 0}, {0.2f, 0}, 2, 0.9, 0.8,
-                  adv2, ret2);
+  pcgrl::compute_gae({1, 5, 0, 5, 2, 5}, {0.5f, 0, 0.4f, 0, 0.3f, 0}, {0, 0, 1, 0, 0, 0}, {0.2f, 0}, 2, 0.9,
+                     0.8, adv2, ret2);
   EXPECT_NEAR(adv2[0], 0.572, 1e-6);
   EXPECT_NEAR(adv2[4], 1.88, 1e-6);
-  EXPECT_THROW(nn::compute_gae({1, 2, 3}, {0, 0, 0}, {0, 0, 0}, {0, 0}, 2, 0.9, 0.9, adv, ret), CheckError);
+  EXPECT_THROW(pcgrl::compute_gae({1, 2, 3}, {0, 0, 0}, {0, 0, 0}, {0, 0}, 2, 0.9, 0.9, adv, ret),
+               CheckError);
 }
 
 TEST(PpoMinibatches, EachEpochIsAPermutationSplitIntoEqualParts) {
   const int64_t n = 12;
   const int epochs = 3, minibatches = 4;
-  const auto order = nn::minibatch_order(n, epochs, 5);
+  const auto order = pcgrl::minibatch_order(n, epochs, 5);
   ASSERT_EQ(order.size(), static_cast<size_t>(n * epochs));
   const int64_t mb = n / minibatches;
   for (int e = 0; e < epochs; ++e) {
@@ -55,9 +56,9 @@ TEST(PpoMinibatches, EachEpochIsAPermutationSplitIntoEqualParts) {
   }
   // Epochs are shuffled independently; the same seed gives the same order, another seed another.
   EXPECT_FALSE(std::equal(order.begin(), order.begin() + n, order.begin() + n));
-  EXPECT_EQ(order, nn::minibatch_order(n, epochs, 5));
-  EXPECT_NE(order, nn::minibatch_order(n, epochs, 6));
-  EXPECT_TRUE(nn::minibatch_order(0, 2, 1).empty());
+  EXPECT_EQ(order, pcgrl::minibatch_order(n, epochs, 5));
+  EXPECT_NE(order, pcgrl::minibatch_order(n, epochs, 6));
+  EXPECT_TRUE(pcgrl::minibatch_order(0, 2, 1).empty());
 }
 
 std::vector<uint8_t> observations(int n, uint64_t seed) {
@@ -68,9 +69,9 @@ std::vector<uint8_t> observations(int n, uint64_t seed) {
 
 TEST(PpoAgent, StartsNearUniformAndRoundTripsThroughACheckpoint) {
   nn::set_torch_threads(1);
-  nn::PpoConfig config;
+  pcgrl::PpoConfig config;
   config.seed = 3;
-  const nn::PpoAgent agent = nn::PpoAgent::create(config);
+  const pcgrl::PpoAgent agent = pcgrl::PpoAgent::create(config);
   const auto obs = observations(4, 1);
   std::vector<float> probs, values;
   agent.evaluate(obs.data(), 4, probs, values);
@@ -85,7 +86,7 @@ TEST(PpoAgent, StartsNearUniformAndRoundTripsThroughACheckpoint) {
   }
   testing::TempDir dir;
   agent.save(dir / "a.safetensors", {{"note", "test"}});
-  const nn::PpoAgent loaded = nn::PpoAgent::load(dir / "a.safetensors");
+  const pcgrl::PpoAgent loaded = pcgrl::PpoAgent::load(dir / "a.safetensors");
   std::vector<float> p2, v2;
   loaded.evaluate(obs.data(), 4, p2, v2);
   EXPECT_EQ(probs, p2);
@@ -95,7 +96,7 @@ TEST(PpoAgent, StartsNearUniformAndRoundTripsThroughACheckpoint) {
   for (const auto& [name, t] : nn::read_safetensors(dir / "a.safetensors").tensors) params += t.numel();
   EXPECT_NEAR(static_cast<double>(params), 1.11e6, 0.01e6);
   nn::write_safetensors(dir / "other.safetensors", {{"w", {{1}, {1}}}});
-  EXPECT_THROW(nn::PpoAgent::load(dir / "other.safetensors"), SetupError);
+  EXPECT_THROW(pcgrl::PpoAgent::load(dir / "other.safetensors"), SetupError);
 }
 
 // Sizes in a checkpoint's metadata that std::stoi could not hold escaped as "stoi" (out_of_range);
@@ -110,7 +111,7 @@ TEST(PpoAgent, MalformedMetadataSizesNameTheFileAndKey) {
                            {"tile_channels", bad},
                            {"actions", "8"}});
     try {
-      nn::PpoAgent::load(file);
+      pcgrl::PpoAgent::load(file);
       ADD_FAILURE() << bad << " accepted";
     } catch (const SetupError& e) {
       EXPECT_EQ(
@@ -173,7 +174,7 @@ TEST(PpoTraining, CheckpointsKeepTheEnvironmentSettings) {
   EXPECT_EQ(env.max_board_scans, 3);
   EXPECT_TRUE(pcgrl::checkpoint_env_config(dir / "run/checkpoints/step_16.safetensors").skip_static_cells);
   // Generation runs in the settings the agent was trained with.
-  const auto agent = nn::PpoAgent::load(result.checkpoint);
+  const auto agent = pcgrl::PpoAgent::load(result.checkpoint);
   EXPECT_EQ(pcgrl::generate_levels(agent, env, 1, 0, false).levels.size(), 1u);
   nn::write_safetensors(dir / "bad.safetensors", {{"w", {{1}, {1}}}}, {{"skip_static_cells", "yes"}});
   EXPECT_THROW(pcgrl::checkpoint_env_config(dir / "bad.safetensors"), SetupError);

@@ -20,7 +20,7 @@ struct PcglabVitConfig {
   int gelu_tanh;  // 0: exact (erf) GELU, "gelu"; 1: tanh approximation, "gelu_new"/"gelu_pytorch_tanh"
 };
 
-// PPO settings (nn/ppo.h).
+// PPO settings (pcgrl/ppo.h).
 struct PcglabPpoConfig {
   int obs_size, tile_channels, actions, epochs, minibatches;
   double lr, adam_eps, clip, ent_coef, vf_coef, max_grad_norm;

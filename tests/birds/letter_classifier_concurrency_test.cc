@@ -10,12 +10,13 @@
 #include <thread>
 #include <vector>
 
+#include "birds/letters/letter_classifier.h"
 #include "core/rng.h"
 #include "core/thread_pool.h"
-#include "nn/letter_classifier.h"
 #include "nn/torch_runtime.h"
 
-namespace pcglab::nn {
+namespace pcglab::birds {
+using nn::set_torch_threads;
 namespace {
 
 // Level-like pictures: white, with dark blocks in random places (as `bench classifier` draws).
@@ -115,4 +116,4 @@ TEST(LetterClassifierConcurrency, AFailingImageIsAnItemError) {
 }
 
 }  // namespace
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

@@ -14,7 +14,7 @@
 
 #include "core/image.h"
 
-namespace pcglab::nn {
+namespace pcglab::birds {
 
 inline constexpr int kLetterImageSize = 32;
 inline constexpr int kLetterPixels = kLetterImageSize * kLetterImageSize;
@@ -65,4 +65,4 @@ LetterDataset make_letter_dataset(const std::vector<GlyphSet>& fonts, int per_le
 // The classifier input of a level image of any size and channel count (box filter, ink = 255).
 std::vector<uint8_t> letter_input(const Image& image);
 
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

@@ -1,5 +1,5 @@
 // The built-in letter classifier (a small CNN on 32×32 images; see models/letters-cnn.md) and its
-// training. Plain C++: the network lives in libpcglab_torch.so (src/nn/torch/letter_cnn.cc).
+// training. Plain C++: the network lives in libpcglab_torch.so (src/birds/torch/letter_cnn.cc).
 #pragma once
 
 #include <array>
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "nn/letter_data.h"
+#include "birds/letters/letter_data.h"
 #include "nn/torch_runtime.h"
 
-namespace pcglab::nn {
+namespace pcglab::birds {
 
 using LetterProbabilities = std::array<float, 26>;
 
@@ -37,7 +37,7 @@ class LetterCnn {
 
  private:
   LetterCnn() = default;
-  TorchHandle handle_;
+  nn::TorchHandle handle_;
 };
 
 // Fraction of `data` classified correctly (argmax).
@@ -80,4 +80,4 @@ struct LetterTestSets {
 };
 LetterTestSets letter_test_sets(const LetterTrainingConfig& config);
 
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

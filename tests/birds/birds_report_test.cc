@@ -1,6 +1,6 @@
 // The Science Birds report on small synthetic run folders: reading every stage's files, missing
 // stages, the failure table, escaping of hostile text, and one section per letter.
-#include "report/birds_report.h"
+#include "birds/report/birds_report.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "core/json.h"
 #include "testing/testing.h"
 
-namespace pcglab::report {
+namespace pcglab::birds {
 namespace {
 namespace fs = std::filesystem;
 
@@ -341,4 +341,4 @@ TEST(BirdsReport, BadInputsStopTheReportNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace pcglab::report
+}  // namespace pcglab::birds

@@ -1,4 +1,4 @@
-#include "nn/ppo.h"
+#include "pcgrl/ppo.h"
 
 #include <charconv>
 #include <numeric>
@@ -12,7 +12,14 @@
 #include "nn/torch/tensor_view.h"
 #include "nn/torch_runtime.h"
 
-namespace pcglab::nn {
+namespace pcglab::pcgrl {
+using nn::export_module_weights;
+using nn::load_module_weights;
+using nn::read_safetensors;
+using nn::SafetensorsFile;
+using nn::torch_entry;
+using nn::TorchHandle;
+using nn::write_safetensors;
 namespace {
 
 constexpr const char* kArchitecture = "pcglab-pcgrl-ppo-conv-v1";
@@ -143,4 +150,4 @@ void compute_gae(const std::vector<float>& rewards, const std::vector<float>& va
   }
 }
 
-}  // namespace pcglab::nn
+}  // namespace pcglab::pcgrl

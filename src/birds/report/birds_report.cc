@@ -1,4 +1,4 @@
-#include "report/birds_report.h"
+#include "birds/report/birds_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,13 @@
 
 #include "report/html.h"
 
-namespace pcglab::report {
+namespace pcglab::birds {
+using report::BarChartOptions;
+using report::embedded_png;
+using report::escape_html;
+using report::format_number;
+using report::html_page;
+using report::svg_bar_chart;
 namespace fs = std::filesystem;
 namespace {
 
@@ -264,4 +270,4 @@ std::string birds_report_html(const BirdsRun& run_in, const fs::path& report_fil
   return html_page("Science Birds competition: " + name, body);
 }
 
-}  // namespace pcglab::report
+}  // namespace pcglab::birds

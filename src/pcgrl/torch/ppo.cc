@@ -1,4 +1,4 @@
-// PPO's actor-critic (pcgrl-jax ConvForward) and update, for nn/ppo.cc.
+// PPO's actor-critic (pcgrl-jax ConvForward) and update, for pcgrl/ppo.cc.
 #include <torch/torch.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // PPO for PCGRL generators (PureJaxRL's PPO as PCGRLLM configures it), behind a plain C++ header;
-// the networks and the update run in libpcglab_torch.so (src/nn/torch/ppo.cc).
+// the networks and the update run in libpcglab_torch.so (src/pcgrl/torch/ppo.cc).
 //
 // Network ConvForward (pcgrl-jax models.py): actor = Conv(64, 7×7, stride 2, pad 3) → ReLU →
 // Conv(64, 7×7, stride 2, pad 3) → ReLU → Dense(64) → ReLU → Dense(actions); critic = the raw
@@ -16,7 +16,7 @@
 
 #include "nn/torch_runtime.h"
 
-namespace pcglab::nn {
+namespace pcglab::pcgrl {
 
 struct PpoConfig {
   int obs_size = 31, tile_channels = 9, actions = 6;
@@ -55,7 +55,7 @@ class PpoAgent {
  private:
   PpoAgent() = default;
   PpoConfig config_;
-  TorchHandle handle_;
+  nn::TorchHandle handle_;
 };
 
 // The minibatch order of one update: `epochs` permutations of [0, n) back to back, drawn from
@@ -69,4 +69,4 @@ void compute_gae(const std::vector<float>& rewards, const std::vector<float>& va
                  const std::vector<uint8_t>& dones, const std::vector<float>& last_values, int n_envs,
                  double gamma, double lambda, std::vector<float>& advantages, std::vector<float>& returns);
 
-}  // namespace pcglab::nn
+}  // namespace pcglab::pcgrl

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace pcglab::report {
+namespace pcglab::birds {
 
 // Why a trial produced no (or no scored) level. Stages in pipeline order.
 struct BirdsFailure {
@@ -96,4 +96,4 @@ struct BirdsRunOptions {
 // Throws SetupError for a missing folder, no team, an unknown --team, or an unreadable file.
 BirdsRun read_birds_run(const std::filesystem::path& dir, const BirdsRunOptions& options);
 
-}  // namespace pcglab::report
+}  // namespace pcglab::birds

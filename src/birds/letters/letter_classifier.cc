@@ -1,12 +1,12 @@
-#include "nn/letter_classifier.h"
+#include "birds/letters/letter_classifier.h"
 
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "birds/letters/letter_cnn.h"
 #include "core/check.h"
 #include "core/item_boundary.h"
-#include "nn/letter_cnn.h"
 #include "nn/torch_runtime.h"
 #include "nn/vit.h"
 
@@ -14,7 +14,10 @@
 #define PCGLAB_SOURCE_MODELS_DIR ""
 #endif
 
-namespace pcglab::nn {
+namespace pcglab::birds {
+using nn::softmax_rows;
+using nn::vit_pixels;
+using nn::VitClassifier;
 namespace {
 
 const std::vector<std::string>& letters() {
@@ -114,7 +117,7 @@ std::filesystem::path builtin_letter_model() {
     if (std::filesystem::exists(dir / file)) return dir / file;
   throw SetupError(
       fmt::format("the built-in letter classifier ({}) was not found in $PCGLAB_MODELS_DIR, models/ "
-                  "beside the executable or the source tree; train it with `pcglab nn train-letters "
+                  "beside the executable or the source tree; train it with `pcglab birds train-letters "
                   "--out models/{}` or pass --model PATH",
                   file, file));
 }
@@ -127,7 +130,7 @@ std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec
   const std::filesystem::path path = spec;
   if (!std::filesystem::exists(path))
     throw SetupError(
-        fmt::format("{}: no such classifier: use 'builtin', a .safetensors file from `nn train-letters`, "
+        fmt::format("{}: no such classifier: use 'builtin', a .safetensors file from `birds train-letters`, "
                     "or a Hugging Face ViT checkpoint folder",
                     spec));
   if (std::filesystem::is_directory(path)) {
@@ -138,4 +141,4 @@ std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec
                                              LetterCnn::load(path));
 }
 
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

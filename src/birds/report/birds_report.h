@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string>
 
-#include "report/birds_run.h"
+#include "birds/report/birds_run.h"
 
-namespace pcglab::report {
+namespace pcglab::birds {
 
 // The id of a letter's section: "letter-A" when the report has one team, else "<team>-letter-A"
 // (the team name reduced to [A-Za-z0-9_-]).
@@ -22,4 +22,4 @@ std::string birds_letter_id(const BirdsRun& run, const BirdsTeam& team, const st
 // absolute path and keeps its bytes when the whole folder moves.
 std::string birds_report_html(const BirdsRun& run, const std::filesystem::path& report_file = {});
 
-}  // namespace pcglab::report
+}  // namespace pcglab::birds

@@ -1,4 +1,4 @@
-#include "nn/letter_cnn.h"
+#include "birds/letters/letter_cnn.h"
 
 #include <chrono>
 #include <cmath>
@@ -14,7 +14,16 @@
 #include "nn/torch/tensor_view.h"
 #include "nn/torch_runtime.h"
 
-namespace pcglab::nn {
+namespace pcglab::birds {
+using nn::export_module_weights;
+using nn::load_module_weights;
+using nn::read_safetensors;
+using nn::SafetensorsFile;
+using nn::set_torch_threads;
+using nn::torch_entry;
+using nn::TorchError;
+using nn::TorchHandle;
+using nn::write_safetensors;
 namespace {
 
 void* create(uint64_t seed) {
@@ -193,4 +202,4 @@ LetterCnn train_letter_cnn(const LetterTrainingConfig& config, LetterTrainingRep
   return model;
 }
 
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

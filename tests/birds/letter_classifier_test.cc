@@ -2,15 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include "birds/letters/letter_classifier.h"
+#include "birds/letters/letter_cnn.h"
+#include "birds/letters/letter_data.h"
 #include "core/check.h"
 #include "core/files.h"
-#include "nn/letter_classifier.h"
-#include "nn/letter_cnn.h"
-#include "nn/letter_data.h"
 #include "nn/torch_runtime.h"
+#include "nn/vit.h"
 #include "testing/testing.h"
 
-namespace pcglab::nn {
+namespace pcglab::birds {
+using nn::set_torch_threads;
 namespace {
 
 TEST(LetterFonts, FindsLatinFontsAndHoldsOutWholeFamilies) {
@@ -142,5 +144,39 @@ TEST(LetterClassifier, UnknownSpecIsASetupError) {
   }
 }
 
+// A ViT checkpoint folder as a letter classifier is nn's ViT forward pass and softmax, bit for bit
+// (tests/nn/vit_integration_test.cc checks those against numpy and Pillow).
+TEST(LetterClassifier, VitFolderIsTheVitForwardPassAndSoftmax) {
+  testing::TempDir dir;
+  nn::VitConfig small;
+  small.hidden = 32;
+  small.layers = 2;
+  small.heads = 4;
+  small.intermediate = 64;
+  small.image = 32;
+  small.patch = 8;
+  nn::write_random_vit(dir.path(), small, 3);
+  const auto classifier = open_letter_classifier(dir.path().string());
+  ASSERT_EQ(classifier->labels().size(), 26u);
+  EXPECT_EQ(classifier->labels()[25], "Z");
+  EXPECT_EQ(classifier->embedding_size(), 32);
+  Image level(300, 200, 3, 255);
+  for (int y = 50; y < 150; ++y)
+    for (int x = 100; x < 140; ++x) level.at(x, y)[0] = level.at(x, y)[1] = level.at(x, y)[2] = 0;
+  const std::vector<Image> images = {level, Image(64, 64, 1, 255)};
+  const auto scores = classifier->classify(images, true);
+  ASSERT_EQ(scores.size(), images.size());
+  const nn::VitClassifier vit = nn::VitClassifier::load(dir.path());
+  for (size_t i = 0; i < images.size(); ++i) {
+    const auto pixels = nn::vit_pixels(images[i], vit.config());
+    std::vector<float> logits, cls;
+    vit.forward(pixels.data(), 1, logits, &cls);
+    EXPECT_EQ(scores[i].probabilities, nn::softmax_rows(logits, 26)) << i;
+    EXPECT_EQ(scores[i].embedding, cls) << i;
+    EXPECT_TRUE(scores[i].error.empty()) << scores[i].error;
+  }
+  EXPECT_THROW(open_letter_classifier((dir / "nope").string()), SetupError);
+}
+
 }  // namespace
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

@@ -1,4 +1,4 @@
-#include "report/birds_run.h"
+#include "birds/report/birds_run.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 #include "core/log.h"
 #include "core/thread_pool.h"
 
-namespace pcglab::report {
+namespace pcglab::birds {
 namespace {
 namespace fs = std::filesystem;
 
@@ -584,4 +584,4 @@ BirdsRun read_birds_run(const fs::path& given, const BirdsRunOptions& options) {
   return run;
 }
 
-}  // namespace pcglab::report
+}  // namespace pcglab::birds

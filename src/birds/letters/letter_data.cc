@@ -1,4 +1,4 @@
-#include "nn/letter_data.h"
+#include "birds/letters/letter_data.h"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +13,7 @@
 #include "core/rng.h"
 #include "core/thread_pool.h"
 
-namespace pcglab::nn {
+namespace pcglab::birds {
 namespace {
 
 constexpr int kCanvas = 4 * kLetterImageSize;      // drawn at 4× and box-filtered
@@ -284,4 +284,4 @@ std::vector<uint8_t> letter_input(const Image& image) {
   return out;
 }
 
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

@@ -1,5 +1,5 @@
 // The built-in letter classifier: a small CNN on 32×32 grey images (ink = 1), trained by
-// `pcglab nn train-letters`. Entry points are used by nn/letter_cnn.cc.
+// `pcglab birds train-letters`. Entry points are used by birds/letters/letter_cnn.cc.
 #include <torch/torch.h>
 
 #include <cstring>

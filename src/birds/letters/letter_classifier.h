@@ -4,7 +4,7 @@
 //
 // Registry (OpenSpiel-style): a spec names a classifier —
 //   "builtin"                  the CNN shipped in models/letters-cnn.safetensors (default)
-//   a .safetensors file        a built-in-format CNN (e.g. one trained by `nn train-letters`)
+//   a .safetensors file        a built-in-format CNN (e.g. one trained by `birds train-letters`)
 //   a folder                   a Hugging Face ViTForImageClassification checkpoint
 #pragma once
 
@@ -16,7 +16,7 @@
 #include "core/image.h"
 #include "core/thread_pool.h"
 
-namespace pcglab::nn {
+namespace pcglab::birds {
 
 struct LetterScores {
   std::vector<float> probabilities;  // one per label, in label order (softmax)
@@ -55,4 +55,4 @@ std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec
 // executable, then the source tree's models/.
 std::filesystem::path builtin_letter_model();
 
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

@@ -1,17 +1,18 @@
 // The shipped built-in classifier on its held-out test fonts (the model card's numbers).
 #include <gtest/gtest.h>
 
-#include "nn/letter_classifier.h"
-#include "nn/letter_cnn.h"
+#include "birds/letters/letter_classifier.h"
+#include "birds/letters/letter_cnn.h"
 #include "nn/torch_runtime.h"
 
-namespace pcglab::nn {
+namespace pcglab::birds {
+using nn::set_torch_threads;
 namespace {
 
 TEST(BuiltinLetterClassifier, HeldOutFontAccuracyIsAtLeast97Percent) {
   set_torch_threads(0);
   const LetterCnn model = LetterCnn::load(builtin_letter_model());
-  LetterTrainingConfig config;  // the split and test images of `nn train-letters --seed 1`
+  LetterTrainingConfig config;  // the split and test images of `birds train-letters --seed 1`
   const LetterTestSets tests = letter_test_sets(config);
   const std::vector<LetterFont>& fonts = tests.fonts;
   const LetterDataset &blocks = tests.blocks, &glyphs = tests.glyphs;
@@ -24,4 +25,4 @@ TEST(BuiltinLetterClassifier, HeldOutFontAccuracyIsAtLeast97Percent) {
 }
 
 }  // namespace
-}  // namespace pcglab::nn
+}  // namespace pcglab::birds

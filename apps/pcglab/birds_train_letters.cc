@@ -1,48 +1,49 @@
-// `pcglab nn train-letters`: trains the built-in letter classifier from the installed fonts and
-// writes the weights (safetensors), a model card and a sample sheet of the training images.
+// `pcglab birds train-letters` (alias `nn train-letters`): trains the built-in letter classifier from the
+// installed fonts and writes the weights (safetensors), a model card and a sample sheet of the training
+// images.
 #include <chrono>
 #include <memory>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "birds/letters/letter_cnn.h"
 #include "command.h"
 #include "core/files.h"
 #include "core/image.h"
 #include "core/log.h"
 #include "core/version.h"
-#include "nn/letter_cnn.h"
 
 namespace pcglab::cli {
 namespace {
 
 struct TrainLettersOptions {
-  nn::LetterTrainingConfig config;
+  birds::LetterTrainingConfig config;
   std::string out = "models/letters-cnn.safetensors";
 };
 
 // A 26-column sheet: one row per style, a few held-out fonts each.
-Image sample_sheet(const nn::LetterTrainingConfig& config) {
-  const nn::LetterTestSets tests = nn::letter_test_sets(config);
-  const std::vector<nn::LetterFont>& fonts = tests.fonts;
-  const nn::LetterDataset &blocks = tests.blocks, &glyphs = tests.glyphs;
-  constexpr int kRows = 6, kCell = nn::kLetterImageSize + 2;
+Image sample_sheet(const birds::LetterTrainingConfig& config) {
+  const birds::LetterTestSets tests = birds::letter_test_sets(config);
+  const std::vector<birds::LetterFont>& fonts = tests.fonts;
+  const birds::LetterDataset &blocks = tests.blocks, &glyphs = tests.glyphs;
+  constexpr int kRows = 6, kCell = birds::kLetterImageSize + 2;
   Image sheet(26 * kCell, kRows * kCell, 1, 255);
   for (int row = 0; row < kRows; ++row) {
-    const nn::LetterDataset& set = row % 2 == 0 ? blocks : glyphs;
+    const birds::LetterDataset& set = row % 2 == 0 ? blocks : glyphs;
     const size_t font = (row / 2) * fonts.size() / 3, per = static_cast<size_t>(config.test_per_letter);
     for (int letter = 0; letter < 26; ++letter) {
       const size_t index = (font * 26 + letter) * per;
-      for (int y = 0; y < nn::kLetterImageSize; ++y)
-        for (int x = 0; x < nn::kLetterImageSize; ++x)
+      for (int y = 0; y < birds::kLetterImageSize; ++y)
+        for (int x = 0; x < birds::kLetterImageSize; ++x)
           *sheet.at(letter * kCell + 1 + x, row * kCell + 1 + y) = static_cast<uint8_t>(
-              255 - set.images[index * nn::kLetterPixels + y * nn::kLetterImageSize + x]);
+              255 - set.images[index * birds::kLetterPixels + y * birds::kLetterImageSize + x]);
     }
   }
   return sheet;
 }
 
-std::string model_card(const TrainLettersOptions& o, const nn::LetterTrainingReport& r, double seconds) {
+std::string model_card(const TrainLettersOptions& o, const birds::LetterTrainingReport& r, double seconds) {
   const auto& c = o.config;
   std::string families_train, families_test;
   std::set<std::string> train, test;
@@ -52,8 +53,9 @@ std::string model_card(const TrainLettersOptions& o, const nn::LetterTrainingRep
       "# Built-in letter classifier (`{}`)\n\n"
       "A small CNN that gives the 26 probabilities A–Z for a Science Birds level image. pcglab's default\n"
       "classifier for `birds classify` and `birds eval`; it needs no download. Written by\n"
-      "`pcglab nn train-letters` (pcglab {}).\n\n"
-      "## Reproduce\n\n```\npcglab nn train-letters --seed {} --epochs {} --per-letter {} --batch {} --lr {} "
+      "`pcglab birds train-letters` (pcglab {}).\n\n"
+      "## Reproduce\n\n```\npcglab birds train-letters --seed {} --epochs {} --per-letter {} --batch {} --lr "
+      "{} "
       "--train-threads {} --out {}\n```\n\n"
       "Same seed, same fonts, same libtorch and thread count: the same weights, bit for bit.\n\n"
       "## Model\n\nInput: the level image box-filtered to {}×{} grey, ink = 1 (a 1024² evaluator image\n"
@@ -71,9 +73,9 @@ std::string model_card(const TrainLettersOptions& o, const nn::LetterTrainingRep
       "rotation ±5°, scale 0.94–1, shift ±1 px. Each epoch draws {} fresh images per font and letter.\n\n"
       "## Split\n\nWhole families are held out (FNV-1a(family) % 5 == 0): {} training fonts in {} families,\n"
       "{} test fonts in {} families.\n\nTest families: {}.\n\n",
-      o.out, kVersion, c.seed, c.epochs, c.per_letter, c.batch, c.lr, c.threads, o.out, nn::kLetterImageSize,
-      nn::kLetterImageSize, "624,858", c.per_letter, r.train_fonts.size(), train.size(), r.test_fonts.size(),
-      test.size(), fmt::join(test, ", "));
+      o.out, kVersion, c.seed, c.epochs, c.per_letter, c.batch, c.lr, c.threads, o.out,
+      birds::kLetterImageSize, birds::kLetterImageSize, "624,858", c.per_letter, r.train_fonts.size(),
+      train.size(), r.test_fonts.size(), test.size(), fmt::join(test, ", "));
   card += fmt::format(
       "## Accuracy on held-out fonts\n\n{} images ({} per font, letter and style):\n\n"
       "| test set | accuracy |\n|---|---|\n| all | {:.4f} |\n| block-quantised | {:.4f} |\n| plain glyphs | "
@@ -131,9 +133,9 @@ Action setup_train_letters(CLI::App& cmd, const GlobalOptions& global) {
       ->capture_default_str();
   return [o, &global] {
     const auto start = std::chrono::steady_clock::now();
-    nn::LetterTrainingReport report;
-    const nn::LetterCnn model =
-        nn::train_letter_cnn(o->config, report, [&](const nn::LetterTrainingEpoch& e) {
+    birds::LetterTrainingReport report;
+    const birds::LetterCnn model =
+        birds::train_letter_cnn(o->config, report, [&](const birds::LetterTrainingEpoch& e) {
           log_info("epoch {}/{}: lr {:.5f} loss {:.4f} held-out accuracy {:.4f} ({:.1f} s)", e.epoch,
                    o->config.epochs, e.lr, e.loss, e.test_accuracy, e.seconds);
         });
@@ -156,9 +158,17 @@ Action setup_train_letters(CLI::App& cmd, const GlobalOptions& global) {
   };
 }
 
+// `nn train-letters` was this verb's name before the letter models moved to the birds track: kept
+// as a hidden alias (same options and outputs; its variables are PCGLAB_NN_TRAIN_LETTERS_*).
+Action setup_train_letters_alias(CLI::App& cmd, const GlobalOptions& global) {
+  cmd.group("");  // hidden from --help
+  return setup_train_letters(cmd, global);
+}
+
 }  // namespace
 
-PCGLAB_REGISTER_COMMAND("nn", "train-letters", "Train the built-in A-Z classifier from the installed fonts",
-                        setup_train_letters);
+PCGLAB_REGISTER_COMMAND("birds", "train-letters",
+                        "Train the built-in A-Z classifier from the installed fonts", setup_train_letters);
+PCGLAB_REGISTER_COMMAND("nn", "train-letters", "Alias of `birds train-letters`", setup_train_letters_alias);
 
 }  // namespace pcglab::cli
