@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <new>
 #include <set>
 #include <unordered_map>
 
@@ -44,6 +45,23 @@ fs::path resolve(const fs::path& root, const std::string& stored) {
 bool reusable(const ItemOutcome& o) {
   return o.ok() || o.kind == ErrorKind::kBadInput || o.kind == ErrorKind::kNoOutput ||
          o.kind == ErrorKind::kEvaluator;
+}
+
+// The error kind of the exception being handled: an InputError is the item's bad input (the same
+// input fails again), running out of memory a limit, anything else a bug or an accident, worth
+// running again. A SetupError is rethrown: it stops the batch.
+ErrorKind kind_of_current_exception() {
+  try {
+    throw;
+  } catch (const SetupError&) {
+    throw;
+  } catch (const InputError&) {
+    return ErrorKind::kBadInput;
+  } catch (const std::bad_alloc&) {
+    return ErrorKind::kLimit;
+  } catch (...) {
+    return ErrorKind::kInternal;
+  }
 }
 
 // The outcome as it reads back from the store (doubles through their text), so fresh and reused
@@ -277,17 +295,22 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
     std::lock_guard lock(mutex);
     outcomes[i] = std::move(o);
   };
+  // The item boundary (core/item_boundary.h): whatever the work throws, but a SetupError, is the
+  // error of its item (of every item of a chunk).
   auto run_group = [&](const std::vector<size_t>& which) {
-    auto r = run_item(which.size() == 1 ? spec.items[which[0]].key : spec.name + " batch",
-                      [&] { return work(which); });
-    if (r.ok()) {
-      PCGLAB_CHECK(r.value().size() == which.size())
-          << "stage " << spec.name << ": " << r.value().size() << " outcomes for " << which.size() << " items";
-      for (size_t k = 0; k < which.size(); ++k) record(which[k], std::move(r.value()[k]));
-    } else {
-      for (size_t i : which)
-        record(i, ItemOutcome::from_error(spec.items[i].key, r.error(), ErrorKind::kBadInput));
+    const std::string name = which.size() == 1 ? spec.items[which[0]].key : spec.name + " batch";
+    std::vector<ItemOutcome> results;
+    try {
+      results = work(which);
+      PCGLAB_CHECK(results.size() == which.size())
+          << "stage " << spec.name << ": " << results.size() << " outcomes for " << which.size() << " items";
+    } catch (...) {
+      const ErrorKind kind = kind_of_current_exception();  // rethrows a SetupError
+      const ItemError error = item_error_from_current_exception(name);
+      for (size_t i : which) record(i, ItemOutcome::from_error(spec.items[i].key, error, kind));
+      return;
     }
+    for (size_t k = 0; k < which.size(); ++k) record(which[k], std::move(results[k]));
   };
   if (chunk == 0) {
     pool_.parallel_for(to_run.size(), [&](size_t k) { run_group({to_run[k]}); });
