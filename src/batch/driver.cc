@@ -142,6 +142,10 @@ std::vector<fs::path> Driver::shard_stores(const fs::path& root) {
 
 Driver::Driver(fs::path root, ThreadPool& pool, DriverOptions options)
     : root_(std::move(root)), pool_(pool), options_(std::move(options)) {
+  if (root_.empty()) {  // ephemeral: the item boundary, the pool and the progress bar only
+    PCGLAB_CHECK(options_.shard.all()) << "a sharded batch needs a folder for its store";
+    return;
+  }
   lock_ = std::make_unique<store::RunLock>(root_, lock_path(root_, options_.shard));
   if (options_.shard.all()) absorb_shard_stores();
   store_ = std::make_unique<store::RunStore>(store_path(root_, options_.shard));
@@ -245,7 +249,7 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
       ++run.removed;
     }
   };
-  remove_gone(*store_, true);
+  if (store_) remove_gone(*store_, true);
   if (main_store_) remove_gone(*main_store_, false);
 
   // Reuse what is stored and still true.
@@ -254,7 +258,7 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
   for (size_t i : mine) {
     const Item& item = spec.items[i];
     std::optional<store::StageOutcomeRow> row;
-    if (!options_.force && !item.hash.empty()) {
+    if (store_ && !options_.force && !item.hash.empty()) {
       row = store_->outcome(spec.name, item.key);
       if (!row && main_store_) row = main_store_->outcome(spec.name, item.key);
     }
@@ -279,7 +283,8 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
   }
 
   // Run the rest.
-  ProgressBar bar(shard.all() ? spec.name : spec.name + " " + shard.label(), to_run.size(), options_.progress);
+  ProgressBar bar(shard.all() ? spec.name : spec.name + " " + shard.label(), to_run.size(),
+                  options_.progress);
   std::mutex mutex;
   auto record = [&](size_t i, ItemOutcome o) {
     const Item& item = spec.items[i];
@@ -290,7 +295,8 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
       std::error_code ec;
       if (fs::exists(out, ec)) written.push_back(stored_path(root_, out));
     }
-    store_->put_outcome({spec.name, item.key, item.hash, dump_json(written), dump_json(o.to_json())});
+    if (store_)
+      store_->put_outcome({spec.name, item.key, item.hash, dump_json(written), dump_json(o.to_json())});
     bar.advance(o.ok());
     std::lock_guard lock(mutex);
     outcomes[i] = std::move(o);
@@ -322,12 +328,13 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
   run.ran = to_run.size();
 
   for (size_t i : mine) {
-    PCGLAB_CHECK(outcomes[i].has_value()) << "stage " << spec.name << ": no outcome for " << spec.items[i].key;
+    PCGLAB_CHECK(outcomes[i].has_value())
+        << "stage " << spec.name << ": no outcome for " << spec.items[i].key;
     if (!outcomes[i]->ok()) ++run.failed;
     run.outcomes.push_back(std::move(*outcomes[i]));
     run.item_index.push_back(i);
   }
-  if (shard.all()) {
+  if (shard.all() && !root_.empty()) {
     if (spec.write_log) {
       spec.write_log(run.outcomes);
     } else {

@@ -88,10 +88,10 @@ struct StageRun {
 
 struct DriverOptions {
   Shard shard;
-  bool force = false;     // run every item again, whatever is stored
-  bool progress = true;   // progress bars on a terminal
-  std::string run_name;   // the command, recorded with `config` in the store: merge finds its merger
-  std::string config;     // the command's settings (JSON), for merge
+  bool force = false;    // run every item again, whatever is stored
+  bool progress = true;  // progress bars on a terminal
+  std::string run_name;  // the command, recorded with `config` in the store: merge finds its merger
+  std::string config;    // the command's settings (JSON), for merge
 };
 
 // Natural order of keys: runs of digits compared as numbers ("t_2" < "t_10").
@@ -101,6 +101,7 @@ class Driver {
  public:
   // Takes the lock of `root` (of the shard's store when sharded) and opens its store; when
   // unsharded, absorbs the shard stores. Throws SetupError when another process holds the lock.
+  // An empty root: an ephemeral batch (item boundary, pool, progress bar; nothing stored, no log).
   Driver(std::filesystem::path root, ThreadPool& pool, DriverOptions options = {});
   ~Driver();
   Driver(const Driver&) = delete;
