@@ -24,9 +24,10 @@ Action setup_merge(CLI::App& cmd, const GlobalOptions& global) {
       ->check(CLI::ExistingDirectory);
   std::string mergers;
   for (const auto& m : batch::registered_mergers()) mergers += "\n  " + m.run_name + ": " + m.description;
-  cmd.footer("Absorbs logs/shards/*.sqlite, reuses every item a shard finished, runs any item none finished,\n"
-             "and writes what needs all items (aggregate files, logs, scores). Commands it completes:" +
-             mergers);
+  cmd.footer(
+      "Absorbs logs/shards/*.sqlite, reuses every item a shard finished, runs any item none finished,\n"
+      "and writes what needs all items (aggregate files, logs, scores). Commands it completes:" +
+      mergers);
   return [opt, &global] {
     g_merge_global = &global;
     return batch::merge_folder(opt->dir, global.threads);
@@ -50,7 +51,8 @@ const GlobalOptions& merge_global_options() {
   return *g_merge_global;
 }
 
-PCGLAB_REGISTER_COMMAND("", "merge", "Complete a batch that ran as shards (--shard i/n): aggregates, logs, scores",
+PCGLAB_REGISTER_COMMAND("", "merge",
+                        "Complete a batch that ran as shards (--shard i/n): aggregates, logs, scores",
                         setup_merge);
 
 }  // namespace pcglab::cli

@@ -93,8 +93,8 @@ std::pair<std::string, std::string> parse_diversity_key(const std::string& key) 
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
-batch::StageRun diversity_stage(batch::Driver& driver, const std::vector<fs::path>& teams, int configured_trials,
-                                DiversityVectors vectors) {
+batch::StageRun diversity_stage(batch::Driver& driver, const std::vector<fs::path>& teams,
+                                int configured_trials, DiversityVectors vectors) {
   PCGLAB_CHECK(driver.shard().all()) << "diversity needs every image of a character: run it unsharded";
   struct Work {
     fs::path team_dir, similarity_file, out;

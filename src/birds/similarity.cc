@@ -33,7 +33,8 @@ std::string model_identity(const std::string& spec) {
   std::error_code ec;
   fs::path p = spec == "builtin" ? builtin_letter_model() : fs::path(spec);
   if (fs::is_directory(p, ec)) p /= "model.safetensors";
-  return fmt::format("{} {} {}", spec, fs::file_size(p, ec), fs::last_write_time(p, ec).time_since_epoch().count());
+  return fmt::format("{} {} {}", spec, fs::file_size(p, ec),
+                     fs::last_write_time(p, ec).time_since_epoch().count());
 }
 
 std::vector<float> floats_of(const OrderedJson& j) {
@@ -133,7 +134,8 @@ void write_classify_aggregates(const std::map<std::string, fs::path>& team_dirs,
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir / "similarity", ec)) {
       const std::string name = e.path().filename().string();
-      if (name.size() == 6 && name[0] >= 'A' && name[0] <= 'Z' && name.ends_with(".json") && !written.count(name))
+      if (name.size() == 6 && name[0] >= 'A' && name[0] <= 'Z' && name.ends_with(".json") &&
+          !written.count(name))
         fs::remove(e.path(), ec);
     }
     const fs::path log = dir / "logs" / "classify.json";
@@ -184,7 +186,8 @@ std::string similarity_json(const std::vector<ImageScores>& images) {
     OrderedJson entry = {{"id", im.id}, {"raws", std::move(raws)}};
     if (!im.embedding.empty()) entry["cls_embedding"] = im.embedding;
     similarities.push_back(std::move(entry));
-    trials.push_back({{"id", im.id}, {"label", im.character}, {"similarity", static_cast<float>(im.similarity)}});
+    trials.push_back(
+        {{"id", im.id}, {"label", im.character}, {"similarity", static_cast<float>(im.similarity)}});
   }
   j["count"] = count;
   j["similarityRate"] = count > 0 ? sum / static_cast<double>(count) : 0.0;
@@ -218,14 +221,15 @@ batch::StageRun classify_stage(batch::Driver& driver, const std::vector<fs::path
       files.push_back({team, std::move(f)});
     }
   }
-  batch::StageRun run = driver.run_chunked(spec, std::max<size_t>(1, options.batch), [&](const std::vector<size_t>& which) {
-    const LetterClassifier& c = classifier.get();
-    if (options.embeddings && c.embedding_size() == 0)
-      throw SetupError(
-          fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
-                      c.name()));
-    return classify_chunk(files, which, c, options, driver.pool());
-  });
+  batch::StageRun run =
+      driver.run_chunked(spec, std::max<size_t>(1, options.batch), [&](const std::vector<size_t>& which) {
+        const LetterClassifier& c = classifier.get();
+        if (options.embeddings && c.embedding_size() == 0)
+          throw SetupError(fmt::format(
+              "classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
+              c.name()));
+        return classify_chunk(files, which, c, options, driver.pool());
+      });
   if (driver.shard().all()) write_classify_aggregates(team_dirs, run.outcomes, classifier.spec());
   return run;
 }

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "batch/driver.h"
-#include "core/item_outcome.h"
 #include "birds/letters/letter_classifier.h"
+#include "core/item_outcome.h"
 
 namespace pcglab::birds {
 

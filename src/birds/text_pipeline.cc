@@ -74,7 +74,8 @@ std::string conversion_status(const ItemOutcome& o) {
   if (o.ok()) return "ok";
   switch (o.kind) {
     case ErrorKind::kNoOutput: return "no-code";
-    case ErrorKind::kBadInput: return o.metadata.contains("official_error") ? "conversion-error" : "read-error";
+    case ErrorKind::kBadInput:
+      return o.metadata.contains("official_error") ? "conversion-error" : "read-error";
     case ErrorKind::kIo: return "write-error";
     case ErrorKind::kInternal: return "internal-error";
     default: return "error";
@@ -90,7 +91,8 @@ batch::StageRun convert_stage(batch::Driver& driver, const std::vector<fs::path>
   std::vector<Work> work;
   batch::StageSpec spec;
   spec.name = "convert";
-  const std::string settings = fmt::format("convert {} {}", options.function, static_cast<int>(options.converter));
+  const std::string settings =
+      fmt::format("convert {} {}", options.function, static_cast<int>(options.converter));
   std::map<std::string, fs::path> team_dirs;
   for (const fs::path& team : teams) {
     team_dirs[team_name_of(team)] = team;

@@ -188,9 +188,10 @@ std::optional<StageOutcomeRow> RunStore::outcome(const std::string& stage, const
 
 std::vector<StageOutcomeRow> RunStore::outcomes(const std::string& stage) {
   std::lock_guard lock(mutex_);
-  Statement s(db_, stage.empty()
-                       ? "SELECT stage, key, hash, outputs, outcome FROM outcomes ORDER BY stage, key"
-                       : "SELECT stage, key, hash, outputs, outcome FROM outcomes WHERE stage = ? ORDER BY key");
+  Statement s(db_,
+              stage.empty()
+                  ? "SELECT stage, key, hash, outputs, outcome FROM outcomes ORDER BY stage, key"
+                  : "SELECT stage, key, hash, outputs, outcome FROM outcomes WHERE stage = ? ORDER BY key");
   if (!stage.empty()) s.bind(1, stage);
   std::vector<StageOutcomeRow> out;
   while (s.step_row()) out.push_back(read_outcome(s));
