@@ -137,8 +137,8 @@ int eval_folder(const EvalCommandOptions& opt, const GlobalOptions& global) {
   options.force = opt.force;
   options.shard = shard_of(opt.shard);
   options.config = dump_json(eval_config(opt));
+  options.torch_threads = global.threads;  // set only if a model is opened
   ThreadPool pool(global.threads);
-  nn::set_torch_threads(global.threads);
   const EvalReport report = evaluate_competition(opt.input, options, pool);
   const std::string shard = options.shard.all() ? "" : " " + options.shard.label();
   for (const auto& s : report.stages)

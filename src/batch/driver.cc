@@ -344,7 +344,7 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
                          {"failed", run.failed},
                          {"outcomes", OrderedJson::array()}};
       for (const ItemOutcome& o : run.outcomes) log["outcomes"].push_back(o.to_json());
-      write_json_file(root_ / "logs" / (spec.name + ".json"), log);
+      write_file_if_changed(root_ / "logs" / (spec.name + ".json"), dump_json(log, 2) + "\n");
     }
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -139,8 +139,9 @@ batch::StageRun diversity_stage(batch::Driver& driver, const std::vector<fs::pat
     }
     for (const auto& [team, dir] : team_dirs) {
       if (!fs::is_directory(dir / "similarity")) continue;
-      write_json_file(dir / "logs" / "diversity.json",
-                      OrderedJson{{"characters", counts[team]}, {"failures", logs[team]}});
+      write_file_if_changed(
+          dir / "logs" / "diversity.json",
+          dump_json(OrderedJson{{"characters", counts[team]}, {"failures", logs[team]}}, 2) + "\n");
     }
   };
   return driver.run(spec, [&](size_t i) {

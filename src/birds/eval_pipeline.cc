@@ -61,7 +61,7 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   driver_options.progress = options.progress;
   driver_options.run_name = kEvalRunName;
   driver_options.config = options.config;
-  LazyClassifier classifier(options.model);
+  LazyClassifier classifier(options.model, options.torch_threads);
   ClassifyOptions co;
   co.embeddings = cls;
   std::vector<batch::StageRun> totals(4);

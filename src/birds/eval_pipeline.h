@@ -36,6 +36,7 @@ struct EvalOptions {
   batch::Shard shard;             // this process's part of the trials
   bool progress = true;           // progress bars (on a terminal)
   std::string config;             // the command's settings (JSON), recorded for `pcglab merge`
+  int torch_threads = -1;         // >= 0: libtorch's threads, set if a model is opened
 };
 
 // What one stage did: items of the shard (all when unsharded), run or reused.

@@ -14,6 +14,7 @@
 #include "core/item_boundary.h"
 #include "core/json.h"
 #include "core/version.h"
+#include "nn/torch_runtime.h"
 
 namespace pcglab::birds {
 namespace fs = std::filesystem;
@@ -128,7 +129,7 @@ void write_classify_aggregates(const std::map<std::string, fs::path>& team_dirs,
   for (const auto& [team, dir] : team_dirs) {
     std::set<std::string> written;
     for (const auto& [character, list] : by_team[team]) {
-      write_file_atomic(dir / "similarity" / (character + ".json"), similarity_json(list));
+      write_file_if_changed(dir / "similarity" / (character + ".json"), similarity_json(list));
       written.insert(character + ".json");
     }
     std::error_code ec;
@@ -146,16 +147,20 @@ void write_classify_aggregates(const std::map<std::string, fs::path>& team_dirs,
     OrderedJson j = {{"classifier", classifier},
                      {"images", counts[team]},
                      {"failures", failures.count(team) ? failures[team] : OrderedJson::array()}};
-    write_json_file(log, j);
+    write_file_if_changed(log, dump_json(j, 2) + "\n");
   }
 }
 
 }  // namespace
 
-LazyClassifier::LazyClassifier(std::string spec) : spec_(std::move(spec)), identity_(model_identity(spec_)) {}
+LazyClassifier::LazyClassifier(std::string spec, int torch_threads)
+    : spec_(std::move(spec)), identity_(model_identity(spec_)), torch_threads_(torch_threads) {}
 
 const LetterClassifier& LazyClassifier::get() {
-  std::call_once(once_, [&] { classifier_ = open_letter_classifier(spec_); });
+  std::call_once(once_, [&] {
+    if (torch_threads_ >= 0) nn::set_torch_threads(torch_threads_);
+    classifier_ = open_letter_classifier(spec_);
+  });
   PCGLAB_CHECK(classifier_ != nullptr) << "classifier " << spec_ << " not opened";
   return *classifier_;
 }

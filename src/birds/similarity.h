@@ -39,7 +39,9 @@ struct ClassifyOptions {
 // The classifier named by a spec (birds/letters/letter_classifier.h), opened on first use.
 class LazyClassifier {
  public:
-  explicit LazyClassifier(std::string spec);
+  // torch_threads >= 0: libtorch's threads (nn::set_torch_threads), set when it is opened, so
+  // that a run that opens no model does not load libtorch (~0.8 s) either.
+  explicit LazyClassifier(std::string spec, int torch_threads = -1);
   // The spec with its model file's size and modification time: part of every image's hash.
   const std::string& identity() const { return identity_; }
   const std::string& spec() const { return spec_; }
@@ -48,6 +50,7 @@ class LazyClassifier {
 
  private:
   std::string spec_, identity_;
+  int torch_threads_ = -1;
   std::once_flag once_;
   std::unique_ptr<LetterClassifier> classifier_;
 };

@@ -172,7 +172,7 @@ void write_simulate_aggregates(const fs::path& root, const std::map<std::string,
     std::set<std::string> written;
     for (const auto& [key, list] : by_character) {
       if (key.first != team) continue;
-      write_file_atomic(dir / "stability" / (key.second + ".json"), stability_json(list, metric));
+      write_file_if_changed(dir / "stability" / (key.second + ".json"), stability_json(list, metric));
       written.insert(key.second + ".json");
     }
     std::error_code ec;
@@ -186,7 +186,7 @@ void write_simulate_aggregates(const fs::path& root, const std::map<std::string,
     if (logs[team].empty()) {
       fs::remove(log, ec);
     } else {
-      write_json_file(log, logs[team]);
+      write_file_if_changed(log, dump_json(logs[team], 2) + "\n");
     }
   }
 }

@@ -138,7 +138,7 @@ batch::StageRun convert_stage(batch::Driver& driver, const std::vector<fs::path>
       if (entries.empty()) {
         fs::remove(file, ec);  // as a fresh run: no trials, no log
       } else {
-        write_json_file(file, entries);
+        write_file_if_changed(file, dump_json(entries, 2) + "\n");
       }
     }
   };
