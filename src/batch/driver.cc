@@ -258,11 +258,11 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
   for (size_t i : mine) {
     const Item& item = spec.items[i];
     std::optional<store::StageOutcomeRow> row;
-    if (store_ && !options_.force && !item.hash.empty()) {
+    if (store_) {
       row = store_->outcome(spec.name, item.key);
       if (!row && main_store_) row = main_store_->outcome(spec.name, item.key);
     }
-    bool reuse = row && row->hash == item.hash;
+    bool reuse = row && !options_.force && !item.hash.empty() && row->hash == item.hash;
     if (reuse) {
       try {
         ItemOutcome o = ItemOutcome::from_json(OrderedJson::parse(row->outcome));
@@ -277,6 +277,18 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
           continue;
         }
       } catch (const std::exception&) {  // a damaged row: run the item again
+      }
+    }
+    // Run again: the files its last run wrote that it no longer writes go (e.g. the colour views
+    // of images after --raw was dropped), so its files are those of one fresh run.
+    if (row) {
+      try {
+        for (const Json& p : Json::parse(row->outputs)) {
+          const fs::path file = resolve(root_, p.get<std::string>());
+          std::error_code ec;
+          if (!all_outputs.count(file.lexically_normal())) fs::remove(file, ec);
+        }
+      } catch (const std::exception&) {  // a damaged row: its files cannot be known
       }
     }
     to_run.push_back(i);

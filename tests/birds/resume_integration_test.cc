@@ -155,9 +155,13 @@ TEST(BirdsResume, ADeletedOrRenamedResponseLosesItsFilesAndIsNotScored) {
   ASSERT_EQ(eval(comp).exit_code, 1);
   fs::remove(comp / "handwritten/raw/L/handwritten_L_2.txt");
   fs::rename(comp / "other/raw/I/other_I_1.txt", comp / "other/raw/I/other_I_7.txt");
+  fs::remove_all(comp / "handwritten/raw/T");  // a whole letter: its per-letter files go too
   const auto r = eval(comp);
   ASSERT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("convert: 13 items: 1 ran, 12 reused, 2 failed, 2 gone"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("convert: 10 items: 1 ran, 9 reused, 1 failed, 5 gone"), std::string::npos) << r.err;
+  for (const char* gone : {"handwritten/stability/T.json", "handwritten/similarity/T.json",
+                           "handwritten/diversity/T.json", "handwritten/images/T/handwritten_T_1.png"})
+    EXPECT_FALSE(fs::exists(comp / gone)) << gone;
   for (const char* gone :
        {"handwritten/levels/L/handwritten_L_2.xml", "handwritten/images/L/handwritten_L_2.png",
         "handwritten/intermediate/L/handwritten_L_2.txt", "other/levels/I/other_I_1.xml",
