@@ -251,3 +251,21 @@ TEST(BirdsShards, ShardSpecsAreCheckedAndAnUnmergedShardIsTakenByTheNextRun) {
 
 }  // namespace
 }  // namespace pcglab
+
+namespace pcglab {
+namespace {
+
+TEST(Merge, ListsTheRegisteredMergersAndRefusesAFolderWithNothingToMerge) {
+  const auto help = testing::run_pcglab({"merge", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  for (const char* name :
+       {"birds classify:", "birds convert:", "birds eval:", "birds simulate:", "pcgrl eval:"})
+    EXPECT_NE(help.out.find(name), std::string::npos) << name << "\n" << help.out;
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab({"merge", dir.path().string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nothing to merge"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pcglab
