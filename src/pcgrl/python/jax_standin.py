@@ -178,7 +178,8 @@ def _result_dtype(d1, w1, d2, w2):
 # ----------------------------------------------------------------------------------------------
 # Tracing state
 
-_DEPTH = [0]
+_DEPTH = [0]    # > 0 inside jit/vmap: new arrays are tracers
+_BATCHED = [0]  # > 0 inside a vmap whose axis is the batch axis: a nested vmap loops instead
 
 
 class _Tracing:
@@ -304,7 +305,7 @@ class Array:
             raise TracerArrayConversionError(
                 'The numpy.ndarray conversion method __array__() was called on traced array '
                 'with shape %s' % _shape_str(self) + _see(TracerArrayConversionError))
-        v = self._v[0]
+        v = self._v[0, ...]
         return v if dtype is None else v.astype(dtype)
 
     def __repr__(self):
@@ -828,7 +829,7 @@ class _AtIndex:
         b = _batch(x._v, vv)
         if isinstance(index[0], np.ndarray) and index[0].shape[0] != 1:
             b = index[0].shape[0]
-        out = np.array(_bcast_batch(x._v, b))
+        out = np.array(_bcast_batch(x._v, b), order='C')
         if not isinstance(index[0], np.ndarray):
             target = out[index]
             vv = _align(vv, target.ndim - 1)
@@ -877,7 +878,7 @@ def array(object, dtype=None, copy=True, order='K', ndmin=0):
         if isinstance(object, _ScalarType):
             raise TypeError('JAX cannot convert a dtype to an array')
         a = np.array(object)
-        if a.dtype == object or a.dtype.kind in 'OUS':
+        if a.dtype.kind in 'OUSV':
             raise TypeError('JAX does not support arrays of %s' % a.dtype)
         if dt is None:
             dt = _canon(a.dtype)
@@ -1521,19 +1522,21 @@ def outer(a, b):
 
 
 def matmul(a, b):
-    (x, y), _ = _operands(_arr(a), _arr(b))
-    ax, ay = _arr(a).ndim, _arr(b).ndim
-    x = x.reshape(x.shape[:1] + _arr(a).shape)
-    y = y.reshape(y.shape[:1] + _arr(b).shape)
-    if ax == 0 or ay == 0:
+    a, b = _arr(a), _arr(b)
+    (x, y), dt = _operands(a, b)
+    x = x.reshape(x.shape[:1] + a.shape)
+    y = y.reshape(y.shape[:1] + b.shape)
+    if a.ndim == 0 or b.ndim == 0:
         raise ValueError('matmul: operands must not be scalars')
-    if ax == 1 and ay == 1:
-        return _mk((x * y).sum(-1))
-    if ay == 1:
-        return _mk(np.matmul(x, y[..., None])[..., 0])
-    if ax == 1:
-        return _mk(np.matmul(x[:, None, :], y)[:, 0])
-    return _mk(np.matmul(x, y))
+    if a.ndim == 1 and b.ndim == 1:
+        r = (x * y).sum(-1)
+    elif b.ndim == 1:
+        r = np.matmul(x, y[..., None])[..., 0]
+    elif a.ndim == 1:
+        r = np.matmul(x[:, None, :], y)[:, 0]
+    else:
+        r = np.matmul(x, y)
+    return _mk(r.astype(dt, copy=False))
 
 
 def dot(a, b):
@@ -1857,7 +1860,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, **kw):
     @functools.wraps(fun)
     def mapped(*args):
         axes = _axis_tree(in_axes, args)
-        if _DEPTH[0] > 0:
+        if _BATCHED[0] > 0:
             return _vmap_loop(fun, args, axes, out_axes)
         return _vmap_batch(fun, args, axes, out_axes)
     return mapped
@@ -1902,15 +1905,19 @@ def _vmap_batch(fun, args, axes, out_axes):
             return tree_map(lambda l, a: _to_traced(l, a), arg, ax)
         return tree_map(lambda l: _to_traced(l, ax), arg)
     targs = [conv(a, ax) for a, ax in zip(args, axes)]
-    with _Tracing():
-        out = fun(*targs)
+    _BATCHED[0] += 1
+    try:
+        with _Tracing():
+            out = fun(*targs)
+    finally:
+        _BATCHED[0] -= 1
 
     def unbatch(x):
         x = x if isinstance(x, Array) else asarray(x)
         v = _bcast_batch(x._v, n)
         if out_axes not in (0, None):
             v = np.moveaxis(v, 0, out_axes)
-        return Array(np.ascontiguousarray(v)[None], False)
+        return Array(np.ascontiguousarray(v)[None], _DEPTH[0] > 0)
     return tree_map(unbatch, out)
 
 
@@ -2031,7 +2038,7 @@ def dynamic_update_slice(operand, update, start_indices):
         shape = [1] * (nd + 1)
         shape[0] = sv.shape[0]
         phys.append(sv.reshape(shape) + np.arange(sz).reshape([1] * (d + 1) + [sz] + [1] * (nd - d - 1)))
-    out = np.array(_bcast_batch(x._v, b))
+    out = np.array(_bcast_batch(x._v, b), order='C')
     out[tuple(phys)] = _bcast_batch(u._v.astype(x.dtype), b)
     return _mk(out)
 
