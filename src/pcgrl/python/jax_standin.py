@@ -1602,6 +1602,13 @@ def _first_true(mask, size):
     """For each batch row of a 2-D bool mask: the positions of its first `size` True entries
     (in order) and which of those `size` slots are filled."""
     n = mask.shape[1]
+    if size == 1:
+        return np.argmax(mask, axis=1)[:, None], mask.any(axis=1)[:, None]
+    if size <= 16:
+        # a few argmax passes over the running count beat a full sort of every row
+        c = np.cumsum(mask, axis=1, dtype=np.int32)
+        pos = np.stack([np.argmax(c > j, axis=1) for j in range(size)], axis=1)
+        return pos, c[:, -1:] > np.arange(size)[None, :]
     order = np.argsort(~mask, axis=1, kind='stable')
     if size > n:
         order = np.concatenate([order, np.zeros((mask.shape[0], size - n), order.dtype)], axis=1)
@@ -1699,15 +1706,21 @@ def bincount(x, weights=None, minlength=0, *, length=None):
 # Convolutions
 
 def _conv_full(x, k):
-    """Full n-D convolution of batched x (B, s...) with batched kernel k (B', t...)."""
+    """Full n-D convolution of batched x (B, s...) with batched kernel k (B', t...): one shifted
+    add per kernel entry (kernels are small; a constant kernel skips its zeros)."""
     nd = x.ndim - 1
     out_shape = tuple(s + t - 1 for s, t in zip(x.shape[1:], k.shape[1:]))
     b = _batch(x, k)
     out = np.zeros((b,) + out_shape, dtype=np.result_type(x, k))
     for off in np.ndindex(*k.shape[1:]):
-        w = k[(slice(None),) + off].reshape((k.shape[0],) + (1,) * nd)
         region = (slice(None),) + tuple(slice(o, o + s) for o, s in zip(off, x.shape[1:]))
-        out[region] += x * w
+        if k.shape[0] == 1:
+            w = k[(0,) + off]
+            if w == 0:
+                continue
+            out[region] += x if w == 1 else x * w
+        else:
+            out[region] += x * k[(slice(None),) + off].reshape((k.shape[0],) + (1,) * nd)
     return out
 
 
