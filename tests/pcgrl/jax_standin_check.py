@@ -6,8 +6,8 @@
    applied to each map, batched (jax.vmap) and unbatched (jax.jit) alike, with JAX's dtypes.
 2. `.at[]` updates, lax.cond / switch / dynamic_slice / fori_loop / while_loop, nested vmap.
 3. Every construct jit refuses raises the JAX-like error.
-4. Rewards written the way LLMs write them: 15 accepted, with values checked against independent
-   plain-numpy references; 12 refused with the right error.
+4. Rewards written the way LLMs write them: 16 accepted, with values checked against independent
+   plain-numpy references; 13 refused with the right error.
 --bench prints calls/s of a ~30-operation reward over 600 environments (not a test).
 Exit status 0 when every check passes; on failure the seed is printed.
 """
@@ -237,6 +237,8 @@ SEMANTICS = [
     ('fancy indexing out of bounds clamps', lambda a, b: a[b[0, :5] + 12, 3],
      lambda a, b: a[np.minimum(b[0, :5] + 12, 15), 3], 'int32'),
     ('static indexing', lambda a, b: a[1:-1, ::2], lambda a, b: a[1:-1, ::2], 'int32'),
+    ('static index out of bounds clamps', lambda a, b: a[20, -30] + a[3][99],
+     lambda a, b: a[15, 0] + a[3][15], 'int32'),
     ('static indexing newaxis/ellipsis', lambda a, b: a[None, ..., 3],
      lambda a, b: a[None, ..., 3], 'int32'),
     ('shape/size static', lambda a, b: jnp.zeros(a.shape[0] + a.size // 256),
@@ -346,6 +348,8 @@ def check_at(rng):
          np.stack([_scalar_at(a) for a in A]), 'int32')
     same('at[] float array add', jax.vmap(lambda a: jnp.zeros(9).at[a[0]].add(0.5))(A),
          np.stack([np.bincount(a[0], minlength=9) * 0.5 for a in A]), 'float32')
+    same('at[] static out of bounds dropped', jax.vmap(lambda a: a.at[16, 0].set(0).at[-17].add(1))(A),
+         A, 'int32')
     x = jnp.arange(5)
     y = x.at[0].set(7)
     same('at[] leaves the original unchanged', x, np.arange(5), 'int32')
@@ -515,6 +519,8 @@ def check_refusals():
                  'TypeError', 'true_fun and false_fun output must have identical types')
     expect_error('non-scalar reward', lambda p, ps, c, cs: (c == 7).astype(jnp.float32), 'TypeError',
                  'compute_reward must return a scalar')
+    expect_error('list argument', lambda p, ps, c, cs: jnp.sum([jnp.sum(c == 4), 1]) * 1.0, 'TypeError',
+                 "sum requires ndarray or scalar arguments, got <class 'list'> at position 0.")
     expect_error('list operand', lambda p, ps, c, cs: jnp.sum(c[0] + [1] * 16) * 1.0, 'TypeError',
                  'requires ndarray or scalar arguments')
     try:
@@ -943,6 +949,13 @@ def numpy_inside(prev_array, unused3, curr_array, unused4):
 @refused('ConcretizationTypeError', 'Abstract tracer value encountered where concrete value is expected')
 def float_of_mean(prev_array, unused3, curr_array, unused4):
     return float(jnp.mean(curr_array == 2)) - 0.4
+
+
+@refused('TypeError', 'max requires ndarray or scalar arguments')
+def max_of_python_list(prev_array, unused3, curr_array, unused4):
+    bats = jnp.sum(curr_array == 4)
+    scorpions = jnp.sum(curr_array == 5)
+    return jnp.max([bats, scorpions]) * 0.1
 
 
 @refused('AttributeError', "pcglab's jax stand-in does not support jnp.fft")

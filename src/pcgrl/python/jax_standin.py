@@ -31,6 +31,7 @@ import types
 import numpy as np
 
 _NAME = __name__  # "jax" when loaded as intended
+_FILE = sys._getframe().f_code.co_filename  # this source's file name, as compiled
 __path__ = []  # a package: `import jax.numpy` looks for submodules
 builtins_sum, builtins_any, builtins_all, builtins_max, builtins_min = _b.sum, _b.any, _b.all, _b.max, _b.min
 
@@ -376,6 +377,9 @@ class Array:
     def __pos__(self): return self
     def __abs__(self): return _mk(np.abs(self._v))
 
+    def __round__(self, ndigits=None):
+        return round(self, ndigits or 0)
+
     def __invert__(self):
         return _mk(np.invert(self._v))
 
@@ -471,7 +475,19 @@ def _mk(v):
     return Array(v, _DEPTH[0] > 0)
 
 
-def _lift(x, pos=0, fname='op'):
+def _api_name():
+    """The jax function the user called (the outermost stand-in frame), for error messages."""
+    f = sys._getframe(1)
+    name = None
+    while f is not None and f.f_code.co_filename == _FILE:
+        name = f.f_code.co_name
+        f = f.f_back
+    if name and name.startswith('__r') and name.endswith('__'):
+        name = name[3:-2]
+    return (name or 'op').strip('_')
+
+
+def _lift(x, pos=0, fname=None):
     """(physical numpy value with a batch axis, weakly typed?) of an operand."""
     if isinstance(x, Array):
         return x._v, False
@@ -488,9 +504,9 @@ def _lift(x, pos=0, fname='op'):
         return a.astype(_canon(a.dtype), copy=False)[None], False
     if isinstance(x, _ScalarType):
         raise TypeError('%s requires ndarray or scalar arguments, got a dtype at position %d.'
-                        % (fname, pos))
+                        % (fname or _api_name(), pos))
     raise TypeError('%s requires ndarray or scalar arguments, got %s at position %d.'
-                    % (fname, type(x), pos))
+                    % (fname or _api_name(), type(x), pos))
 
 
 def _align(v, n):
@@ -578,10 +594,13 @@ def _static_shape(shape):
     return tuple(out)
 
 
-def _arr(x):
-    """Any operand as an Array (Python scalars take JAX's default dtypes)."""
+def _arr(x, pos=0):
+    """An operand as an Array (Python scalars take JAX's default dtypes). Like JAX, jnp functions
+    refuse Python lists and tuples (jnp.array/asarray accept them)."""
     if isinstance(x, Array):
         return x
+    if not isinstance(x, (bool, int, float, complex, np.ndarray, np.generic)):
+        _lift(x, pos)
     return asarray(x)
 
 
@@ -687,13 +706,14 @@ def _physical_index(x_v, items, mode):
 
     JAX semantics: negative indices wrap; out-of-bound array indices are clamped (mode 'clip',
     reads) or dropped (mode 'drop', .at[] updates: `valid`, shaped (B, adv...), marks the kept
-    positions). Static Python ints out of bounds raise IndexError, as numpy does."""
+    positions); static Python ints too."""
     shape = x_v.shape[1:]
     dims = _consuming_dims(items)
-    for d, it in zip(dims, items):
+    for k, (d, it) in enumerate(zip(dims, items)):
         if isinstance(it, int) and not -shape[d] <= it < shape[d]:
-            raise IndexError('index %d is out of bounds for axis %d with size %d'
-                             % (it, d, shape[d]))
+            # out of bounds: clamped (reads) or dropped (updates), as JAX's gather/scatter do
+            items = list(items)
+            items[k] = ('adv', np.array([it]))
     if not builtins_any(isinstance(it, tuple) for it in items):
         return (slice(None),) + tuple(items), None, None
     b = x_v.shape[0]
@@ -987,6 +1007,13 @@ def meshgrid(*xs, indexing='xy', **kw):
 # ----------------------------------------------------------------------------------------------
 # jax.numpy: elementwise
 
+def _named(g, name):
+    """A factory-made function under its API name (its frames name it in error messages)."""
+    g.__code__ = g.__code__.replace(co_name=name)
+    g.__name__ = g.__qualname__ = name
+    return g
+
+
 def _unary(f, to_float=False, keep_int=False):
     def g(x, *args, **kw):
         v, weak = _lift(_arr(x) if not isinstance(x, Array) else x, 0, f.__name__)
@@ -994,8 +1021,7 @@ def _unary(f, to_float=False, keep_int=False):
             v = v.astype(_F32)
         r = f(v, *args, **kw)
         return _mk(r.astype(_canon(r.dtype), copy=False))
-    g.__name__ = f.__name__
-    return g
+    return _named(g, f.__name__)
 
 
 abs = absolute = _unary(np.abs)
@@ -1039,8 +1065,7 @@ around = round_ = round
 def _bin(f, kind='arith'):
     def g(x, y, *rest, **kw):
         return _binop(f, x, y, kind)
-    g.__name__ = f.__name__
-    return g
+    return _named(g, f.__name__.lstrip('_'))
 
 
 add = _bin(np.add)
@@ -1136,7 +1161,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 def isin(element, test_elements, assume_unique=False, invert=False):
     e = _arr(element)
-    t = _arr(test_elements)
+    t = _arr(test_elements, 1)
     tv = t._v.reshape(t._v.shape[0], -1)
     ev = e._v
     tv = tv.reshape((tv.shape[0],) + (1,) * e.ndim + (tv.shape[1],))
@@ -1199,8 +1224,7 @@ def _minmax(f, name):
         if initial is not None:
             r = (np.maximum if name == 'max' else np.minimum)(r, initial)
         return _mk(np.asarray(r))
-    g.__name__ = name
-    return g
+    return _named(g, name)
 
 
 max = amax = _minmax(np.amax, 'max')
@@ -1232,8 +1256,7 @@ def _argext(f):
         else:
             r = f(a._v, axis=_phys_axis(axis, a.ndim), keepdims=keepdims)
         return _mk(np.asarray(r).astype(_I32))
-    g.__name__ = f.__name__
-    return g
+    return _named(g, f.__name__)
 
 
 argmax = _argext(np.argmax)
