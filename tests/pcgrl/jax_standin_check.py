@@ -6,7 +6,7 @@
    applied to each map, batched (jax.vmap) and unbatched (jax.jit) alike, with JAX's dtypes.
 2. `.at[]` updates, lax.cond / switch / dynamic_slice / fori_loop / while_loop, nested vmap.
 3. Every construct jit refuses raises the JAX-like error.
-4. Rewards written the way LLMs write them: 16 accepted, with values checked against independent
+4. Rewards written the way LLMs write them: 18 accepted, with values checked against independent
    plain-numpy references; 13 refused with the right error.
 --bench prints calls/s of a ~30-operation reward over 600 environments (not a test).
 Exit status 0 when every check passes; on failure the seed is printed.
@@ -282,6 +282,10 @@ SEMANTICS = [
      lambda a, b: ((a.astype(np.int64) + 2147483000) * 1000).astype(np.int32), 'int32'),
     ('comparison chain', lambda a, b: ((a >= 4) & (a <= 6)) | (b == KEY),
      lambda a, b: ((a >= 4) & (a <= 6)) | (b == KEY), 'bool'),
+    ('array_equal', lambda a, b: jnp.array_equal(a, b) | (jnp.array_equal(a, a) & ~jnp.array_equal(a, a[:2])),
+     lambda a, b: np.array_equal(a, b) | True, 'bool'),
+    ('array_equal differs', lambda a, b: jnp.array_equal(a, jnp.where(b == 7, 0, a)),
+     lambda a, b: not np.any(b == 7), 'bool'),
     ('bincount length', lambda a, b: jnp.bincount(a.ravel(), length=9),
      lambda a, b: np.bincount(a.ravel(), minlength=9), 'int32'),
 ]
@@ -864,6 +868,103 @@ def histogram_at_add(prev_array, unused3, curr_array, unused4):
         hist = jnp.zeros(9, dtype=jnp.int32).at[m.flatten()].add(1)
         return jnp.minimum(hist[4], 2) + jnp.minimum(hist[5], 2) - 2 * hist[6]
     return 0.2 * (s(curr_array) - s(prev_array))
+
+
+# 17. reachability by flood fill in a lax.while_loop (a BFS the way LLMs write it in JAX)
+def _reachable(a, start_tile, passable):
+    from collections import deque
+    starts = np.argwhere(a == start_tile)
+    seen = np.zeros(a.shape, bool)
+    q = deque()
+    for r, c in starts:
+        seen[r, c] = True
+        q.append((r, c))
+    while q:
+        r, c = q.popleft()
+        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < 16 and 0 <= cc < 16 and not seen[rr, cc] and passable[rr, cc]:
+                seen[rr, cc] = True
+                q.append((rr, cc))
+    return seen
+
+
+def _r17_ref(p, c):
+    def s(a):
+        seen = _reachable(a, PLAYER, a != WALL)
+        key_ok = np.any(seen & (a == KEY))
+        door_ok = np.any(seen & (a == DOOR))
+        return float(key_ok) + float(door_ok) + 0.01 * float(np.sum(seen))
+    return s(c) - s(p)
+
+
+@reward(_r17_ref)
+def reachable_key_and_door(prev_array, unused3, curr_array, unused4):
+    WALL, PLAYER, KEY, DOOR = 2, 3, 7, 8
+
+    def flood(m):
+        passable = m != WALL
+        start = m == PLAYER
+
+        def step(state):
+            reach, _ = state
+            grow = jnp.zeros_like(reach)
+            grow = grow.at[1:, :].set(grow[1:, :] | reach[:-1, :])
+            grow = grow.at[:-1, :].set(grow[:-1, :] | reach[1:, :])
+            grow = grow.at[:, 1:].set(grow[:, 1:] | reach[:, :-1])
+            grow = grow.at[:, :-1].set(grow[:, :-1] | reach[:, 1:])
+            new = jnp.logical_or(reach, jnp.logical_and(grow, passable))
+            return new, jnp.any(new != reach)
+        reach, _ = jax.lax.while_loop(lambda st: st[1], step, (start, True))
+        return reach
+
+    def s(m):
+        reach = flood(m)
+        key_ok = jnp.any(reach & (m == KEY)).astype(jnp.float32)
+        door_ok = jnp.any(reach & (m == DOOR)).astype(jnp.float32)
+        return key_ok + door_ok + 0.01 * jnp.sum(reach)
+    return s(curr_array) - s(prev_array)
+
+
+# 18. the shape GPT-4o's rewards often have: constants, running reward, jnp.where, jnp.inf
+def _r18_ref(p, c):
+    r = 0.0
+    pb, cb = count(p, BAT), count(c, BAT)
+    r += 1.0 if cb > pb and cb <= 3 else 0.0
+    r -= 0.5 * max(count(c, SCORPION) + count(c, SPIDER) - count(p, SCORPION) - count(p, SPIDER), 0)
+    pp = pos_of(c, PLAYER)
+    bats = np.argwhere(c == BAT)[:10]
+    if pp is not None and len(bats):
+        d = np.min(np.abs(bats - np.array(pp)).sum(1))
+        r += 0.5 if d < 5 else 0.0
+    elif pp is None and len(bats):
+        d = np.min(np.abs(bats - np.array([-1, -1])).sum(1))
+        r += 0.5 if d < 5 else 0.0
+    return r
+
+
+@reward(_r18_ref)
+def gpt_style_bat_reward(prev_array, unused3, curr_array, unused4):
+    reward = 0.0
+    EMPTY = 1
+    WALL = 2
+    PLAYER = 3
+    BAT = 4
+    SCORPION = 5
+    SPIDER = 6
+    prev_bat_count = jnp.sum(prev_array == BAT)
+    curr_bat_count = jnp.sum(curr_array == BAT)
+    reward += jnp.where((curr_bat_count > prev_bat_count) & (curr_bat_count <= 3), 1.0, 0.0)
+    prev_others = jnp.sum(prev_array == SCORPION) + jnp.sum(prev_array == SPIDER)
+    curr_others = jnp.sum(curr_array == SCORPION) + jnp.sum(curr_array == SPIDER)
+    reward -= 0.5 * jnp.maximum(curr_others - prev_others, 0)
+    player_pos = jnp.argwhere(curr_array == PLAYER, size=1, fill_value=-1)
+    bat_pos = jnp.argwhere(curr_array == BAT, size=10, fill_value=-1)
+    distances = jnp.abs(player_pos - bat_pos).sum(axis=1)
+    valid = bat_pos[:, 0] != -1
+    min_dist = jnp.min(jnp.where(valid, distances, jnp.inf))
+    reward += jnp.where(min_dist < 5, 0.5, 0.0)
+    return reward
 
 
 # Refused rewards (the reward, the error class, a part of the first line)

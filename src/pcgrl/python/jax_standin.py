@@ -1287,8 +1287,10 @@ def array_equal(a1, a2, equal_nan=False):
     if a1.shape != a2.shape:
         return _mk(np.zeros(1, bool))
     (x, y), _ = _operands(a1, a2)
-    return _mk((x == y).reshape(_batch(x, y) if x.shape[0] == y.shape[0] else -1, -1).all(1)
-               if x.ndim > 1 else (x == y))
+    eq = x == y
+    if equal_nan and x.dtype.kind in 'fc':
+        eq |= np.isnan(x) & np.isnan(y)
+    return _mk(eq.reshape(eq.shape[0], -1).all(1))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
