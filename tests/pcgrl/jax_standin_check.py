@@ -286,6 +286,14 @@ SEMANTICS = [
      lambda a, b: np.array_equal(a, b) | True, 'bool'),
     ('array_equal differs', lambda a, b: jnp.array_equal(a, jnp.where(b == 7, 0, a)),
      lambda a, b: not np.any(b == 7), 'bool'),
+    ('einsum', lambda a, b: jnp.einsum('ij,jk->ik', a[:3, :4], b[:4, :2]) + jnp.einsum('ii', a[:3, :3]),
+     lambda a, b: np.einsum('ij,jk->ik', a[:3, :4], b[:4, :2]) + np.trace(a[:3, :3]), 'int32'),
+    ('einsum implicit output', lambda a, b: jnp.einsum('ij,ij', a, b), lambda a, b: np.sum(a * b), 'int32'),
+    ('median/nanmean', lambda a, b: jnp.median(a, axis=0) + jnp.nanmean(jnp.where(b == 2, jnp.nan, b)),
+     lambda a, b: np.median(a, axis=0) + np.nanmean(np.where(b == 2, np.nan, b)), 'float32'),
+    ('nansum/nanmax/nanmin', lambda a, b: jnp.nansum(a) + jnp.nanmax(b) - jnp.nanmin(a, axis=1),
+     lambda a, b: np.sum(a) + np.max(b) - np.min(a, axis=1), 'int32'),
+    ('triu/tril', lambda a, b: jnp.triu(a) - jnp.tril(b, -1), lambda a, b: np.triu(a) - np.tril(b, -1), 'int32'),
     ('bincount length', lambda a, b: jnp.bincount(a.ravel(), length=9),
      lambda a, b: np.bincount(a.ravel(), minlength=9), 'int32'),
 ]
@@ -446,6 +454,12 @@ def check_lax(rng):
          np.full(3, A[0].sum(), dtype=np.float32), 'float32')
     same('jnp.int32 callable', jax.jit(lambda a: jnp.int32(jnp.sum(a == 4)) + jnp.float32(1))(A[0]),
          np.float32(np.sum(A[0] == 4) + 1), 'float32')
+    jax.config.update('jax_platform_name', 'cpu')
+    try:
+        jax.config.update('jax_enable_x64', True)
+        check('jax_enable_x64 refused', False, 'accepted')
+    except NotImplementedError as e:
+        check('jax_enable_x64 refused', 'does not support jax_enable_x64' in str(e), str(e))
     check('dtype comparison', jnp.zeros(2, jnp.int32).dtype == jnp.int32 and jnp.ones(1).dtype == jnp.float32)
     check('concrete arrays convert', bool(jnp.array(3) > 2) and int(jnp.array(7)) == 7 and
           float(jnp.sum(jnp.ones(4))) == 4.0)

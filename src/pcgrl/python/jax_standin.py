@@ -1282,6 +1282,52 @@ def cumprod(a, axis=None, dtype=None):
     return _mk(r.astype(_to_dtype(dtype) or _canon(r.dtype)))
 
 
+def _nanreduce(f, name, to_float):
+    def g(a, axis=None, keepdims=False, **kw):
+        a = _arr(a)
+        v = a._v.astype(_F32) if to_float and a.dtype.kind in 'biu' else a._v
+        r = np.asarray(f(v, axis=_phys_axis(axis, a.ndim), keepdims=keepdims))
+        return _mk(r.astype(_canon(r.dtype), copy=False))
+    return _named(g, name)
+
+
+nansum = _nanreduce(np.nansum, 'nansum', False)
+nanmean = _nanreduce(np.nanmean, 'nanmean', True)
+nanmax = _nanreduce(np.nanmax, 'nanmax', False)
+nanmin = _nanreduce(np.nanmin, 'nanmin', False)
+median = _nanreduce(np.median, 'median', True)
+
+
+def einsum(subscripts, *operands, **kw):
+    if not isinstance(subscripts, str) or '...' in subscripts:
+        raise _unsupported('jnp.einsum with ellipsis or without a subscripts string')
+    ins, arrow, out = subscripts.replace(' ', '').partition('->')
+    if not arrow:
+        letters = sorted(set(c for c in ins if c.isalpha()), key=ins.index)
+        out = ''.join(sorted(c for c in letters if ins.count(c) == 1))
+    terms = ins.split(',')
+    arrs = [_arr(o) for o in operands]
+    if len(terms) != len(arrs):
+        raise ValueError('einsum: %d operands for %d subscripts' % (len(arrs), len(terms)))
+    vs, dt = _operands(*arrs)
+    vs = [v.reshape(v.shape[:1] + a.shape) for v, a in zip(vs, arrs)]
+    spec = ','.join('...' + t for t in terms) + '->...' + out
+    r = np.einsum(spec, *vs)
+    return _mk(np.asarray(r).astype(dt, copy=False))
+
+
+def triu(m, k=0):
+    m = _arr(m)
+    mask = np.triu(np.ones(m.shape[-2:], bool), k)
+    return _mk(np.where(mask, m._v, np.zeros((), m.dtype)))
+
+
+def tril(m, k=0):
+    m = _arr(m)
+    mask = np.tril(np.ones(m.shape[-2:], bool), k)
+    return _mk(np.where(mask, m._v, np.zeros((), m.dtype)))
+
+
 def array_equal(a1, a2, equal_nan=False):
     a1, a2 = _arr(a1), _arr(a2)
     if a1.shape != a2.shape:
@@ -2272,7 +2318,7 @@ var max amax min amin any all count_nonzero argmax argmin cumsum cumprod array_e
 isclose reshape ravel transpose swapaxes moveaxis expand_dims squeeze atleast_1d atleast_2d
 broadcast_to concatenate stack vstack hstack column_stack tile repeat flip fliplr flipud rot90 roll
 pad diff kron outer matmul dot vdot inner take sort argsort nonzero flatnonzero argwhere unique
-bincount convolve correlate'''.split()
+bincount convolve correlate nansum nanmean nanmax nanmin median einsum triu tril'''.split()
 
 _ns = globals()
 _numpy_attrs = {n: _ns[n] for n in _NUMPY_NAMES}
@@ -2333,6 +2379,22 @@ tree_util_module = _module(_NAME + '.tree_util', dict(tree_map=tree_map, tree_le
 _SUBMODULES = {'numpy': numpy_module, 'numpy.linalg': jnp_linalg, 'lax': lax_module,
                'nn': nn_module, 'scipy': scipy_module, 'scipy.signal': signal_module,
                'debug': debug_module, 'errors': errors_module, 'tree_util': tree_util_module}
+
+class _Config:
+    """jax.config: settings that do not change results are accepted and ignored; 64-bit types
+    are refused (the stand-in, like the official loop, computes in int32/float32)."""
+
+    def update(self, name, value):
+        if name == 'jax_enable_x64' and value:
+            raise _unsupported('jax_enable_x64 (64-bit types)')
+
+    def __getattr__(self, name):
+        if name == 'jax_enable_x64':
+            return False
+        raise _unsupported('jax.config.%s' % name, UnsupportedAttributeError)
+
+
+config = _Config()
 
 # The public `jax` namespace. Everything else in this file is private to the stand-in.
 numpy = numpy_module
