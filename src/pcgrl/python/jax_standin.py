@@ -343,36 +343,36 @@ class Array:
         return _At(self)
 
     # --- operators
-    def __add__(self, o): return _binop(np.add, self, o)
-    def __radd__(self, o): return _binop(np.add, o, self)
-    def __sub__(self, o): return _binop(np.subtract, self, o)
-    def __rsub__(self, o): return _binop(np.subtract, o, self)
-    def __mul__(self, o): return _binop(np.multiply, self, o)
-    def __rmul__(self, o): return _binop(np.multiply, o, self)
-    def __truediv__(self, o): return _binop(np.true_divide, self, o, 'div')
-    def __rtruediv__(self, o): return _binop(np.true_divide, o, self, 'div')
-    def __floordiv__(self, o): return _binop(np.floor_divide, self, o)
-    def __rfloordiv__(self, o): return _binop(np.floor_divide, o, self)
-    def __mod__(self, o): return _binop(np.remainder, self, o)
-    def __rmod__(self, o): return _binop(np.remainder, o, self)
-    def __pow__(self, o): return _binop(_power, self, o)
-    def __rpow__(self, o): return _binop(_power, o, self)
-    def __and__(self, o): return _binop(np.bitwise_and, self, o)
-    def __rand__(self, o): return _binop(np.bitwise_and, o, self)
-    def __or__(self, o): return _binop(np.bitwise_or, self, o)
-    def __ror__(self, o): return _binop(np.bitwise_or, o, self)
-    def __xor__(self, o): return _binop(np.bitwise_xor, self, o)
-    def __rxor__(self, o): return _binop(np.bitwise_xor, o, self)
-    def __lshift__(self, o): return _binop(np.left_shift, self, o)
-    def __rshift__(self, o): return _binop(np.right_shift, self, o)
-    def __lt__(self, o): return _binop(np.less, self, o, 'cmp')
-    def __le__(self, o): return _binop(np.less_equal, self, o, 'cmp')
-    def __gt__(self, o): return _binop(np.greater, self, o, 'cmp')
-    def __ge__(self, o): return _binop(np.greater_equal, self, o, 'cmp')
-    def __eq__(self, o): return _binop(np.equal, self, o, 'cmp')
-    def __ne__(self, o): return _binop(np.not_equal, self, o, 'cmp')
-    def __matmul__(self, o): return matmul(self, o)
-    def __rmatmul__(self, o): return matmul(o, self)
+    def __add__(self, o): return _binop(np.add, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __radd__(self, o): return _binop(np.add, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __sub__(self, o): return _binop(np.subtract, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rsub__(self, o): return _binop(np.subtract, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __mul__(self, o): return _binop(np.multiply, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rmul__(self, o): return _binop(np.multiply, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __truediv__(self, o): return _binop(np.true_divide, self, o, 'div') if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rtruediv__(self, o): return _binop(np.true_divide, o, self, 'div') if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __floordiv__(self, o): return _binop(np.floor_divide, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rfloordiv__(self, o): return _binop(np.floor_divide, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __mod__(self, o): return _binop(np.remainder, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rmod__(self, o): return _binop(np.remainder, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __pow__(self, o): return _binop(_power, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rpow__(self, o): return _binop(_power, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __and__(self, o): return _binop(np.bitwise_and, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rand__(self, o): return _binop(np.bitwise_and, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __or__(self, o): return _binop(np.bitwise_or, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __ror__(self, o): return _binop(np.bitwise_or, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __xor__(self, o): return _binop(np.bitwise_xor, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rxor__(self, o): return _binop(np.bitwise_xor, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __lshift__(self, o): return _binop(np.left_shift, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rshift__(self, o): return _binop(np.right_shift, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __lt__(self, o): return _binop(np.less, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __le__(self, o): return _binop(np.less_equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __gt__(self, o): return _binop(np.greater, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __ge__(self, o): return _binop(np.greater_equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __eq__(self, o): return _binop(np.equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __ne__(self, o): return _binop(np.not_equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __matmul__(self, o): return matmul(self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    def __rmatmul__(self, o): return matmul(o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
     def __neg__(self): return _mk(np.negative(self._v))
     def __pos__(self): return self
     def __abs__(self): return _mk(np.abs(self._v))
@@ -469,6 +469,11 @@ class Array:
 
     def block_until_ready(self):
         return self
+
+
+# What operators accept: anything else gets NotImplemented, so Python decides (`x == None` is
+# False, `x + "a"` a TypeError), as JAX's operators defer to unrecognised arguments.
+_OPERAND_TYPES = (Array, bool, int, float, complex, np.ndarray, np.generic)
 
 
 def _mk(v):
@@ -815,7 +820,8 @@ class _AtIndex:
         return self._update(values, np.add)
 
     def subtract(self, values, **kw):
-        return self._update(-_arr(values), np.add)
+        return self._update(-(array(values) if isinstance(values, (list, tuple)) else _arr(values)),
+                            np.add)
 
     def multiply(self, values, **kw):
         return self._update(values, np.multiply)
@@ -842,6 +848,8 @@ class _AtIndex:
     def _update(self, values, ufunc):
         x = self._x
         items = _expand_index(self._idx, x.shape)
+        if isinstance(values, (list, tuple)):
+            values = array(values)
         vv, _ = _lift(values, 1, 'scatter')
         if vv.dtype != x.dtype:
             vv = vv.astype(x.dtype)
@@ -1016,7 +1024,7 @@ def _named(g, name):
 
 def _unary(f, to_float=False, keep_int=False):
     def g(x, *args, **kw):
-        v, weak = _lift(_arr(x) if not isinstance(x, Array) else x, 0, f.__name__)
+        v = _arr(x)._v
         if to_float and v.dtype.kind in 'biu':
             v = v.astype(_F32)
         r = f(v, *args, **kw)
@@ -1521,7 +1529,10 @@ def pad(array, pad_width, mode='constant', constant_values=0, **kw):
     a = _arr(array)
     if isinstance(pad_width, Array):
         if pad_width._t:
-            raise _slice_error(slice(pad_width, None, None))
+            raise ConcretizationTypeError(
+                'Abstract tracer value encountered where concrete value is expected: traced '
+                'array with shape %s.\nThe pad_width argument of jnp.pad must be static.'
+                % _shape_str(pad_width) + _see(ConcretizationTypeError))
         pad_width = pad_width._v[0].tolist()
     pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (a.ndim, 2)).tolist()
     pw = [(0, 0)] + [tuple(p) for p in pw]
