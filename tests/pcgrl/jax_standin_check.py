@@ -1108,6 +1108,10 @@ def check_rewards(rng):
         bad = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-5)) if got.shape == (64,) else []
         check('reward %s values' % name, ok, 'items %s: got %s expected %s'
               % (list(bad[:3]), got[bad[:3]] if len(bad) else got[:3], want[bad[:3]] if len(bad) else want[:3]))
+        # Bit for bit the same whichever way the environments are grouped into calls.
+        parts = np.concatenate([jax.pcglab_reward_batch(f, P[i:i + 7], C[i:i + 7]) for i in range(0, 64, 7)])
+        check('reward %s independent of the batch split' % name,
+              np.array_equal(parts.view(np.uint32), got.view(np.uint32)), '%s vs %s' % (parts[:4], got[:4]))
         one = jax.jit(f)(P[7], {'N_REGIONS': 0.0}, C[7], {'N_REGIONS': 0.0})
         check('reward %s unbatched = batched' % name, abs(float(one) - float(got[7])) <= 1e-5 * (1 + abs(float(got[7]))),
               '%s vs %s' % (float(one), got[7]))
