@@ -25,6 +25,10 @@ std::string_view jax_standin_source();
 inline constexpr std::string_view kRewardBatchAdapter =
     "\n\ndef pcglab_reward_batch(prev, curr, prev_stats=None, curr_stats=None):\n"
     "    import jax as _pcglab_jax\n"
-    "    return _pcglab_jax.pcglab_reward_batch(compute_reward, prev, curr, prev_stats, curr_stats)\n";
+    "    fn = globals().get('compute_reward')\n"
+    "    if not callable(fn):\n"
+    "        raise NameError('the code defines no function compute_reward(prev_array, prev_stats, '\n"
+    "                        'curr_array, curr_stats)')\n"
+    "    return _pcglab_jax.pcglab_reward_batch(fn, prev, curr, prev_stats, curr_stats)\n";
 
 }  // namespace pcglab::pcgrl

@@ -60,6 +60,17 @@ TEST(JaxStandin, EmbeddedSourceRunsTheAdapterOverABatch) {
                                        (dir / "standin.py").string(), (dir / "reward.py").string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "float32 [0.0, 0.5, 1.0]\n");
+
+  // Code without compute_reward: an error that says what is missing (fed back to the LLM).
+  write_file_atomic(dir / "reward.py",
+                    "def reward(a, b):\n    return 0.0\n" + std::string(kRewardBatchAdapter));
+  const auto missing = testing::run_program({"/usr/bin/python3", (dir / "driver.py").string(),
+                                             (dir / "standin.py").string(), (dir / "reward.py").string()});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("NameError: the code defines no function compute_reward(prev_array, prev_stats, "
+                             "curr_array, curr_stats)"),
+            std::string::npos)
+      << missing.err;
 }
 
 }  // namespace

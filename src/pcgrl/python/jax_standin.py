@@ -1022,7 +1022,7 @@ def _named(g, name):
     return g
 
 
-def _unary(f, to_float=False, keep_int=False):
+def _unary(f, to_float=False):
     def g(x, *args, **kw):
         v = _arr(x)._v
         if to_float and v.dtype.kind in 'biu':
@@ -1589,9 +1589,9 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 def kron(a, b):
     (x, y), _ = _operands(a, b)
-    nd = x.ndim - 1
     bsz = _batch(x, y)
-    # x[..., i, ...] * y[..., j, ...] interleaved, then merged pairwise
+    # x[..., i, ...] * y[..., j, ...] interleaved, then merged pairwise (operands of different
+    # rank were given the same rank with leading 1s, as numpy's kron does)
     xs = x.reshape(x.shape[:1] + tuple(d for s in x.shape[1:] for d in (s, 1)))
     ys = y.reshape(y.shape[:1] + tuple(d for s in y.shape[1:] for d in (1, s)))
     r = xs * ys
@@ -2054,7 +2054,7 @@ def _tree_select(pred, t, f):
     return tree_map(lambda a, b: where(pred, a, b), t, f)
 
 
-def _pred(pred, name):
+def _pred(pred):
     p = _arr(pred)
     if p.ndim != 0:
         raise TypeError('Pred must be a scalar, got %s of shape %s.' % (p, p.shape))
@@ -2064,7 +2064,7 @@ def _pred(pred, name):
 def cond(pred, true_fun, false_fun, *operands, operand=None):
     if operand is not None:
         operands = operands + (operand,)
-    p = _pred(pred, 'cond')
+    p = _pred(pred)
     # Both branches are traced, as under jit; under vmap a batched predicate selects per item.
     t = true_fun(*operands)
     f = false_fun(*operands)
@@ -2446,5 +2446,4 @@ def _register():
 
 
 _register()
-tree_map_ = tree_map
 Array.__module__ = 'jax'
