@@ -187,19 +187,27 @@ SEMANTICS = [
     ('max axis', lambda a, b: jnp.max(a * b, axis=0), lambda a, b: np.max(a * b, axis=0), 'int32'),
     ('min method', lambda a, b: (a + b).min(axis=1), lambda a, b: (a + b).min(axis=1), 'int32'),
     ('convolve 1-D', lambda a, b: jnp.convolve(a[0], jnp.array([1, 2, 1])),
-     lambda a, b: np.convolve(a[0], [1, 2, 1]), 'int32'),
+     lambda a, b: np.convolve(a[0], [1, 2, 1]), 'float32'),
     ('convolve same', lambda a, b: jnp.convolve(a[3], jnp.array([1, 0, -1]), mode='same'),
-     lambda a, b: np.convolve(a[3], [1, 0, -1], mode='same'), 'int32'),
+     lambda a, b: np.convolve(a[3], [1, 0, -1], mode='same'), 'float32'),
     ('convolve valid', lambda a, b: jnp.convolve(a[3], b[2, :4], mode='valid'),
-     lambda a, b: np.convolve(a[3], b[2, :4], mode='valid'), 'int32'),
+     lambda a, b: np.convolve(a[3], b[2, :4], mode='valid'), 'float32'),
     ('convolve2d same', lambda a, b: jax.scipy.signal.convolve2d(a == BAT, K3, mode='same'),
-     lambda a, b: np_conv2d((a == BAT).astype(np.int32), K3, 'same'), 'int32'),
+     lambda a, b: np_conv2d((a == BAT).astype(np.int32), K3, 'same'), 'float32'),
     ('convolve2d full', lambda a, b: jax.scipy.signal.convolve2d(a, K2),
-     lambda a, b: np_conv2d(a, K2, 'full'), 'int32'),
+     lambda a, b: np_conv2d(a, K2, 'full'), 'float32'),
     ('convolve2d valid', lambda a, b: jax.scipy.signal.convolve2d(a, K2, mode='valid'),
-     lambda a, b: np_conv2d(a, K2, 'valid'), 'int32'),
+     lambda a, b: np_conv2d(a, K2, 'valid'), 'float32'),
     ('convolve2d traced kernel', lambda a, b: jax.scipy.signal.convolve2d(a, b[:3, :3], mode='same'),
-     lambda a, b: np_conv2d(a, b[:3, :3], 'same'), 'int32'),
+     lambda a, b: np_conv2d(a, b[:3, :3], 'same'), 'float32'),
+    ('convolve same, even kernel', lambda a, b: jnp.convolve(a[3], b[2, :4], mode='same'),
+     lambda a, b: np.convolve(a[3], b[2, :4], mode='same'), 'float32'),
+    ('convolve, longer kernel', lambda a, b: jnp.convolve(a[3, :5], b[2], mode='same'),
+     lambda a, b: np.convolve(a[3, :5], b[2], mode='same'), 'float32'),
+    ('correlate', lambda a, b: jnp.correlate(a[0], b[1, :3]) + jnp.correlate(a[1], b[2, :4], mode='same').sum(),
+     lambda a, b: np.correlate(a[0], b[1, :3]) + np.correlate(a[1], b[2, :4], mode='same').sum(), 'float32'),
+    ('correlate, longer second input', lambda a, b: jnp.correlate(a[0, :3], b[1], mode='full'),
+     lambda a, b: np.correlate(a[0, :3], b[1], mode='full'), 'float32'),
     ('argwhere size', lambda a, b: jnp.argwhere(a == KEY, size=4, fill_value=-1),
      lambda a, b: np_argwhere_sized(a == KEY, 4, -1), 'int32'),
     ('argwhere size large', lambda a, b: jnp.argwhere(a == WALL, size=300),
@@ -317,6 +325,40 @@ def check_semantics(rng):
 
 # ------------------------------------------------------------------------------------------------
 # 2. .at[], lax, vmap
+
+
+def check_documented_examples(rng):
+    """The examples of JAX's own documentation for the convolutions (their values and dtypes)."""
+    x = jnp.array([1, 2, 3, 2, 1])
+    same('jnp.convolve doc example', jnp.convolve(x, jnp.array([4, 1, 2])), [4, 9, 16, 15, 12, 5, 2],
+         'float32')
+    y = jnp.array([1, 3, 2])
+    sig = jax.scipy.signal
+    same('signal.correlate full', sig.correlate(x, y, mode='full'), [2, 7, 13, 15, 11, 5, 1], 'float32')
+    same('signal.correlate same', sig.correlate(x, y, mode='same'), [7, 13, 15, 11, 5], 'float32')
+    same('signal.correlate valid', sig.correlate(x, y, mode='valid'), [13, 15, 11], 'float32')
+    ones = jnp.array([1, 1, 1])
+    same('signal.convolve same', sig.convolve(x, ones, mode='same'), [3, 6, 7, 6, 3], 'float32')
+    a = jnp.array([[1, 2], [3, 4]])
+    k = jnp.array([[2, 1, 1], [4, 3, 4], [1, 3, 2]])
+    same('convolve2d full', sig.convolve2d(a, k), [[2, 5, 3, 2], [10, 22, 17, 12], [13, 30, 32, 20],
+                                                   [3, 13, 18, 8]], 'float32')
+    same('convolve2d same (smaller first input)', sig.convolve2d(a, k, mode='same'), [[22, 17], [30, 32]],
+         'float32')
+    same('convolve2d valid (swapped)', sig.convolve2d(a, k, mode='valid'), [[22, 17], [30, 32]], 'float32')
+    c = jnp.array([[2, 1, 3], [1, 3, 1], [4, 1, 2]])
+    d = jnp.array([[1, 3], [4, 2]])
+    same('correlate2d full', sig.correlate2d(c, d), [[4, 10, 10, 12], [8, 15, 24, 7], [11, 28, 14, 9],
+                                                     [12, 7, 7, 2]], 'float32')
+    same('correlate2d same (even kernel)', sig.correlate2d(c, d, mode='same'),
+         [[15, 24, 7], [28, 14, 9], [7, 7, 2]], 'float32')
+    same('correlate2d valid', sig.correlate2d(c, d, mode='valid'), [[15, 24], [28, 14]], 'float32')
+    try:
+        sig.convolve2d(jnp.ones((2, 5)), jnp.ones((3, 3)), mode='valid')
+        check('convolve2d valid needs one input inside the other', False, 'accepted')
+    except ValueError as e:
+        check('convolve2d valid needs one input inside the other',
+              'One input must be smaller than the other in every dimension' in str(e), str(e))
 
 
 def check_at(rng):
@@ -1185,7 +1227,7 @@ def main():
         bench()
         return 0
     rng = np.random.default_rng(seed)
-    for part in (check_semantics, check_at, check_lax):
+    for part in (check_semantics, check_documented_examples, check_at, check_lax):
         try:
             part(rng)
         except Exception:

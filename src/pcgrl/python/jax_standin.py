@@ -1807,78 +1807,97 @@ def _conv_full(x, k):
 
 
 def _conv_mode(full, in_shape, k_shape, mode):
+    """The 'same' (centred on the full output, the size of the first input) or 'valid' part."""
     if mode == 'full':
         return full
     if mode == 'same':
         idx = tuple(slice((t - 1) // 2, (t - 1) // 2 + s) for s, t in zip(in_shape, k_shape))
     elif mode == 'valid':
-        if builtins_any(t > s for s, t in zip(in_shape, k_shape)) and not builtins_all(
-                t >= s for s, t in zip(in_shape, k_shape)):
-            raise ValueError('For valid mode, one must be at least as large as the other in '
-                             'every dimension')
+        if not (builtins_all(s >= t for s, t in zip(in_shape, k_shape))
+                or builtins_all(s <= t for s, t in zip(in_shape, k_shape))):
+            raise ValueError('One input must be smaller than the other in every dimension.')
         idx = tuple(slice(builtins_min(s, t) - 1, builtins_max(s, t)) for s, t in zip(in_shape, k_shape))
     else:
-        raise ValueError("mode must be one of ['full', 'same', 'valid'], got %r" % (mode,))
+        raise ValueError("mode must be one of ['full', 'same', 'valid']")
     return full[(slice(None),) + idx]
 
 
-def _convolve_nd(in1, in2, mode, name, flip_kernel=True):
-    a, k = _arr(in1), _arr(in2)
-    if a.ndim != k.ndim:
-        raise ValueError('%s() inputs must have the same dimensionality.' % name)
+def _convolve_nd(a, k, mode, flip_kernel=True):
+    """Convolution (or, flip_kernel=False, correlation) of Arrays of equal rank. As in JAX, the
+    result is floating point: bool and integer inputs are promoted to float32."""
+    if a.size == 0 or k.size == 0:
+        raise ValueError('zero-size arrays not supported in convolutions, got shapes %s and %s.'
+                         % (a.shape, k.shape))
     (x, w), dt = _operands(a, k)
-    if dt == _BOOL:
-        x, w = x.astype(_I32), w.astype(_I32)
+    if dt.kind in 'biu':
+        dt = _F32
+        x, w = x.astype(_F32), w.astype(_F32)
     if not flip_kernel:
         w = np.flip(w, tuple(range(1, w.ndim)))
-    full = _conv_full(x, w)
-    r = _conv_mode(full, a.shape, k.shape, mode)
-    return _mk(np.ascontiguousarray(r).astype(_canon(full.dtype) if dt != _BOOL else _I32, copy=False))
+    r = _conv_mode(_conv_full(x, w), a.shape, k.shape, mode)
+    return _mk(np.ascontiguousarray(r).astype(dt, copy=False))
+
+
+def _one_d(name, a, v):
+    a, v = _arr(a), _arr(v, 1)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError('%s() only support 1-dimensional inputs.' % name)
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError('%s: inputs cannot be empty, got shapes %s and %s.'
+                         % (name, a.shape, v.shape))
+    return a, v
 
 
 def convolve(a, v, mode='full', *, precision=None, preferred_element_type=None):
-    a, v = _arr(a), _arr(v)
-    if a.ndim != 1 or v.ndim != 1:
-        raise ValueError('convolve() only support 1-dimensional inputs.')
-    if a.shape[0] == 0 or v.shape[0] == 0:
-        raise ValueError('convolve: inputs cannot be empty, got shapes %s and %s.'
-                         % (a.shape, v.shape))
+    a, v = _one_d('convolve', a, v)
     if v.shape[0] > a.shape[0]:
         a, v = v, a
-    return _convolve_nd(a, v, mode, 'convolve')
+    return _convolve_nd(a, v, mode)
 
 
 def correlate(a, v, mode='valid', *, precision=None, preferred_element_type=None):
-    a, v = _arr(a), _arr(v)
-    if a.ndim != 1 or v.ndim != 1:
-        raise ValueError('correlate() only support 1-dimensional inputs.')
-    return _convolve_nd(a, v, mode, 'correlate', flip_kernel=False)
+    a, v = _one_d('correlate', a, v)
+    if v.shape[0] > a.shape[0]:  # numpy's rule: swap, then reverse the output
+        return flip(_convolve_nd(v, a, mode, flip_kernel=False))
+    return _convolve_nd(a, v, mode, flip_kernel=False)
+
+
+def _two_d(name, in1, in2, boundary, fillvalue):
+    if boundary != 'fill' or fillvalue != 0:
+        raise NotImplementedError("%s() only supports boundary='fill', fillvalue=0" % name)
+    a, k = _arr(in1), _arr(in2, 1)
+    if a.ndim != 2 or k.ndim != 2:
+        raise ValueError('%s() only supports 2-dimensional inputs.' % name)
+    return a, k
 
 
 def _signal_convolve2d(in1, in2, mode='full', boundary='fill', fillvalue=0, precision=None):
-    if boundary != 'fill' or fillvalue != 0:
-        raise NotImplementedError("convolve2d() only supports boundary='fill', fillvalue=0")
-    a, k = _arr(in1), _arr(in2)
-    if a.ndim != 2 or k.ndim != 2:
-        raise ValueError('convolve2d() only supports 2-dimensional inputs.')
-    return _convolve_nd(a, k, mode, 'convolve2d')
+    a, k = _two_d('convolve2d', in1, in2, boundary, fillvalue)
+    return _convolve_nd(a, k, mode)
 
 
 def _signal_correlate2d(in1, in2, mode='full', boundary='fill', fillvalue=0, precision=None):
-    if boundary != 'fill' or fillvalue != 0:
-        raise NotImplementedError("correlate2d() only supports boundary='fill', fillvalue=0")
-    a, k = _arr(in1), _arr(in2)
-    if a.ndim != 2 or k.ndim != 2:
-        raise ValueError('correlate2d() only supports 2-dimensional inputs.')
-    return _convolve_nd(a, k, mode, 'correlate2d', flip_kernel=False)
+    a, k = _two_d('correlate2d', in1, in2, boundary, fillvalue)
+    if mode == 'same':
+        # jax.scipy.signal.correlate2d centres 'same' on the flipped problem: for even kernel
+        # sizes one cell later than correlate(..., 'same') does.
+        return flip(_convolve_nd(flip(a), k, 'same'))
+    return _convolve_nd(a, k, mode, flip_kernel=False)
+
+
+def _nd(in1, in2):
+    a, k = _arr(in1), _arr(in2, 1)
+    if a.ndim != k.ndim:
+        raise ValueError('in1 and in2 must have the same number of dimensions')
+    return a, k
 
 
 def _signal_convolve(in1, in2, mode='full', method='auto', precision=None):
-    return _convolve_nd(in1, in2, mode, 'convolve')
+    return _convolve_nd(*_nd(in1, in2), mode)
 
 
 def _signal_correlate(in1, in2, mode='full', method='auto', precision=None):
-    return _convolve_nd(in1, in2, mode, 'correlate', flip_kernel=False)
+    return _convolve_nd(*_nd(in1, in2), mode, flip_kernel=False)
 
 
 # ----------------------------------------------------------------------------------------------
