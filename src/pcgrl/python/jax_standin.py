@@ -1052,9 +1052,22 @@ tan = _unary(np.tan, True)
 arctan = _unary(np.arctan, True)
 arcsin = _unary(np.arcsin, True)
 arccos = _unary(np.arccos, True)
-floor = _unary(np.floor, True)
-ceil = _unary(np.ceil, True)
-trunc = _unary(np.trunc, True)
+
+
+def _int_preserving(f):
+    # jnp.floor/ceil/trunc keep integer and bool dtypes (JAX >= 0.4.31; before, they promoted
+    # to float32 like numpy)
+    def g(x):
+        a = _arr(x)
+        if a.dtype.kind in 'biu':
+            return _mk(a._v)
+        return _mk(f(a._v))
+    return _named(g, f.__name__)
+
+
+floor = _int_preserving(np.floor)
+ceil = _int_preserving(np.ceil)
+trunc = _int_preserving(np.trunc)
 rint = _unary(np.rint, True)
 isnan = _unary(np.isnan)
 isinf = _unary(np.isinf)
