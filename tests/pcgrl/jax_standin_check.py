@@ -439,8 +439,22 @@ def check_lax(rng):
     same('lax.cond batched', jax.jit(jax.vmap(f))(A), want, 'float32')
     same('lax.cond unbatched', jax.jit(f)(A[0]), want[0], 'float32')
     same('lax.cond python-scalar branches', jax.vmap(
-        lambda a: lax.cond(jnp.any(a == DOOR), lambda: 1.0, lambda: 0))(A),
+        lambda a: lax.cond(jnp.any(a == DOOR), lambda: 1.0, lambda: 0.0))(A),
         np.array([float(np.any(a == DOOR)) for a in A]), 'float32')
+    same('lax.cond weak and strong float32', jax.vmap(
+        lambda a: lax.cond(a[0, 0] > 3, lambda: 0.5, lambda: jnp.float32(2)))(A),
+        np.where(A[:, 0, 0] > 3, 0.5, 2.0), 'float32')
+    same('lax.cond int predicate', jax.vmap(lambda a: lax.cond(a[0, 0] - 1, lambda: 1, lambda: 2))(A),
+         np.where(A[:, 0, 0] != 1, 1, 2), 'int32')
+    same('lax.select', jax.vmap(lambda a: lax.select(a[0, 0] > 3, a[0, 1], a[1, 0]))(A),
+         np.where(A[:, 0, 0] > 3, A[:, 0, 1], A[:, 1, 0]), 'int32')
+    same('fori_loop promotes a weak int carry', jax.vmap(
+        lambda a: lax.fori_loop(0, 3, lambda i, acc: acc + 0.5 * a[0, i], 0))(A),
+        0.5 * A[:, 0, :3].sum(1), 'float32')
+    same('fori_loop over an empty range', jax.vmap(lambda a: lax.fori_loop(5, 2, lambda i, acc: acc + i, a[0, 0]))(A),
+         A[:, 0, 0], 'int32')
+    same('scan', jax.vmap(lambda a: lax.scan(lambda c, x: (c + x, c * x), 0, a[0])[1])(A),
+         np.stack([np.cumsum(np.concatenate([[0], a[0, :-1]])) * a[0] for a in A]), 'int32')
     same('lax.switch', jax.vmap(lambda a: lax.switch(a[0, 0], [lambda: 10, lambda: 20, lambda: 30]))(A),
          np.array([[10, 20, 30][min(max(a[0, 0], 0), 2)] for a in A]), 'int32')
 
@@ -582,6 +596,14 @@ def check_refusals():
                  'convolve() only support 1-dimensional inputs.')
     expect_error('cond branch types', lambda p, ps, c, cs: lax.cond(c[0, 0] > 1, lambda: c[0], lambda: c),
                  'TypeError', 'true_fun and false_fun output must have identical types')
+    expect_error('cond branches int vs float', lambda p, ps, c, cs: lax.cond(c[0, 0] > 1, lambda: 1.0, lambda: 0),
+                 'TypeError', 'true_fun and false_fun output must have identical types, got')
+    expect_error('strong int carry given floats', lambda p, ps, c, cs: lax.fori_loop(
+        0, 3, lambda i, acc: acc + 0.5, jnp.int32(0)), 'TypeError', 'body_fun output and input must have identical types')
+    expect_error('while_loop int condition', lambda p, ps, c, cs: lax.while_loop(
+        lambda s: s, lambda s: s - 1, c[0, 0]) * 1.0, 'TypeError', 'cond_fun must return a boolean scalar')
+    expect_error('lax.select mixed dtypes', lambda p, ps, c, cs: lax.select(c[0, 0] > 1, 1.0, 0),
+                 'TypeError', 'lax.select requires arguments to have the same dtypes')
     expect_error('non-scalar reward', lambda p, ps, c, cs: (c == 7).astype(jnp.float32), 'TypeError',
                  'compute_reward must return a scalar')
     expect_error('list argument', lambda p, ps, c, cs: jnp.sum([jnp.sum(c == 4), 1]) * 1.0, 'TypeError',

@@ -2069,21 +2069,54 @@ def _vmap_loop(fun, args, axes, out_axes):
 # ----------------------------------------------------------------------------------------------
 # jax.lax
 
+def _aval(x):
+    """(shape, dtype, weakly typed?) of a pytree leaf, as JAX's tracing sees it."""
+    v, weak = _lift(x)
+    return v.shape[1:], _canon(v.dtype), weak
+
+
+def _aval_str(shape, dtype):
+    return 'ShapedArray(%s[%s])' % (dtype.name, ','.join(str(d) for d in shape))
+
+
+def _same_structure(what, a, b):
+    if tree_map(lambda _: '*', a) != tree_map(lambda _: '*', b):
+        raise TypeError('%s must have same type structure, got %r and %r.' % (what, a, b))
+
+
 def _tree_select(pred, t, f):
-    """where(pred, t, f) over matching pytrees, with lax.cond's type check."""
-    lt, lf = tree_leaves(t), tree_leaves(f)
-    if len(lt) != len(lf):
-        raise TypeError('true_fun and false_fun output must have same type structure, got %r '
-                        'and %r.' % (t, f))
-    for a, b in zip(lt, lf):
-        aa, ab = _lift(a), _lift(b)
-        sa, sb = aa[0].shape[1:], ab[0].shape[1:]
-        if sa != sb or (aa[0].dtype != ab[0].dtype and not (aa[1] or ab[1])):
-            raise TypeError('true_fun and false_fun output must have identical types, got\n'
-                            '(ShapedArray(%s[%s]), ShapedArray(%s[%s])).'
-                            % (aa[0].dtype.name, ','.join(map(str, sa)), ab[0].dtype.name,
-                               ','.join(map(str, sb))))
+    """where(pred, t, f) over pytrees, after lax.cond's check: both branches' outputs must have the
+    same structure, shapes and dtypes (weak types are not promoted here, as in JAX)."""
+    _same_structure('true_fun and false_fun output', t, f)
+    for a, b in zip(tree_leaves(t), tree_leaves(f)):
+        sa, da, _ = _aval(a)
+        sb, db, _ = _aval(b)
+        if sa != sb or da != db:
+            raise TypeError('true_fun and false_fun output must have identical types, got\n%s\nand\n'
+                            '%s.' % (_aval_str(sa, da), _aval_str(sb, db)))
     return tree_map(lambda a, b: where(pred, a, b), t, f)
+
+
+def _carry(what, init, out):
+    """A loop body is traced once, so its output carry must have the input carry's types. A weakly
+    typed input (a Python scalar) is promoted to the output's dtype when that is its promotion, as
+    JAX does. Returns the carry to start with (promoted where needed) or None if unchanged."""
+    _same_structure(what, out, init)
+    promote = False
+    for a, b in zip(tree_leaves(init), tree_leaves(out)):
+        sa, da, wa = _aval(a)
+        sb, db, _ = _aval(b)
+        if sa == sb and da == db:
+            continue
+        if sa == sb and wa and _result_dtype(da, True, db, False) == db:
+            promote = True
+            continue
+        raise TypeError('%s must have identical types, got\n%s\nand\n%s.'
+                        % (what, _aval_str(sb, db), _aval_str(sa, da)))
+    if not promote:
+        return None
+    return tree_map(lambda a, b: a if isinstance(a, Array) else asarray(a, dtype=_aval(b)[1]),
+                    init, out)
 
 
 def _pred(pred):
@@ -2101,7 +2134,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=None):
     t = true_fun(*operands)
     f = false_fun(*operands)
     if p.dtype != _BOOL:
-        p = p != 0
+        p = p.astype(_I32) != 0  # JAX converts the predicate to an int32 branch index
     return _tree_select(p, t, f)
 
 
@@ -2117,7 +2150,14 @@ def switch(index, branches, *operands, operand=None):
 
 
 def _lax_select(pred, on_true, on_false):
-    return where(pred, on_true, on_false)
+    p, t, f = _arr(pred), _arr(on_true, 1), _arr(on_false, 2)
+    if t.dtype != f.dtype:
+        raise TypeError('lax.select requires arguments to have the same dtypes, got %s, %s. (Tip: '
+                        'jnp.where is a similar function that does automatic type promotion on '
+                        'inputs).' % (t.dtype.name, f.dtype.name))
+    if p.dtype != _BOOL:
+        raise TypeError('select `which` must be boolean, got %s' % p.dtype.name)
+    return where(p, t, f)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):
@@ -2193,53 +2233,71 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis):
 
 def fori_loop(lower, upper, body_fun, init_val, **kw):
     lo, hi = _arr(lower), _arr(upper)
-    val = init_val
     traced = builtins_any(isinstance(x, Array) and x._t for x in (lower, upper))
-    if not traced:
-        for i in range(int(lo._v[0]), int(hi._v[0])):
-            val = body_fun(_mk(np.array([i], dtype=_I32)), val)
+    if traced:
+        # A while loop (under vmap: until every item is done; items already done keep their
+        # value, as JAX's batched while_loop does).
+        def body(state):
+            i, v = state
+            return i + 1, body_fun(i, v)
+        return while_loop(lambda st: st[0] < hi, body, (lo.astype(_I32), init_val))[1]
+    first_i, end = int(lo._v[0]), int(hi._v[0])
+    i0 = _mk(np.array([first_i], dtype=_I32))
+    val = init_val
+    new = body_fun(i0, val)  # traced once even when the range is empty, as in JAX
+    promoted = _carry('body_fun output and input', val, new)
+    if promoted is not None:
+        val = promoted
+        new = body_fun(i0, val)
+    if first_i >= end:
         return val
-    # Traced bounds: a while loop (under vmap: until every item is done, items already done keep
-    # their value, as JAX's batched while_loop does).
-    i = lo.astype(_I32)
-
-    def body(state):
-        i, v = state
-        return i + 1, body_fun(i, v)
-    return while_loop(lambda s: s[0] < hi, body, (i, val))[1]
+    val = new
+    for i in range(first_i + 1, end):
+        val = body_fun(_mk(np.array([i], dtype=_I32)), val)
+    return val
 
 
 def while_loop(cond_fun, body_fun, init_val):
     val = init_val
+    new = body_fun(val)  # traced once whatever the condition, as in JAX
+    promoted = _carry('body_fun output and input', val, new)
+    if promoted is not None:
+        val = promoted
+        new = body_fun(val)
     while True:
-        c = _arr(cond_fun(val))
-        if c.ndim != 0:
-            raise TypeError('cond_fun must return a boolean scalar, but got output type(s) '
-                            '[ShapedArray(%s)].' % _shape_str(c))
-        cv = c._v.astype(bool)
+        c = cond_fun(val)
+        cs = _aval(c)
+        if cs[0] != () or cs[1] != _BOOL:
+            raise TypeError('cond_fun must return a boolean scalar, but got output type(s) [%s].'
+                            % _aval_str(cs[0], cs[1]))
+        c = _arr(c)
+        cv = c._v
         if not cv.any():
             return val
-        new = body_fun(val)
-        if cv.all():
-            val = new
-        else:
-            val = tree_map(lambda n, o: where(c, n, o), new, val)
+        if new is None:
+            new = body_fun(val)
+        val = new if cv.all() else tree_map(lambda n, o: where(c, n, o), new, val)
+        new = None
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    if xs is None:
-        n = length
-    else:
-        n = _arr(tree_leaves(xs)[0]).shape[0]
+    n = length if xs is None else _arr(tree_leaves(xs)[0]).shape[0]
+    order = list(range(n - 1, -1, -1) if reverse else range(n))
+    if not order:
+        raise _unsupported('lax.scan over zero steps')
     carry, ys = init, []
-    order = range(n - 1, -1, -1) if reverse else range(n)
-    for i in order:
-        x = None if xs is None else tree_map(lambda l: _arr(l)[i], xs)
-        carry, y = f(carry, x)
+    for k, i in enumerate(order):
+        x = None if xs is None else tree_map(lambda leaf: _arr(leaf)[i], xs)
+        new, y = f(carry, x)
+        if k == 0:
+            promoted = _carry('scan body function carry output and input', carry, new)
+            if promoted is not None:
+                new, y = f(promoted, x)
+        carry = new
         ys.append(y)
     if reverse:
         ys = ys[::-1]
-    if not ys or ys[0] is None:
+    if ys[0] is None:
         return carry, None
     return carry, tree_map(lambda *a: stack(a), ys[0], *ys[1:])
 
