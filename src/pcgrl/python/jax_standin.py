@@ -1800,39 +1800,42 @@ def bincount(x, weights=None, minlength=0, *, length=None):
 # ----------------------------------------------------------------------------------------------
 # Convolutions
 
-def _conv_full(x, k):
-    """Full n-D convolution of batched x (B, s...) with batched kernel k (B', t...): one shifted
-    add per kernel entry (kernels are small; a constant kernel skips its zeros)."""
-    nd = x.ndim - 1
-    out_shape = tuple(s + t - 1 for s, t in zip(x.shape[1:], k.shape[1:]))
-    b = _batch(x, k)
-    out = np.zeros((b,) + out_shape, dtype=np.result_type(x, k))
-    for off in np.ndindex(*k.shape[1:]):
-        region = (slice(None),) + tuple(slice(o, o + s) for o, s in zip(off, x.shape[1:]))
-        if k.shape[0] == 1:
-            w = k[(0,) + off]
-            if w == 0:
-                continue
-            out[region] += x if w == 1 else x * w
-        else:
-            out[region] += x * k[(slice(None),) + off].reshape((k.shape[0],) + (1,) * nd)
-    return out
-
-
-def _conv_mode(full, in_shape, k_shape, mode):
-    """The 'same' (centred on the full output, the size of the first input) or 'valid' part."""
+def _conv_region(in_shape, k_shape, mode):
+    """(start, size) per axis of the part of the full convolution that `mode` keeps: 'same' is
+    centred on the full output and has the first input's size, 'valid' needs no padding."""
     if mode == 'full':
-        return full
+        return [(0, s + t - 1) for s, t in zip(in_shape, k_shape)]
     if mode == 'same':
-        idx = tuple(slice((t - 1) // 2, (t - 1) // 2 + s) for s, t in zip(in_shape, k_shape))
-    elif mode == 'valid':
+        return [((t - 1) // 2, s) for s, t in zip(in_shape, k_shape)]
+    if mode == 'valid':
         if not (builtins_all(s >= t for s, t in zip(in_shape, k_shape))
                 or builtins_all(s <= t for s, t in zip(in_shape, k_shape))):
             raise ValueError('One input must be smaller than the other in every dimension.')
-        idx = tuple(slice(builtins_min(s, t) - 1, builtins_max(s, t)) for s, t in zip(in_shape, k_shape))
-    else:
-        raise ValueError("mode must be one of ['full', 'same', 'valid']")
-    return full[(slice(None),) + idx]
+        return [(builtins_min(s, t) - 1, builtins_max(s, t) - builtins_min(s, t) + 1)
+                for s, t in zip(in_shape, k_shape)]
+    raise ValueError("mode must be one of ['full', 'same', 'valid']")
+
+
+def _conv(x, w, region, dt):
+    """The `region` of the full n-D convolution of batched x (B, s...) with batched kernel w
+    (B', t...), computed in dt: x zero-padded once, then one shifted multiply-add per kernel entry
+    straight into the output (kernels are small; a constant kernel skips its zeros)."""
+    nd = x.ndim - 1
+    ks = w.shape[1:]
+    xp = np.zeros((x.shape[0],) + tuple(s + 2 * (t - 1) for s, t in zip(x.shape[1:], ks)), dt)
+    xp[(slice(None),) + tuple(slice(t - 1, t - 1 + s) for s, t in zip(x.shape[1:], ks))] = x
+    out = np.zeros((_batch(x, w),) + tuple(size for _, size in region), dt)
+    for off in np.ndindex(*ks):
+        src = xp[(slice(None),) + tuple(slice(st + t - 1 - o, st + t - 1 - o + size)
+                                        for (st, size), t, o in zip(region, ks, off))]
+        if w.shape[0] == 1:
+            wv = w[(0,) + off]
+            if wv == 0:
+                continue
+            out += src if wv == 1 else src * wv
+        else:
+            out += src * w[(slice(None),) + off].reshape((w.shape[0],) + (1,) * nd)
+    return out
 
 
 def _convolve_nd(a, k, mode, flip_kernel=True):
@@ -1844,11 +1847,10 @@ def _convolve_nd(a, k, mode, flip_kernel=True):
     (x, w), dt = _operands(a, k)
     if dt.kind in 'biu':
         dt = _F32
-        x, w = x.astype(_F32), w.astype(_F32)
+        w = w.astype(_F32)
     if not flip_kernel:
         w = np.flip(w, tuple(range(1, w.ndim)))
-    r = _conv_mode(_conv_full(x, w), a.shape, k.shape, mode)
-    return _mk(np.ascontiguousarray(r).astype(dt, copy=False))
+    return _mk(_conv(x, w, _conv_region(a.shape, k.shape, mode), dt))
 
 
 def _one_d(name, a, v):
