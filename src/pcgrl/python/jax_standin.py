@@ -1206,9 +1206,15 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
         raise _unsupported('jnp.sum(where=/initial=)')
     a = _arr(a)
     dt = _to_dtype(dtype)
+    axes = _phys_axis(axis, a.ndim)
+    if a.dtype == _BOOL and dt is None:
+        # counting tiles (jnp.sum(m == KEY)) is most of what rewards do: summing the booleans'
+        # bytes into int32 is about twice as fast as numpy's bool sum
+        r = a._v.view(np.uint8).sum(axis=axes, dtype=np.int32, keepdims=keepdims)
+        return _mk(np.asarray(r))
     v = a._v if dt is None else a._v.astype(dt)
-    r = np.sum(v, axis=_phys_axis(axis, a.ndim), keepdims=keepdims)
-    return _mk(np.asarray(r).astype(dt or _canon(np.asarray(r).dtype), copy=False))
+    r = np.asarray(np.sum(v, axis=axes, keepdims=keepdims))
+    return _mk(r.astype(dt or _canon(r.dtype), copy=False))
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False):
