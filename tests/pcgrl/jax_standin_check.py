@@ -3,7 +3,8 @@
     /usr/bin/python3 tests/pcgrl/jax_standin_check.py [--seed N] [--bench]
 
 1. Documented semantics on seeded random 16x16 int32 maps: every jnp function against plain numpy
-   applied to each map, batched (jax.vmap) and unbatched (jax.jit) alike, with JAX's dtypes.
+   applied to each map, batched (jax.vmap) and unbatched (jax.jit) alike, with JAX's dtypes;
+   JAX's documented convolution examples; 500 random index expressions, read and .at[]-updated.
 2. `.at[]` updates, lax.cond / switch / dynamic_slice / fori_loop / while_loop, nested vmap.
 3. Every construct jit refuses raises the JAX-like error.
 4. Rewards written the way LLMs write them: 18 accepted, with values checked against independent
@@ -363,6 +364,150 @@ def check_documented_examples(rng):
     except ValueError as e:
         check('convolve2d valid needs one input inside the other',
               'One input must be smaller than the other in every dimension' in str(e), str(e))
+
+
+def _random_index(rng, shape, B):
+    """A random index for an array of `shape` (logical), as (stand-in index builder, per-item
+    numpy index builder): ints (negative too), slices with steps, None, Ellipsis, static int
+    arrays and per-environment (traced) int arrays, out-of-bound array entries included."""
+    items = []
+    dims_left = len(shape)
+    d = 0
+    used_ellipsis = False
+    while d < len(shape) and rng.random() < 0.8:
+        kind = rng.choice(['int', 'slice', 'none', 'static', 'traced', 'ellipsis'],
+                          p=[0.2, 0.25, 0.1, 0.15, 0.2, 0.1])
+        n = shape[d]
+        if kind == 'int':
+            items.append(('int', int(rng.integers(-n, n))))
+            d += 1
+        elif kind == 'slice':
+            start = None if rng.random() < 0.3 else int(rng.integers(-n, n))
+            stop = None if rng.random() < 0.3 else int(rng.integers(-n, n + 2))
+            step = None if rng.random() < 0.5 else int(rng.choice([-2, -1, 1, 2, 3]))
+            items.append(('slice', slice(start, stop, step)))
+            d += 1
+        elif kind == 'none':
+            items.append(('none', None))
+        elif kind == 'ellipsis' and not used_ellipsis:
+            used_ellipsis = True
+            items.append(('ellipsis', Ellipsis))
+            d = len(shape)  # an ellipsis may stand for all remaining axes
+        elif kind == 'static':
+            shp = (int(rng.integers(1, 4)),)
+            items.append(('static', rng.integers(-n, n, size=shp)))
+            d += 1
+        elif kind == 'traced':
+            shp = (int(rng.integers(1, 4)),)
+            items.append(('traced', rng.integers(-n - 3, n + 3, size=(B,) + shp)))
+            d += 1
+    if not items:
+        items.append(('int', 0))
+    arr_shapes = {it[1].shape[-1] for it in items if it[0] in ('static', 'traced')}
+    if len(arr_shapes) > 1:  # make the advanced indices broadcastable
+        items = [(k, v[..., :1]) if k in ('static', 'traced') else (k, v) for k, v in items]
+    return items
+
+
+def _index_for(items, b=None, dims=None):
+    out = []
+    d = 0
+    for kind, v in items:
+        if kind == 'traced':
+            out.append(v[b] if b is not None else v)
+        elif kind == 'static':
+            out.append(v if b is not None else jnp.array(v))
+        else:
+            out.append(v)
+    return tuple(out)
+
+
+def _np_clamped(items, b, shape):
+    """The per-item numpy index with JAX's clamping of out-of-bound array indices."""
+    out = []
+    d = 0
+    ell = [k for k, _ in items].count('ellipsis')
+    consumed = sum(1 for k, _ in items if k not in ('none', 'ellipsis'))
+    for kind, v in items:
+        if kind == 'ellipsis':
+            d += len(shape) - consumed
+            out.append(Ellipsis)
+            continue
+        if kind == 'none':
+            out.append(None)
+            continue
+        n = shape[d]
+        if kind in ('traced', 'static'):
+            a = v[b] if kind == 'traced' else v
+            a = np.where(a < 0, a + n, a)
+            out.append(np.clip(a, 0, n - 1))
+        else:
+            out.append(v)
+        d += 1
+    del ell
+    return tuple(out)
+
+
+def check_indexing_fuzz(rng):
+    """Random index expressions on traced arrays against numpy on each environment's array."""
+    B = 5
+    for case in range(500):
+        shape = tuple(int(x) for x in rng.integers(1, 6, size=rng.integers(1, 4)))
+        X = rng.integers(-50, 50, size=(B,) + shape).astype(np.int32)
+        items = _random_index(rng, shape, B)
+        try:
+            want = np.stack([X[b][_np_clamped(items, b, shape)] for b in range(B)])
+        except IndexError:
+            continue  # numpy refuses it too (e.g. too many indices)
+        traced = [v for k, v in items if k == 'traced']
+
+        def f(x, *tr):
+            it = iter(tr)
+            idx = tuple(next(it) if k == 'traced' else (jnp.array(v) if k == 'static' else v)
+                        for k, v in items)
+            return x[idx]
+        try:
+            got = jax.vmap(f)(X, *traced)
+        except Exception:
+            check('indexing case %d %s' % (case, items), False, traceback.format_exc())
+            continue
+        same('indexing case %d %s on %s' % (case, [k for k, _ in items], shape), got, want, 'int32')
+        STATS['index cases'] += 1
+        STATS['with traced arrays'] += bool(traced)
+        # .at[].add with the index, array entries brought in bounds (in bounds, clamping and
+        # dropping agree): numpy's add.at per item, duplicates accumulating
+        items = _in_bounds(items, shape)
+        traced = [v for k, v in items if k == 'traced']
+        got2 = jax.vmap(lambda x, *tr: x.at[_rebuild(items, tr)].add(1))(X, *traced)
+        want2 = X.copy()
+        for b in range(B):
+            np.add.at(want2[b], _np_clamped(items, b, shape), 1)
+        same('.at[].add case %d %s on %s' % (case, [k for k, _ in items], shape), got2, want2, 'int32')
+
+
+STATS = {'index cases': 0, 'with traced arrays': 0}
+
+
+def _in_bounds(items, shape):
+    out = []
+    d = 0
+    consumed = sum(1 for k, _ in items if k not in ('none', 'ellipsis'))
+    for kind, v in items:
+        if kind == 'ellipsis':
+            d += len(shape) - consumed
+        elif kind in ('traced', 'static'):
+            n = shape[d]
+            v = np.clip(v, -n, n - 1)
+            d += 1
+        elif kind != 'none':
+            d += 1
+        out.append((kind, v))
+    return out
+
+
+def _rebuild(items, tr):
+    it = iter(tr)
+    return tuple(next(it) if k == 'traced' else (jnp.array(v) if k == 'static' else v) for k, v in items)
 
 
 def check_at(rng):
@@ -1260,7 +1405,7 @@ def main():
         bench()
         return 0
     rng = np.random.default_rng(seed)
-    for part in (check_semantics, check_documented_examples, check_at, check_lax):
+    for part in (check_semantics, check_documented_examples, check_indexing_fuzz, check_at, check_lax):
         try:
             part(rng)
         except Exception:
@@ -1280,8 +1425,10 @@ def main():
         print('%d of %d checks failed (seed %d; rerun with --seed %d)'
               % (len(FAILURES), CHECKS[0], seed, seed))
         return 1
-    print('all %d checks passed (seed %d, %d accepted and %d refused rewards)'
-          % (CHECKS[0], seed, len(ACCEPTED), len(REFUSED_REWARDS)))
+    print('all %d checks passed (seed %d, %d accepted and %d refused rewards, %d random index '
+          'expressions, %d with traced index arrays)'
+          % (CHECKS[0], seed, len(ACCEPTED), len(REFUSED_REWARDS), STATS['index cases'],
+             STATS['with traced arrays']))
     return 0
 
 
