@@ -35,7 +35,7 @@ def load_standin():
     m.__path__ = []
     sys.modules['jax'] = m
     exec(compile(source, '<preload jax>', 'exec'), m.__dict__)
-    return m
+    return sys.modules['jax']  # the public module the stand-in put in its place
 
 
 jax = load_standin()
@@ -763,6 +763,10 @@ def check_refusals():
     except ImportError as e:
         check('import of a missing submodule', "does not support jax.random" in str(e), str(e))
     check('hasattr is False for missing names', not hasattr(jnp, 'fft') and hasattr(jnp, 'sum'))
+    check('jax holds only JAX names', not hasattr(jax, 'where') and not hasattr(jax, 'sum')
+          and not hasattr(jax, 'np') and hasattr(jax, 'jit') and hasattr(jax, 'vmap'))
+    expect_error('a jnp function called from jax', lambda p, ps, c, cs: jax.sum(c == 7) * 1.0,
+                 'AttributeError', "pcglab's jax stand-in does not support jax.sum")
 
 
 def _assign(p, ps, c, cs):

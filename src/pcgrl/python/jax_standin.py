@@ -2505,18 +2505,17 @@ class _Config:
 
 config = _Config()
 
-# The public `jax` namespace. Everything else in this file is private to the stand-in.
-numpy = numpy_module
-lax = lax_module
-nn = nn_module
-scipy = scipy_module
-debug = debug_module
-errors = errors_module
-tree_util = tree_util_module
-__version__ = '0.4.30-pcglab-standin'
+# The public `jax` module holds only JAX's own names, so that code using a name real JAX lacks
+# (`jax.where`, `jax.sum`) fails here as it fails there. The module this file runs in stays loaded
+# as the implementation, under <name>._standin_impl.
+_PUBLIC = dict(
+    numpy=numpy_module, lax=lax_module, nn=nn_module, scipy=scipy_module, debug=debug_module,
+    errors=errors_module, tree_util=tree_util_module, jit=jit, vmap=vmap, Array=Array,
+    config=config, pcglab_reward_batch=pcglab_reward_batch,
+    __version__='0.4.30-pcglab-standin')
 
 
-def __getattr__(attr):
+def _missing_jax_attr(attr):
     if attr.startswith('__'):
         raise AttributeError(attr)
     raise _unsupported('jax.%s' % attr, UnsupportedAttributeError)
@@ -2534,13 +2533,21 @@ class _MissingSubmoduleFinder:
 
 
 def _register():
-    me = sys.modules.get(_NAME)
+    public = types.ModuleType(_NAME, "pcglab's numpy-backed stand-in for JAX "
+                                     "(src/pcgrl/python/jax_standin.py)")
+    public.__dict__.update(_PUBLIC)
+    public.__path__ = []
+    public.__file__ = globals().get('__file__', '<pcglab jax stand-in>')
+    public.__getattr__ = _missing_jax_attr
+    impl = sys.modules.get(_NAME)
+    if impl is not None:
+        sys.modules[_NAME + '._standin_impl'] = impl
+    sys.modules[_NAME] = public
     for sub, m in _SUBMODULES.items():
         sys.modules[_NAME + '.' + sub] = m
     if not builtins_any(isinstance(f, type) and f.__name__ == '_MissingSubmoduleFinder'
                         for f in sys.meta_path):
         sys.meta_path.append(_MissingSubmoduleFinder)
-    return me
 
 
 _register()
