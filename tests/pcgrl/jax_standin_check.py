@@ -308,6 +308,16 @@ SEMANTICS = [
     ('nansum/nanmax/nanmin', lambda a, b: jnp.nansum(a) + jnp.nanmax(b) - jnp.nanmin(a, axis=1),
      lambda a, b: np.sum(a) + np.max(b) - np.min(a, axis=1), 'int32'),
     ('triu/tril', lambda a, b: jnp.triu(a) - jnp.tril(b, -1), lambda a, b: np.triu(a) - np.tril(b, -1), 'int32'),
+    ('linspace traced ends', lambda a, b: jnp.linspace(0, jnp.sum(a == 2), 5) + jnp.linspace(1.0, 2.0, 4, endpoint=False).sum(),
+     lambda a, b: np.linspace(0, np.sum(a == 2), 5).astype(np.float32) + np.float32(np.linspace(1.0, 2.0, 4, endpoint=False).sum()), 'float32'),
+    ('average', lambda a, b: jnp.average(a, axis=0, weights=jnp.arange(16) + 1.0) + jnp.average(b),
+     lambda a, b: np.average(a, axis=0, weights=np.arange(16) + 1.0) + np.average(b), 'float32'),
+    ('ptp/trace/diag', lambda a, b: jnp.ptp(a, axis=1) + jnp.trace(b) + jnp.diag(a) + jnp.diag(jnp.diag(b), 1)[1:, :16].sum(0),
+     lambda a, b: np.ptp(a, axis=1) + np.trace(b) + np.diag(a) + np.diag(np.diag(b), 1)[1:, :16].sum(0), 'int32'),
+    ('take_along_axis', lambda a, b: jnp.take_along_axis(a, jnp.argsort(b, axis=1), axis=1),
+     lambda a, b: np.take_along_axis(a, np.argsort(b, axis=1, kind='stable'), axis=1), 'int32'),
+    ('numpy array operands', lambda a, b: np.arange(16) * a[0] + np.float32(2) * a[1],
+     lambda a, b: np.arange(16) * a[0] + 2 * a[1], 'float32'),
     ('bincount length', lambda a, b: jnp.bincount(a.ravel(), length=9),
      lambda a, b: np.bincount(a.ravel(), minlength=9), 'int32'),
 ]
@@ -710,6 +720,8 @@ def check_refusals():
                  'The __index__() method was called on traced array with shape int32[].')
     expect_error('list index with traced', lambda p, ps, c, cs: [1.0, 2.0][c[0, 0]],
                  'TracerIntegerConversionError', 'The __index__() method was called')
+    expect_error('numpy ufunc on traced', lambda p, ps, c, cs: np.sqrt(jnp.sum(c == 4)) * 1.0,
+                 'TracerArrayConversionError', 'The numpy.ndarray conversion method __array__() was called')
     expect_error('np.asarray(traced)', lambda p, ps, c, cs: np.sum(np.asarray(c) == KEY) * 1.0,
                  'TracerArrayConversionError',
                  'The numpy.ndarray conversion method __array__() was called on traced array with '

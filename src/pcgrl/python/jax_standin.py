@@ -34,6 +34,7 @@ _NAME = __name__  # "jax" when loaded as intended
 _FILE = sys._getframe().f_code.co_filename  # this source's file name, as compiled
 __path__ = []  # a package: `import jax.numpy` looks for submodules
 builtins_sum, builtins_any, builtins_all, builtins_max, builtins_min = _b.sum, _b.any, _b.all, _b.max, _b.min
+builtins_abs = _b.abs
 
 # ----------------------------------------------------------------------------------------------
 # Errors (the first line of each message follows JAX's text)
@@ -212,7 +213,8 @@ class Array:
     """A JAX array: `_v` is a numpy array whose axis 0 is the batch axis; `_t`: a tracer."""
 
     __slots__ = ('_v', '_t')
-    __array_ufunc__ = None  # numpy defers to our reflected operators
+    # numpy's binary operators defer to ours (ndarray + Array calls Array.__radd__); numpy ufuncs
+    # called on an Array convert it with __array__, which a tracer refuses, as JAX's do.
     __array_priority__ = 1000
 
     def __init__(self, v, t):
@@ -988,8 +990,15 @@ def arange(start, stop=None, step=None, dtype=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    a = np.linspace(float(start), float(stop), _static_int(num, 'num'), endpoint=endpoint)
-    return _mk(a.astype(_to_dtype(dtype) or _F32)[None])
+    # start and stop may be traced (num may not), as in JAX
+    num = _static_int(num, 'num')
+    lo, hi = _lift(start)[0].astype(np.float64), _lift(stop)[0].astype(np.float64)
+    div = (num - 1) if endpoint else num
+    steps = np.arange(num, dtype=np.float64) / (div if div > 0 else 1)
+    a = lo[:, None] + (hi - lo)[:, None] * steps[None, :]
+    if endpoint and num > 1:
+        a[:, -1] = hi
+    return _mk(a.astype(_to_dtype(dtype) or _F32))
 
 
 def eye(N, M=None, k=0, dtype=None):
@@ -1113,6 +1122,13 @@ less = _bin(np.less, 'cmp')
 less_equal = _bin(np.less_equal, 'cmp')
 arctan2 = _bin(np.arctan2, 'div')
 hypot = _bin(np.hypot, 'div')
+
+
+def logaddexp(x1, x2):
+    (a, b), dt = _operands(x1, x2)
+    if dt.kind in 'biu':
+        a, b = a.astype(_F32), b.astype(_F32)
+    return _mk(np.logaddexp(a, b))
 
 
 def bitwise_not(x):
@@ -1353,6 +1369,62 @@ def tril(m, k=0):
     m = _arr(m)
     mask = np.tril(np.ones(m.shape[-2:], bool), k)
     return _mk(np.where(mask, m._v, np.zeros((), m.dtype)))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    if returned:
+        raise _unsupported('jnp.average(returned=True)')
+    if weights is None:
+        return mean(a, axis=axis, keepdims=keepdims)
+    a, w = _arr(a), _arr(weights, 2)
+    if w.shape != a.shape:
+        if axis is None or w.ndim != 1:
+            raise _unsupported('jnp.average with weights of another shape than a, except 1-D '
+                               'weights along axis')
+        shp = [1] * a.ndim
+        shp[axis] = w.shape[0]
+        w = reshape(w, tuple(shp))
+    af = a.astype(_F32) if a.dtype.kind in 'biu' else a
+    return sum(af * w, axis=axis, keepdims=keepdims) / sum(broadcast_to(w, a.shape) * 1.0, axis=axis,
+                                                         keepdims=keepdims)
+
+
+def ptp(a, axis=None, keepdims=False):
+    return subtract(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
+
+
+def diag(v, k=0):
+    v = _arr(v)
+    if v.ndim == 1:
+        n = v.shape[0] + builtins_abs(k)
+        out = np.zeros((v._v.shape[0], n, n), v.dtype)
+        r = np.arange(v.shape[0])
+        out[:, r + builtins_max(-k, 0), r + builtins_max(k, 0)] = v._v
+        return _mk(out)
+    if v.ndim == 2:
+        return _mk(np.ascontiguousarray(np.diagonal(v._v, k, axis1=1, axis2=2)))
+    raise ValueError('diag input must be 1d or 2d')
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    a = _arr(a)
+    r = np.trace(a._v, offset, axis1=_phys_axis(axis1, a.ndim), axis2=_phys_axis(axis2, a.ndim))
+    return _mk(np.asarray(r).astype(_to_dtype(dtype) or _canon(np.asarray(r).dtype)))
+
+
+def take_along_axis(arr, indices, axis):
+    a, i = _arr(arr), _arr(indices, 1)
+    if axis is None:
+        a, axis = ravel(a), 0
+    if i.ndim != a.ndim:
+        raise ValueError('indices and arr must have the same number of dimensions; %d vs. %d'
+                         % (i.ndim, a.ndim))
+    ax = _phys_axis(axis, a.ndim)
+    n = a.shape[ax - 1]
+    iv = i._v.astype(np.int64)
+    iv = np.clip(np.where(iv < 0, iv + n, iv), 0, n - 1)
+    b = _batch(a._v, iv)
+    return _mk(np.take_along_axis(_bcast_batch(a._v, b), _bcast_batch(iv, b), axis=ax))
 
 
 def array_equal(a1, a2, equal_nan=False):
@@ -2427,7 +2499,7 @@ var max amax min amin any all count_nonzero argmax argmin cumsum cumprod array_e
 isclose reshape ravel transpose swapaxes moveaxis expand_dims squeeze atleast_1d atleast_2d
 broadcast_to concatenate stack vstack hstack column_stack tile repeat flip fliplr flipud rot90 roll
 pad diff kron outer matmul dot vdot inner take sort argsort nonzero flatnonzero argwhere unique
-bincount convolve correlate nansum nanmean nanmax nanmin median einsum triu tril'''.split()
+bincount convolve correlate nansum nanmean nanmax nanmin median einsum triu tril logaddexp average ptp diag trace take_along_axis'''.split()
 
 _ns = globals()
 _numpy_attrs = {n: _ns[n] for n in _NUMPY_NAMES}
@@ -2467,8 +2539,19 @@ lax_module = _module(_NAME + '.lax', dict(
     gt=greater, ge=greater_equal, tanh=tanh, exp=exp, sqrt=sqrt,
     convert_element_type=_convert_element_type, stop_gradient=_stop_gradient), 'jax.lax')
 
+def _softplus(x):
+    x = _arr(x)
+    return logaddexp(x, 0.0)
+
+
+def _leaky_relu(x, negative_slope=0.01):
+    x = _arr(x)
+    return where(x >= 0, x, negative_slope * x)
+
+
 nn_module = _module(_NAME + '.nn', dict(relu=_relu, sigmoid=_sigmoid, softmax=_softmax,
-                                        one_hot=_one_hot), 'jax.nn')
+                                        one_hot=_one_hot, softplus=_softplus,
+                                        leaky_relu=_leaky_relu), 'jax.nn')
 signal_module = _module(_NAME + '.scipy.signal', dict(
     convolve2d=_signal_convolve2d, correlate2d=_signal_correlate2d, convolve=_signal_convolve,
     correlate=_signal_correlate), 'jax.scipy.signal')
