@@ -318,6 +318,12 @@ SEMANTICS = [
      lambda a, b: np.take_along_axis(a, np.argsort(b, axis=1, kind='stable'), axis=1), 'int32'),
     ('numpy array operands', lambda a, b: np.arange(16) * a[0] + np.float32(2) * a[1],
      lambda a, b: np.arange(16) * a[0] + 2 * a[1], 'float32'),
+    ('weak where keeps uint8', lambda a, b: a.astype(jnp.uint8) + jnp.where(a > 3, 1, 0),
+     lambda a, b: a.astype(np.uint8) + np.where(a > 3, 1, 0).astype(np.uint8), 'uint8'),
+    ('jnp.array(python int) is weak', lambda a, b: a.astype(jnp.uint8) * jnp.array(2) + jnp.full((16,), 1)
+     - (-jnp.array(1)), lambda a, b: (a.astype(np.uint8) * 2 + 1 + 1).astype(np.uint8), 'uint8'),
+    ('strong int32 promotes uint8', lambda a, b: a.astype(jnp.uint8) + jnp.zeros((), jnp.int32),
+     lambda a, b: a.astype(np.int32), 'int32'),
     ('bincount length', lambda a, b: jnp.bincount(a.ravel(), length=9),
      lambda a, b: np.bincount(a.ravel(), minlength=9), 'int32'),
 ]
@@ -606,6 +612,11 @@ def check_lax(rng):
     same('fori_loop promotes a weak int carry', jax.vmap(
         lambda a: lax.fori_loop(0, 3, lambda i, acc: acc + 0.5 * a[0, i], 0))(A),
         0.5 * A[:, 0, :3].sum(1), 'float32')
+    same('fori_loop promotes a weak jnp.array carry', jax.vmap(
+        lambda a: lax.fori_loop(0, 2, lambda i, acc: acc + 0.25, jnp.where(a[0, 0] > 3, 1, 0)))(A),
+        np.where(A[:, 0, 0] > 3, 1.5, 0.5), 'float32')
+    check('weak_type shown', 'weak_type=True' in repr(jnp.array(1)) and 'weak' not in repr(jnp.zeros(1)),
+          repr(jnp.array(1)))
     same('fori_loop over an empty range', jax.vmap(lambda a: lax.fori_loop(5, 2, lambda i, acc: acc + i, a[0, 0]))(A),
          A[:, 0, 0], 'int32')
     same('scan', jax.vmap(lambda a: lax.scan(lambda c, x: (c + x, c * x), 0, a[0])[1])(A),

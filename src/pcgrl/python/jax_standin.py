@@ -212,14 +212,15 @@ def _traced_repr(a):
 class Array:
     """A JAX array: `_v` is a numpy array whose axis 0 is the batch axis; `_t`: a tracer."""
 
-    __slots__ = ('_v', '_t')
+    __slots__ = ('_v', '_t', '_w')
     # numpy's binary operators defer to ours (ndarray + Array calls Array.__radd__); numpy ufuncs
     # called on an Array convert it with __array__, which a tracer refuses, as JAX's do.
     __array_priority__ = 1000
 
-    def __init__(self, v, t):
+    def __init__(self, v, t, w=False):
         self._v = v
         self._t = t
+        self._w = w  # weakly typed (made from Python scalars only), as JAX's weak_type
 
     # --- static facts
     @property
@@ -243,7 +244,7 @@ class Array:
 
     @property
     def weak_type(self):
-        return False
+        return self._w
 
     def __len__(self):
         if self._v.ndim == 1:
@@ -253,7 +254,7 @@ class Array:
     def __iter__(self):
         if self._v.ndim == 1:
             raise TypeError('iteration over a 0-d array')
-        return (Array(self._v[:, i], self._t) for i in range(self._v.shape[1]))
+        return (Array(self._v[:, i], self._t, self._w) for i in range(self._v.shape[1]))
 
     # --- conversions that need a concrete value
     def _concrete_scalar(self, what):
@@ -314,8 +315,8 @@ class Array:
     def __repr__(self):
         if self._t:
             return _traced_repr(self)
-        return 'Array(%s, dtype=%s)' % (np.array2string(self._v[0], separator=', '),
-                                         self.dtype.name)
+        return 'Array(%s, dtype=%s%s)' % (np.array2string(self._v[0], separator=', '),
+                                           self.dtype.name, ', weak_type=True' if self._w else '')
 
     __str__ = __repr__
 
@@ -375,9 +376,9 @@ class Array:
     def __ne__(self, o): return _binop(np.not_equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
     def __matmul__(self, o): return matmul(self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
     def __rmatmul__(self, o): return matmul(o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __neg__(self): return _mk(np.negative(self._v))
+    def __neg__(self): return _mk(np.negative(self._v), self._w)
     def __pos__(self): return self
-    def __abs__(self): return _mk(np.abs(self._v))
+    def __abs__(self): return _mk(np.abs(self._v), self._w)
 
     def __round__(self, ndigits=None):
         return round(self, ndigits or 0)
@@ -478,8 +479,14 @@ class Array:
 _OPERAND_TYPES = (Array, bool, int, float, complex, np.ndarray, np.generic)
 
 
-def _mk(v):
-    return Array(v, _DEPTH[0] > 0)
+def _mk(v, w=False):
+    return Array(v, _DEPTH[0] > 0, w)
+
+
+def _is_weak(x):
+    if isinstance(x, Array):
+        return x._w
+    return isinstance(x, (int, float, complex)) and not isinstance(x, bool)
 
 
 def _api_name():
@@ -497,7 +504,7 @@ def _api_name():
 def _lift(x, pos=0, fname=None):
     """(physical numpy value with a batch axis, weakly typed?) of an operand."""
     if isinstance(x, Array):
-        return x._v, False
+        return x._v, x._w
     if isinstance(x, (bool, np.bool_)):
         return np.array([bool(x)]), False
     if isinstance(x, int):
@@ -546,9 +553,11 @@ def _binop(f, a, b, kind='arith'):
         bv = bv.astype(dt)
     n = av.ndim if av.ndim >= bv.ndim else bv.ndim
     r = f(_align(av, n - 1), _align(bv, n - 1))
-    if kind != 'cmp' and r.dtype != dt:
+    if kind == 'cmp':
+        return _mk(r)
+    if r.dtype != dt:
         r = r.astype(dt)
-    return _mk(r)
+    return _mk(r, aw and bw)
 
 
 def _operands(*xs):
@@ -899,7 +908,7 @@ def array(object, dtype=None, copy=True, order='K', ndmin=0):
     dt = _to_dtype(dtype)
     if isinstance(object, Array):
         v = object._v
-        r = _mk(v.astype(dt) if dt is not None and v.dtype != dt else v)
+        r = _mk(v.astype(dt) if dt is not None and v.dtype != dt else v, object._w and dt is None)
     elif isinstance(object, (list, tuple)) and _contains_array(object):
         r = stack([array(o) for o in object])
         if dt is not None:
@@ -910,9 +919,10 @@ def array(object, dtype=None, copy=True, order='K', ndmin=0):
         a = np.array(object)
         if a.dtype.kind in 'OUSV':
             raise TypeError('JAX does not support arrays of %s' % a.dtype)
+        weak = dt is None and _is_weak(object)  # jnp.array(1) is weakly typed in JAX
         if dt is None:
             dt = _canon(a.dtype)
-        r = _mk(a.astype(dt)[None])
+        r = _mk(a.astype(dt)[None], weak)
     while r.ndim < ndmin:
         r = _mk(r._v[:, None])
     return r
@@ -949,7 +959,8 @@ def full(shape, fill_value, dtype=None):
     fv, weak = _lift(fill_value)
     dt = _to_dtype(dtype) or (_DEFAULT[_kind(fv.dtype)] if weak else fv.dtype)
     fv = _align(fv, len(shape))
-    return _mk(np.array(np.broadcast_to(fv, (fv.shape[0],) + shape), dtype=dt))
+    return _mk(np.array(np.broadcast_to(fv, (fv.shape[0],) + shape), dtype=dt),
+               weak and dtype is None)
 
 
 def zeros_like(a, dtype=None, shape=None):
@@ -1170,7 +1181,8 @@ def where(condition, x=None, y=None, *, size=None, fill_value=None):
     c = _lift(condition)[0]
     (xv, yv), _ = _operands(x, y)
     n = builtins_max(c.ndim, xv.ndim) - 1
-    return _mk(np.where(_as_bool(_align(c, n)), _align(xv, n), _align(yv, n)))
+    return _mk(np.where(_as_bool(_align(c, n)), _align(xv, n), _align(yv, n)),
+               _is_weak(x) and _is_weak(y))
 
 
 def select(condlist, choicelist, default=0):
@@ -2019,16 +2031,18 @@ def tree_leaves(tree):
 def _to_traced(x, batch_axis=None):
     if isinstance(x, Array):
         v = x._v if batch_axis is None else np.moveaxis(x._v[0], batch_axis, 0)
-        return Array(v, True)
+        return Array(v, True, x._w)
     if isinstance(x, (bool, int, float, complex, np.ndarray, np.generic)):
         a = np.asarray(x)
         a = a.astype(_canon(a.dtype), copy=False)
-        return Array(a[None] if batch_axis is None else np.moveaxis(a, batch_axis, 0), True)
+        # Python scalars passed to jit are weakly typed, as in JAX
+        return Array(a[None] if batch_axis is None else np.moveaxis(a, batch_axis, 0), True,
+                     _is_weak(x))
     return x
 
 
 def _to_concrete(x):
-    return Array(x._v, False) if isinstance(x, Array) else x
+    return Array(x._v, False, x._w) if isinstance(x, Array) else x
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), **kw):
