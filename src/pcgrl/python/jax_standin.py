@@ -345,37 +345,7 @@ class Array:
     def at(self):
         return _At(self)
 
-    # --- operators
-    def __add__(self, o): return _binop(np.add, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __radd__(self, o): return _binop(np.add, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __sub__(self, o): return _binop(np.subtract, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rsub__(self, o): return _binop(np.subtract, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __mul__(self, o): return _binop(np.multiply, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rmul__(self, o): return _binop(np.multiply, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __truediv__(self, o): return _binop(np.true_divide, self, o, 'div') if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rtruediv__(self, o): return _binop(np.true_divide, o, self, 'div') if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __floordiv__(self, o): return _binop(np.floor_divide, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rfloordiv__(self, o): return _binop(np.floor_divide, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __mod__(self, o): return _binop(np.remainder, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rmod__(self, o): return _binop(np.remainder, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __pow__(self, o): return _binop(_power, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rpow__(self, o): return _binop(_power, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __and__(self, o): return _binop(np.bitwise_and, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rand__(self, o): return _binop(np.bitwise_and, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __or__(self, o): return _binop(np.bitwise_or, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __ror__(self, o): return _binop(np.bitwise_or, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __xor__(self, o): return _binop(np.bitwise_xor, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rxor__(self, o): return _binop(np.bitwise_xor, o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __lshift__(self, o): return _binop(np.left_shift, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rshift__(self, o): return _binop(np.right_shift, self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __lt__(self, o): return _binop(np.less, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __le__(self, o): return _binop(np.less_equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __gt__(self, o): return _binop(np.greater, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __ge__(self, o): return _binop(np.greater_equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __eq__(self, o): return _binop(np.equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __ne__(self, o): return _binop(np.not_equal, self, o, 'cmp') if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __matmul__(self, o): return matmul(self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
-    def __rmatmul__(self, o): return matmul(o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+    # --- operators (the binary ones are added after the class, from a table)
     def __neg__(self): return _mk(np.negative(self._v), self._w)
     def __pos__(self): return self
     def __abs__(self): return _mk(np.abs(self._v), self._w)
@@ -537,7 +507,9 @@ def _power(a, b):
         neg = b < 0
         if neg.any():
             r = np.power(a, np.where(neg, 0, b))
-            return np.where(neg, np.where(a == 1, 1, np.where(a == -1, np.where(b % 2 == 0, 1, -1), 0)), r).astype(r.dtype)
+            minus_one = np.where(b % 2 == 0, 1, -1)
+            special = np.where(a == 1, 1, np.where(a == -1, minus_one, 0))
+            return np.where(neg, special, r).astype(r.dtype)
     return np.power(a, b)
 
 
@@ -558,6 +530,53 @@ def _binop(f, a, b, kind='arith'):
     if r.dtype != dt:
         r = r.astype(dt)
     return _mk(r, aw and bw)
+
+
+def _operator(name, f, kind, reflected):
+    """Array.__add__ and friends: numpy-style broadcasting with JAX's dtypes; unknown operand
+    types get NotImplemented, so Python decides (`x == None` is False), as JAX's operators do."""
+    def op(self, o):
+        if not isinstance(o, _OPERAND_TYPES):
+            return NotImplemented
+        return _binop(f, o, self, kind) if reflected else _binop(f, self, o, kind)
+    op.__code__ = op.__code__.replace(co_name=name)
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+for _op_name, _op_f, _op_kind, _op_reflected in (
+    ('__add__', np.add, 'arith', False),
+    ('__radd__', np.add, 'arith', True),
+    ('__sub__', np.subtract, 'arith', False),
+    ('__rsub__', np.subtract, 'arith', True),
+    ('__mul__', np.multiply, 'arith', False),
+    ('__rmul__', np.multiply, 'arith', True),
+    ('__truediv__', np.true_divide, 'div', False),
+    ('__rtruediv__', np.true_divide, 'div', True),
+    ('__floordiv__', np.floor_divide, 'arith', False),
+    ('__rfloordiv__', np.floor_divide, 'arith', True),
+    ('__mod__', np.remainder, 'arith', False),
+    ('__rmod__', np.remainder, 'arith', True),
+    ('__pow__', _power, 'arith', False),
+    ('__rpow__', _power, 'arith', True),
+    ('__and__', np.bitwise_and, 'arith', False),
+    ('__rand__', np.bitwise_and, 'arith', True),
+    ('__or__', np.bitwise_or, 'arith', False),
+    ('__ror__', np.bitwise_or, 'arith', True),
+    ('__xor__', np.bitwise_xor, 'arith', False),
+    ('__rxor__', np.bitwise_xor, 'arith', True),
+    ('__lshift__', np.left_shift, 'arith', False),
+    ('__rshift__', np.right_shift, 'arith', False),
+    ('__lt__', np.less, 'cmp', False),
+    ('__le__', np.less_equal, 'cmp', False),
+    ('__gt__', np.greater, 'cmp', False),
+    ('__ge__', np.greater_equal, 'cmp', False),
+    ('__eq__', np.equal, 'cmp', False),
+    ('__ne__', np.not_equal, 'cmp', False),
+):
+    setattr(Array, _op_name, _operator(_op_name, _op_f, _op_kind, _op_reflected))
+Array.__matmul__ = lambda self, o: matmul(self, o) if isinstance(o, _OPERAND_TYPES) else NotImplemented
+Array.__rmatmul__ = lambda self, o: matmul(o, self) if isinstance(o, _OPERAND_TYPES) else NotImplemented
 
 
 def _operands(*xs):
@@ -2513,7 +2532,8 @@ var max amax min amin any all count_nonzero argmax argmin cumsum cumprod array_e
 isclose reshape ravel transpose swapaxes moveaxis expand_dims squeeze atleast_1d atleast_2d
 broadcast_to concatenate stack vstack hstack column_stack tile repeat flip fliplr flipud rot90 roll
 pad diff kron outer matmul dot vdot inner take sort argsort nonzero flatnonzero argwhere unique
-bincount convolve correlate nansum nanmean nanmax nanmin median einsum triu tril logaddexp average ptp diag trace take_along_axis'''.split()
+bincount convolve correlate nansum nanmean nanmax nanmin median einsum triu tril logaddexp average
+ptp diag trace take_along_axis'''.split()
 
 _ns = globals()
 _numpy_attrs = {n: _ns[n] for n in _NUMPY_NAMES}
