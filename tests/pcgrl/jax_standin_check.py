@@ -785,6 +785,14 @@ def check_refusals():
         check('import of a missing submodule', False, 'no error')
     except ImportError as e:
         check('import of a missing submodule', "does not support jax.random" in str(e), str(e))
+    try:
+        jax.pcglab_reward_batch(python_if_on_count, random_maps(np.random.default_rng(2), 2),
+                                random_maps(np.random.default_rng(3), 2))
+        check('traceback without stand-in frames', False, 'accepted')
+    except Exception as e:  # noqa: BLE001
+        text = ''.join(traceback.format_exception(type(e), e, e.__traceback__))
+        check('traceback without stand-in frames', text.count('<preload jax>') == 1
+              and 'in python_if_on_count' in text and 'if jnp.sum(curr_array == 7)' in text, text)
     check('hasattr is False for missing names', not hasattr(jnp, 'fft') and hasattr(jnp, 'sum'))
     check('jax holds only JAX names', not hasattr(jax, 'where') and not hasattr(jax, 'sum')
           and not hasattr(jax, 'np') and hasattr(jax, 'jit') and hasattr(jax, 'vmap'))

@@ -2468,6 +2468,18 @@ def _debug_print(fmt, *args, **kwargs):
 # ----------------------------------------------------------------------------------------------
 # The reward entry point
 
+def _user_frames(tb):
+    frames = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename != _FILE:
+            frames.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(frames):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
+
+
 def pcglab_reward_batch(fn, prev, curr, prev_stats=None, curr_stats=None):
     """Rewards of a batch of steps, as the official loop computes them:
     jax.jit(jax.vmap(fn))(prev, prev_stats, curr, curr_stats). prev/curr: (B, H, W) int maps;
@@ -2483,7 +2495,12 @@ def pcglab_reward_batch(fn, prev, curr, prev_stats=None, curr_stats=None):
         if s is None:
             return {'N_REGIONS': np.zeros(b, np.float32)}
         return {k: np.broadcast_to(np.asarray(v, np.float32), (b,)) for k, v in s.items()}
-    out = jit(vmap(fn))(prev, stats(prev_stats), curr, stats(curr_stats))
+    try:
+        out = jit(vmap(fn))(prev, stats(prev_stats), curr, stats(curr_stats))
+    except Exception as e:
+        # As JAX filters its own frames from tracebacks, drop the stand-in's: the traceback fed
+        # back to the LLM shows the reward's lines and the error.
+        raise e.with_traceback(_user_frames(e.__traceback__))
     if isinstance(out, (list, tuple, dict)):
         raise TypeError('compute_reward must return one number, got a %s' % type(out).__name__)
     r = out._v[0]
