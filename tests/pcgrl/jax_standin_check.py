@@ -758,6 +758,8 @@ def check_refusals():
                  'Abstract tracer value encountered where concrete value is expected')
     expect_error('unsupported function', lambda p, ps, c, cs: jnp.fft.fft(c).real.sum(), 'AttributeError',
                  "pcglab's jax stand-in does not support jnp.fft")
+    expect_error('unsupported array method', lambda p, ps, c, cs: c.searchsorted(3).sum() * 1.0, 'AttributeError',
+                 "pcglab's jax stand-in does not support jax.Array.searchsorted")
     expect_error('unsupported lax function', lambda p, ps, c, cs: lax.reduce_window(c), 'AttributeError',
                  "pcglab's jax stand-in does not support jax.lax.reduce_window")
     expect_error('2-D jnp.convolve', lambda p, ps, c, cs: jnp.convolve(c, K3).sum(), 'ValueError',

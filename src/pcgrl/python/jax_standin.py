@@ -443,6 +443,12 @@ class Array:
     def block_until_ready(self):
         return self
 
+    def __getattr__(self, name):
+        # only reached for names the class lacks: name the missing method for the LLM
+        if name.startswith('__'):
+            raise AttributeError(name)
+        raise _unsupported('jax.Array.%s' % name, UnsupportedAttributeError)
+
 
 # What operators accept: anything else gets NotImplemented, so Python decides (`x == None` is
 # False, `x + "a"` a TypeError), as JAX's operators defer to unrecognised arguments.
