@@ -425,24 +425,10 @@ def _random_index(rng, shape, B):
     return items
 
 
-def _index_for(items, b=None, dims=None):
-    out = []
-    d = 0
-    for kind, v in items:
-        if kind == 'traced':
-            out.append(v[b] if b is not None else v)
-        elif kind == 'static':
-            out.append(v if b is not None else jnp.array(v))
-        else:
-            out.append(v)
-    return tuple(out)
-
-
 def _np_clamped(items, b, shape):
     """The per-item numpy index with JAX's clamping of out-of-bound array indices."""
     out = []
     d = 0
-    ell = [k for k, _ in items].count('ellipsis')
     consumed = sum(1 for k, _ in items if k not in ('none', 'ellipsis'))
     for kind, v in items:
         if kind == 'ellipsis':
@@ -460,7 +446,6 @@ def _np_clamped(items, b, shape):
         else:
             out.append(v)
         d += 1
-    del ell
     return tuple(out)
 
 
