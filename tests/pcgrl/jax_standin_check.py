@@ -387,7 +387,6 @@ def _random_index(rng, shape, B):
     numpy index builder): ints (negative too), slices with steps, None, Ellipsis, static int
     arrays and per-environment (traced) int arrays, out-of-bound array entries included."""
     items = []
-    dims_left = len(shape)
     d = 0
     used_ellipsis = False
     while d < len(shape) and rng.random() < 0.8:
