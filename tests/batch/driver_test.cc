@@ -171,7 +171,9 @@ TEST(Driver, RemovesKilledWritersTemporariesOfItsOwnShardOnly) {
   for (const char* k : {"a", "b", "c", "d"})
     write_file_atomic(dir / "out" / fmt::format(".{}.pcglab-tmp-123-0", k), "partial");
   {
-    Driver driver(dir.path(), pool, {shard});
+    DriverOptions options;
+    options.shard = shard;
+    Driver driver(dir.path(), pool, options);
     const StageRun r = stage.run(driver);
     EXPECT_EQ(r.temporaries, mine.size());
     EXPECT_EQ(r.outcomes.size(), mine.size());
