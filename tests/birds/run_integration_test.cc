@@ -81,6 +81,20 @@ std::map<std::string, std::string> read_tree(const fs::path& dir) {
   return files;
 }
 
+// The trials' outcomes a run recorded in its team's store (the batch driver's stage "run").
+std::vector<ItemOutcome> trial_outcomes(const fs::path& team_dir) {
+  std::vector<ItemOutcome> out;
+  store::RunStore st(team_dir / "logs" / "batch.sqlite");
+  for (const auto& row : st.outcomes("run"))
+    out.push_back(ItemOutcome::from_json(parse_json(row.outcome, row.key)));
+  return out;
+}
+
+size_t count_ok(const std::vector<ItemOutcome>& outcomes, bool ok = true) {
+  return static_cast<size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.ok() == ok; }));
+}
+
 fs::path write_prompt(const testing::TempDir& dir,
                       const std::string& text = "Build the letter <OBJECT> with drop_block.") {
   write_file_atomic(dir / "prompt.txt", text);
@@ -151,10 +165,9 @@ TEST(BirdsRun, ThirtyPercentFaultsGiveTheSameFilesAsAFaultFreeRun) {
   const auto a = read_tree(dir / "clean/t/raw"), b = read_tree(dir / "faulty/t/raw");
   EXPECT_EQ(a.size(), 260u);
   EXPECT_TRUE(a == b) << "responses differ between the fault-free and the faulty run";
-  store::RunStore st(dir / "faulty/t/logs/run.sqlite");
-  const auto counts = st.counts(st.open_run("birds-run", *st.run_config("birds-run")));
-  EXPECT_EQ(counts.ok, 260);
-  EXPECT_EQ(counts.error, 0);
+  const auto outcomes = trial_outcomes(dir / "faulty/t");
+  EXPECT_EQ(count_ok(outcomes), 260u);
+  EXPECT_EQ(count_ok(outcomes, false), 0u);
 }
 
 TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials) {
@@ -177,12 +190,7 @@ TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials)
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
   server.open_gate();
-  int64_t finished = 0;
-  {
-    store::RunStore st(dir / "out/t/logs/run.sqlite");
-    finished = st.counts(st.open_run("birds-run", *st.run_config("birds-run"))).ok;
-  }
-  EXPECT_EQ(finished, 9);
+  EXPECT_EQ(count_ok(trial_outcomes(dir / "out/t")), 9u);
   const auto r = testing::run_pcglab(args, server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The 11 unfinished trials, the 2 in flight at the kill among them; no finished one again.
@@ -275,11 +283,12 @@ TEST(BirdsRun, TheApiKeyIsInNoFileAndNoLogLine) {
   // The trial's outcome: an LLM error (kind llm) naming the turn and the server's message.
   EXPECT_NE(r.err.find("[llm]: turn 1: HTTP 401: bad key"), std::string::npos) << r.err;
   {
-    store::RunStore st(dir / "out/t/logs/run.sqlite");
-    const auto failed = st.items(st.open_run("birds-run", *st.run_config("birds-run")), ItemStatus::kError);
+    std::vector<ItemOutcome> failed;
+    for (const auto& o : trial_outcomes(dir / "out/t"))
+      if (!o.ok()) failed.push_back(o);
     ASSERT_EQ(failed.size(), 1u);
-    EXPECT_EQ(failed[0].error, "turn 1: HTTP 401: bad key");
-    EXPECT_EQ(parse_json(failed[0].metadata, "metadata")["kind"], "llm");
+    EXPECT_EQ(failed[0].message, "turn 1: HTTP 401: bad key");
+    EXPECT_EQ(failed[0].kind, ErrorKind::kLlm);
   }
   EXPECT_EQ(r.err.find(key), std::string::npos);
   EXPECT_EQ(r.out.find(key), std::string::npos);
