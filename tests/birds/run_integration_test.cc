@@ -230,6 +230,101 @@ TEST(BirdsRun, AConversationKilledBetweenItsTurnsResumesWithoutRepeatingTheFirst
   EXPECT_EQ(r.out.find("K,1,ok,2,1,1,36,"), r.out.find('\n') + 1) << r.out;
 }
 
+TEST(BirdsRun, ThreeConcurrentShardsAndAMergeGiveTheFilesOfOneRun) {
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  FakeOpenAiServer clean;
+  clean.set_responder([](const std::string& body, int) { return program_for(body); });
+  ASSERT_EQ(testing::run_pcglab(run_args(prompt, dir / "clean", "A-C", 3), server_env(clean)).exit_code, 0);
+
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) {
+    FakeReply r = program_for(body);
+    // The first replies wait until 3 requests are in flight: with one trial at a time per shard,
+    // only three shards running at once get there (shards that waited for each other would not).
+    r.wait_for_in_flight = 3;
+    return r;
+  });
+  std::vector<pid_t> shards;
+  for (int i = 1; i <= 3; ++i) {
+    auto args = run_args(prompt, dir / "out", "A-C", 3, 1);
+    args.insert(args.end(), {"--shard", fmt::format("{}/3", i), "--timeout", "30"});
+    shards.push_back(spawn_pcglab(args, server));
+  }
+  for (const pid_t pid : shards) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  EXPECT_EQ(server.max_in_flight(), 3);
+  EXPECT_EQ(server.request_count(), 9u);
+  EXPECT_FALSE(fs::exists(dir / "out/t/run.json"));  // the whole run's file waits for the merge
+  EXPECT_EQ(read_tree(dir / "out/t/raw"), read_tree(dir / "clean/t/raw"));
+
+  const auto merged = testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server));
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(server.request_count(), 9u);  // every trial was finished by its shard
+  EXPECT_FALSE(fs::exists(dir / "out/t/logs/shards"));
+  EXPECT_EQ(read_json_file(dir / "out/t/run.json")["counts"]["ok"], 9);
+  EXPECT_EQ(read_tree(dir / "out/t/raw"), read_tree(dir / "clean/t/raw"));
+  EXPECT_EQ(count_ok(trial_outcomes(dir / "out/t")), 9u);
+  // The unsharded command afterwards: nothing to request.
+  const auto again = testing::run_pcglab(run_args(prompt, dir / "out", "A-C", 3), server_env(server));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(server.request_count(), 9u);
+  EXPECT_EQ(testing::count_occurrences(again.out, ",resumed,"), 9u) << again.out;
+}
+
+TEST(BirdsRun, AShardThatDiedIsFinishedByTheMerge) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  for (const char* shard : {"1/2"}) {  // shard 2/2 never ran
+    auto args = run_args(prompt, dir / "out", "A-D", 2);
+    args.insert(args.end(), {"--shard", shard});
+    ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  }
+  const size_t first = server.request_count();
+  EXPECT_GT(first, 0u);
+  EXPECT_LT(first, 8u);
+  const auto merged = testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server));
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(server.request_count(), 8u);  // the other shard's trials, once
+  EXPECT_EQ(read_tree(dir / "out/t/raw").size(), 8u);
+  EXPECT_EQ(read_json_file(dir / "out/t/run.json")["counts"]["ok"], 8);
+}
+
+TEST(BirdsRun, ARunFolderOfAnEarlierVersionIsResumedFromItsRunStore) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  {
+    // logs/run.sqlite as `birds run` wrote it before the batch driver: trial A/0001 finished.
+    store::RunStore old(dir / "out/t/logs/run.sqlite");
+    const OrderedJson config = {{"prompt_file", "prompt.txt"},
+                                {"prompt", "Build the letter <OBJECT> with drop_block."},
+                                {"model", "fake-model"},
+                                {"letters", "A"},
+                                {"trials", 2}};
+    const int64_t run = old.open_run("birds-run", config.dump());
+    old.add_items(run, {"A/0001", "A/0002"});
+    old.finish(run, "A/0001", ItemStatus::kOk, "the earlier reply", "{}", "");
+  }
+  const auto r = testing::run_pcglab(run_args(prompt, dir / "out", "A", 2), server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.request_count(), 1u);  // only A/0002
+  EXPECT_EQ(read_file(dir / "out/t/raw/A/t_A_1.txt"), "the earlier reply");
+  // Other settings than the earlier run's are refused, as before.
+  auto other = run_args(prompt, dir / "out", "A", 2);
+  other[7] = "other-model";
+  const auto refused = testing::run_pcglab(other, server_env(server));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("was started with other settings"), std::string::npos) << refused.err;
+}
+
 TEST(BirdsRun, ASecondProcessOnTheSameFolderIsRefusedAtOnce) {
   FakeOpenAiServer server;
   server.set_responder([](const std::string& body, int) {
