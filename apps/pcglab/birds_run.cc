@@ -5,6 +5,8 @@
 #include <limits>
 #include <mutex>
 
+#include "batch/merge.h"
+#include "batch_options.h"
 #include "birds/competition_layout.h"
 #include "birds/run_pipeline.h"
 #include "birds_eval.h"
@@ -26,15 +28,14 @@ struct RunCommandOptions {
   std::string eval_model = "builtin";
   std::string eval_policy = "2024";
   std::string base_url;
+  std::string shard;
 };
 
-int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
-  birds::RunOptions& r = o.run;
-  r.letters = birds::parse_letters(o.letters);
-  r.client = llm::client_config_from_env(r.client);
-  if (!o.base_url.empty()) r.client.base_url = o.base_url;
-  if (!o.no_cache) r.cache = o.cache.empty() ? r.out / "llm-cache.sqlite" : fs::path(o.cache);
-  ProgressBar bar("trials", r.letters.size() * static_cast<size_t>(r.trials));
+// Runs the trials of `r` and prints them (or, with `eval`, evaluates the team); the exit code.
+int run_and_report(const birds::RunOptions& r, bool eval, const RunCommandOptions& o,
+                   const GlobalOptions& global) {
+  const std::string shard = r.shard.all() ? "" : " (shard " + r.shard.label() + ")";
+  ProgressBar bar("trials" + shard, r.letters.size() * static_cast<size_t>(r.trials) / r.shard.count);
   std::mutex mutex;
   birds::RunProgress progress;
   progress.trial_done = [&](const birds::RunTrial& t) {
@@ -47,8 +48,11 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   progress.counter = [&](const std::string& name, int64_t delta) { bar.add(name, delta); };
   const birds::RunSummary summary = birds::run_prompt(r, progress);
   bar.finish();
-  log_info("{}: {} ok, {} failed, {} finished earlier; {} tokens; responses in {}", r.team, summary.ok,
-           summary.failed, summary.resumed, summary.tokens, (summary.team_dir / "raw").string());
+  log_info("{}{}: {} ok, {} failed, {} finished earlier; {} tokens; responses in {}", r.team, shard,
+           summary.ok, summary.failed, summary.resumed, summary.tokens, (summary.team_dir / "raw").string());
+  if (!r.shard.all())
+    log_info("once every shard is done, `pcglab merge {}` completes the run (run.json{})",
+             summary.team_dir.string(), eval ? ", scores" : "");
   Table t;
   t.columns = {"letter", "trial",        "status",    "requests",   "attempts",
                "cached", "total_tokens", "latency_s", "error_kind", "error"};
@@ -58,21 +62,46 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
                x.outcome.message});
   // One table on stdout (so --format json/csv stays one document): the trials, or with --eval the
   // ranking (failed trials are logged above either way; every trial is in logs/run.sqlite).
-  if (!o.eval) print_table(t, global);
+  if (!eval) print_table(t, global);
   int code = summary.failed > 0 ? kExitItemsFailed : kExitOk;
-  if (o.eval) {
+  if (eval) {
     ThreadPool pool(global.threads);
     nn::set_torch_threads(global.threads);
     birds::EvalOptions eval_options;
     eval_options.model = o.eval_model;
     eval_options.scoring.policy = birds::parse_scoring_policy(o.eval_policy);
     eval_options.scoring.trials = r.trials;
+    eval_options.shard = r.shard;
+    // What `pcglab merge` needs to complete a sharded evaluation (as `birds eval` records it).
+    eval_options.config = dump_json(OrderedJson{{"model", o.eval_model},
+                                                {"policy", o.eval_policy},
+                                                {"trials", r.trials},
+                                                {"converter", "1.4.1"},
+                                                {"raw", false}});
     const auto report = birds::evaluate_competition(summary.team_dir, eval_options, pool);
     for (const auto& f : report.failures) log_warn("{} {} [{}]: {}", f.character, f.trial, f.stage, f.error);
-    print_table(eval_ranking_table(report), global);
+    if (report.complete) print_table(eval_ranking_table(report), global);
     if (!report.failures.empty()) code = kExitItemsFailed;
   }
   return code;
+}
+
+int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
+  birds::RunOptions& r = o.run;
+  r.letters = birds::parse_letters(o.letters);
+  r.client = llm::client_config_from_env(r.client);
+  if (!o.base_url.empty()) r.client.base_url = o.base_url;
+  if (!o.no_cache) r.cache = o.cache.empty() ? r.out / "llm-cache.sqlite" : fs::path(o.cache);
+  r.shard = shard_of(o.shard);
+  return run_and_report(r, o.eval, o, global);
+}
+
+// `pcglab merge TEAM_DIR` after `birds run --shard`: the recorded settings, run unsharded (every
+// trial a shard finished is reused; any other is requested, the key read from OPENAI_API_KEY).
+int merge_birds_run(const fs::path& dir, const Json& settings, int) {
+  RunCommandOptions o;
+  o.run = birds::run_options_from_settings(dir, settings);
+  return run_and_report(o.run, false, o, merge_global_options());
 }
 
 Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
@@ -139,6 +168,7 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--eval-policy", o->eval_policy, "With --eval: the scoring policy")
       ->check(CLI::IsMember({"2023", "2024", "2025"}))
       ->capture_default_str();
+  add_shard_option(cmd, o->shard);
   cmd.add_flag("--eval", o->eval,
                "Then evaluate the team (birds eval: convert, simulate, classify, diversity, score)");
   cmd.footer(
@@ -149,6 +179,7 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
 
 }  // namespace
 
+PCGLAB_REGISTER_MERGER(birds::kRunName, "run.json (trials no shard finished are requested)", merge_birds_run);
 PCGLAB_REGISTER_COMMAND("birds", "run",
                         "Run a prompt on an OpenAI-compatible model for every letter and trial (resumable)",
                         setup_birds_run);

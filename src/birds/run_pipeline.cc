@@ -1,11 +1,15 @@
 #include "birds/run_pipeline.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 
+#include "batch/driver.h"
 #include "birds/prompt_program.h"
+#include "birds/text_pipeline.h"
 #include "core/check.h"
 #include "core/files.h"
 #include "core/item_boundary.h"
@@ -15,7 +19,6 @@
 #include "llm/completer_stack.h"
 #include "llm/dialogue.h"
 #include "store/exchange_log.h"
-#include "store/run_lock.h"
 #include "store/run_store.h"
 
 namespace pcglab::birds {
@@ -60,14 +63,66 @@ OrderedJson trial_metadata(const RunTrial& t) {
 
 }  // namespace
 
-std::string trial_key(char letter, int trial) {
-  return fmt::format("{}/{:04}", letter, trial);
+std::string run_trial_key(const std::string& team, char letter, int trial) {
+  const std::string c(1, letter);
+  return trial_key(team, c, fmt::format("{}_{}_{}", team, c, trial));
+}
+
+OrderedJson run_settings(const RunOptions& o, const llm::PromptProgram& program) {
+  OrderedJson client = {{"base_url", o.client.base_url},
+                        {"timeout_s", o.client.timeout_s},
+                        {"max_retries", o.client.max_retries},
+                        {"backoff_base_s", o.client.backoff_base_s},
+                        {"keep_alive", o.client.keep_alive},
+                        {"concurrency", o.concurrency},
+                        {"requests_per_minute", o.requests_per_minute},
+                        {"tokens_per_minute", o.tokens_per_minute},
+                        {"cache", o.cache ? OrderedJson(fs::absolute(*o.cache).string()) : OrderedJson()}};
+  return {{"run", run_config(o, program)}, {"client", client}};
+}
+
+RunOptions run_options_from_settings(const fs::path& team_dir, const Json& settings) {
+  const std::string where = "the settings recorded for `birds run` in " + team_dir.string();
+  const Json run = json_field<Json>(settings, "run", where);
+  const Json client = json_field<Json>(settings, "client", where);
+  RunOptions o;
+  o.out = team_dir.parent_path();
+  o.team = team_dir.filename().string();
+  o.prompt = json_field<std::string>(run, "prompt_file", where);
+  llm::PromptProgram program;
+  program.source = o.prompt.string() + " (as recorded)";
+  const Json& prompt = json_field<Json>(run, "prompt", where);
+  if (prompt.is_string()) {
+    program.turns.push_back(prompt.get<std::string>());
+  } else {
+    if (prompt.contains("system")) program.system = json_field<std::string>(prompt, "system", where);
+    program.turns = json_field<std::vector<std::string>>(prompt, "turns", where);
+  }
+  o.program = program;
+  o.model = json_field<std::string>(run, "model", where);
+  o.letters = json_field<std::string>(run, "letters", where);
+  o.trials = json_field<int>(run, "trials", where);
+  if (run.contains("temperature")) o.temperature = run["temperature"].get<double>();
+  if (run.contains("top_p")) o.top_p = run["top_p"].get<double>();
+  if (run.contains("seed")) o.seed = run["seed"].get<int64_t>();
+  if (run.contains("max_tokens")) o.max_tokens = run["max_tokens"].get<int>();
+  o.client = llm::client_config_from_env(o.client);  // the key
+  o.client.base_url = json_field_or<std::string>(client, "base_url", o.client.base_url, where);
+  o.client.timeout_s = json_field_or<double>(client, "timeout_s", o.client.timeout_s, where);
+  o.client.max_retries = json_field_or<int>(client, "max_retries", o.client.max_retries, where);
+  o.client.backoff_base_s = json_field_or<double>(client, "backoff_base_s", o.client.backoff_base_s, where);
+  o.client.keep_alive = json_field_or<bool>(client, "keep_alive", true, where);
+  o.concurrency = json_field_or<int>(client, "concurrency", o.concurrency, where);
+  o.requests_per_minute = json_field_or<int>(client, "requests_per_minute", 0, where);
+  o.tokens_per_minute = json_field_or<int>(client, "tokens_per_minute", 0, where);
+  if (client.contains("cache") && client["cache"].is_string()) o.cache = client["cache"].get<std::string>();
+  return o;
 }
 
 ItemOutcome run_trial(const TrialPlan& plan, char letter, int trial, std::string& response, RunTrial& t) {
   PCGLAB_CHECK(plan.program != nullptr && plan.completer != nullptr)
       << "a trial plan needs a program and a completer";
-  const std::string key = trial_key(letter, trial);
+  const std::string key = run_trial_key(plan.team, letter, trial);
   t.letter = letter;
   t.trial = trial;
   llm::CallContext context;
@@ -107,6 +162,40 @@ fs::path raw_response_path(const fs::path& team_dir, const std::string& team, ch
   return team_dir / "raw" / std::string(1, letter) / fmt::format("{}_{}_{}.txt", team, letter, trial);
 }
 
+namespace {
+
+// A run in this folder with other settings: refused, naming the store (a rerun must be the same
+// command; the earlier run's trials would be mixed with the new ones). `run` is the settings'
+// "run" part; operational settings (limits, timeouts, the server) may change between reruns.
+void require_same_run(const fs::path& store_file, const std::string& run_name, const OrderedJson& run,
+                      bool legacy) {
+  if (!fs::exists(store_file)) return;
+  store::RunStore st(store_file);
+  const auto recorded = st.run_config(run_name);
+  if (!recorded) return;
+  const Json j = as_setup_input([&] { return parse_json(*recorded, store_file.string()); });
+  const Json recorded_run = legacy ? j : j.value("run", Json());
+  if (recorded_run == Json::parse(run.dump())) return;
+  throw SetupError(
+      fmt::format("run store {}: run '{}' was started with other settings; rerun the same "
+                  "command to resume it, or write the new run to another folder",
+                  store_file.string(), run_name));
+}
+
+// Finished trials of a run folder written before the batch driver (logs/run.sqlite, keys "A/0003").
+std::map<std::string, std::string> legacy_finished(const fs::path& team_dir, const OrderedJson& run) {
+  std::map<std::string, std::string> out;
+  const fs::path file = team_dir / "logs" / "run.sqlite";
+  if (!fs::exists(file)) return out;
+  store::RunStore st(file);
+  if (!st.run_config("birds-run")) return out;
+  const int64_t id = st.open_run("birds-run", run.dump());  // equal: require_same_run checked it
+  for (const auto& item : st.items(id, ItemStatus::kOk)) out[item.key] = item.output;
+  return out;
+}
+
+}  // namespace
+
 RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   if (o.team.empty() || o.team.find_first_of("/\\") != std::string::npos)
     throw SetupError(fmt::format("--team '{}': give a plain folder name", o.team));
@@ -124,49 +213,72 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   if (o.max_tokens && *o.max_tokens < 1)
     throw SetupError(fmt::format("--max-tokens must be at least 1 (got {})", *o.max_tokens));
   llm::validate_client_settings(o.client);
-  const llm::PromptProgram program = llm::load_prompt(o.prompt);
+  const llm::PromptProgram program = o.program ? *o.program : llm::load_prompt(o.prompt);
   if (!has_object(program))
-    log_warn("{}: the prompt has no <OBJECT>: every letter gets the same prompt", o.prompt.string());
+    log_warn("{}: the prompt has no <OBJECT>: every letter gets the same prompt", program.source);
 
   RunSummary summary;
   summary.team_dir = o.out / o.team;
-  const OrderedJson config = run_config(o, program);
-  // One process per run folder, for the whole run: a second would request the same trials.
-  const store::RunLock folder_lock(summary.team_dir, summary.team_dir / "logs" / "run.lock");
-  const fs::path store_file = summary.team_dir / "logs" / "run.sqlite";
-  store::RunStore store(store_file);
-  const int64_t run = store.open_run("birds-run", config.dump());
-  // A run killed mid-write leaves unfinished temporaries beside its responses: clear them.
-  remove_stale_temporaries(summary.team_dir / "raw");
-  std::vector<std::string> keys;
-  for (char letter : o.letters)
-    for (int t = 1; t <= o.trials; ++t) keys.push_back(trial_key(letter, t));
-  store.add_items(run, keys);
-  // Trials left to run need a key for a remote server: say so before any request is sent (a run
-  // whose trials all finished earlier needs none, and builds no client).
-  llm::CompleterStack stack;
-  if (const auto counts = store.counts(run); counts.pending + counts.error > 0) {
-    llm::require_api_key(o.client);
-    llm::CompleterStackOptions so;
-    so.client = o.client;
-    so.limits = llm::RateLimits{o.concurrency, o.requests_per_minute, o.tokens_per_minute};
-    const int64_t estimate = estimate_tokens(program, o);
-    so.estimate_tokens = [estimate](const llm::ChatRequest&) { return estimate; };
-    so.cache = o.cache;
-    so.record = std::make_shared<store::ExchangeLog>(store_file);
-    so.record_scope = "birds-run";
-    stack = llm::make_completer_stack(so);
-  }
+  const OrderedJson settings = run_settings(o, program);
+  const OrderedJson& config = settings["run"];
+  for (const fs::path& store_file : {batch::Driver::store_path(summary.team_dir, o.shard),
+                                     batch::Driver::store_path(summary.team_dir, {})})
+    require_same_run(store_file, kRunName, config, false);
+  require_same_run(summary.team_dir / "logs" / "run.sqlite", "birds-run", config, true);
 
-  auto write_run_json = [&] {
+  ThreadPool pool(std::max(1, o.concurrency));
+  batch::DriverOptions driver_options;
+  driver_options.shard = o.shard;
+  driver_options.progress = false;  // the command's own bar counts retries and tokens too
+  driver_options.run_name = kRunName;
+  driver_options.config = dump_json(settings);
+  // One process per run folder (per shard when sharded): a second would request the same trials.
+  batch::Driver driver(summary.team_dir, pool, driver_options);
+  const fs::path store_file = batch::Driver::store_path(summary.team_dir, o.shard);
+  const std::map<std::string, std::string> legacy = legacy_finished(summary.team_dir, config);
+
+  // The stage: one item per trial, its hash the run's settings and the trial, its output the file.
+  batch::StageSpec spec;
+  spec.name = "run";
+  spec.output_dirs = {summary.team_dir / "raw"};
+  std::vector<std::pair<char, int>> trial_of;
+  for (char letter : o.letters)
+    for (int t = 1; t <= o.trials; ++t) {
+      batch::Item item;
+      item.key = run_trial_key(o.team, letter, t);
+      item.hash = batch::ContentHash().add(config.dump()).add(item.key).hex();
+      item.outputs = {raw_response_path(summary.team_dir, o.team, letter, t)};
+      spec.items.push_back(std::move(item));
+      trial_of.emplace_back(letter, t);
+    }
+  auto write_run_json = [&](int64_t ok, int64_t failed) {
     OrderedJson meta = config;
     meta["base_url"] = o.client.base_url;
-    const auto counts = store.counts(run);
-    meta["counts"] = {{"ok", counts.ok}, {"error", counts.error}, {"pending", counts.pending}};
+    const auto pending = static_cast<int64_t>(spec.items.size()) - ok - failed;
+    meta["counts"] = {{"ok", ok}, {"error", failed}, {"pending", pending}};
     write_json_file(summary.team_dir / "run.json", meta);
   };
-  write_run_json();
+  // run.json (the whole run) is written by unsharded runs: before the trials, and with every
+  // outcome after them (a shard leaves it to the merge).
+  if (o.shard.all()) {
+    int64_t ok = 0, failed = 0;
+    for (const auto& row : store::RunStore(store_file).outcomes(spec.name)) {
+      const auto outcome = ItemOutcome::from_json(parse_json(row.outcome, store_file.string()));
+      (outcome.ok() ? ok : failed) += 1;
+    }
+    write_run_json(ok, failed);
+  }
+  spec.write_log = [&](const std::vector<ItemOutcome>& outcomes) {
+    int64_t ok = 0;
+    for (const auto& x : outcomes) ok += x.ok();
+    write_run_json(ok, static_cast<int64_t>(outcomes.size()) - ok);
+  };
 
+  // The completer stack, built when the first trial needs it: a run whose trials all finished
+  // earlier sends nothing and needs no key. A remote server without a key stops the run (exit 2)
+  // before any request.
+  std::once_flag stack_built;
+  llm::CompleterStack stack;
   TrialPlan plan;
   plan.team_dir = summary.team_dir;
   plan.team = o.team;
@@ -176,40 +288,59 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   plan.base.top_p = o.top_p;
   plan.base.seed = o.seed;
   plan.base.max_tokens = o.max_tokens;
-  plan.completer = stack.top.get();
   plan.progress = &progress;
+  auto build_stack = [&] {
+    llm::require_api_key(o.client);
+    llm::CompleterStackOptions so;
+    so.client = o.client;
+    so.limits = llm::RateLimits{o.concurrency, o.requests_per_minute, o.tokens_per_minute};
+    const int64_t estimate = estimate_tokens(program, o);
+    so.estimate_tokens = [estimate](const llm::ChatRequest&) { return estimate; };
+    so.cache = o.cache;
+    so.record = std::make_shared<store::ExchangeLog>(store_file);
+    so.record_scope = kRunName;
+    stack = llm::make_completer_stack(so);
+    plan.completer = stack.top.get();
+  };
 
-  summary.trials.resize(keys.size());
-  ThreadPool pool(std::max(1, o.concurrency));
-  pool.parallel_for(keys.size(), [&](size_t i) {
-    RunTrial& t = summary.trials[i];
-    const char letter = o.letters[i / o.trials];
-    const int trial = static_cast<int>(i % o.trials) + 1;
-    if (const auto existing = store.item(run, keys[i]); existing && existing->status == ItemStatus::kOk) {
-      // Finished earlier: make sure its file is there (it is written before the store is updated).
-      const fs::path file = raw_response_path(summary.team_dir, o.team, letter, trial);
-      if (!fs::exists(file)) write_file_atomic(file, existing->output);
+  std::vector<RunTrial> trials(spec.items.size());
+  std::vector<char> ran(spec.items.size(), 0);
+  const batch::StageRun stage = driver.run(spec, [&](size_t i) -> ItemOutcome {
+    ran[i] = 1;
+    const auto [letter, trial] = trial_of[i];
+    RunTrial& t = trials[i];
+    if (const auto it = legacy.find(fmt::format("{}/{:04}", letter, trial)); it != legacy.end()) {
+      // Finished by a run of an earlier version: its response is in the old store.
+      write_file_atomic(raw_response_path(summary.team_dir, o.team, letter, trial), it->second);
       t.letter = letter;
       t.trial = trial;
-      t.outcome = ItemOutcome::success(keys[i]);
       t.resumed = true;
+      t.outcome = ItemOutcome::success(spec.items[i].key);
       if (progress.trial_done) progress.trial_done(t);
-      return;
+      return t.outcome;
     }
+    std::call_once(stack_built, build_stack);
     std::string response;
     const ItemOutcome outcome = run_trial(plan, letter, trial, response, t);
-    OrderedJson stored = outcome.metadata;
-    if (!outcome.ok()) stored["kind"] = error_kind_name(outcome.kind);
-    store.finish(run, keys[i], outcome.status, response, stored.dump(), outcome.message);
     if (progress.trial_done) progress.trial_done(t);
+    return outcome;
   });
-  for (const auto& t : summary.trials) {
+  for (size_t k = 0; k < stage.outcomes.size(); ++k) {
+    const size_t i = stage.item_index[k];
+    RunTrial& t = trials[i];
+    if (!ran[i]) {  // finished by an earlier run or shard
+      t.letter = trial_of[i].first;
+      t.trial = trial_of[i].second;
+      t.resumed = true;
+      if (progress.trial_done) progress.trial_done(t);
+    }
+    t.outcome = stage.outcomes[k];
     summary.ok += t.ok() && !t.resumed;
     summary.failed += !t.ok();
     summary.resumed += t.resumed;
     summary.tokens += t.usage.total_tokens;
+    summary.trials.push_back(std::move(t));
   }
-  write_run_json();
   return summary;
 }
 

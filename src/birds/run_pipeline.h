@@ -1,8 +1,10 @@
 // A competition run: a prompt × letters × trials × model against an OpenAI-compatible server,
-// resumable. Every trial is an item of the run store (<out>/<team>/logs/run.sqlite) with its
-// status (pending, ok, error and why), raw response, usage and latency; every request goes through
-// the response cache (unless disabled) and the rate limits. Responses are written in the
-// competition layout, <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt, so `birds eval` reads them.
+// resumable and shardable. Every trial is an item of the batch driver (batch/driver.h), rooted at
+// the team folder: its outcome (ok, or an error with its kind and why; usage, latency) is in the
+// team's store (<out>/<team>/logs/batch.sqlite, stage "run"), keyed like the evaluation's items
+// ("team/A/team_A_3"), so `--shard i/n` gives a run shard the same trials as the same eval shard. Responses
+// are written in the competition layout, <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt, so `birds eval` reads
+// them.
 //
 // Requests go through the completer stack record(cache(limit(http))) (llm/completer_stack.h): the
 // run store's exchange record, the response cache (unless disabled), the rate limits and one
@@ -12,7 +14,14 @@
 // Killing the process at any moment and running the same command again finishes the remaining
 // trials: a finished trial is in the store, and every finished request of an unfinished trial
 // (a conversation's first turns) in its exchange record and the cache, so none is requested
-// again; only requests in flight at the kill are sent again.
+// again; only requests in flight at the kill are sent again. A trial whose response file was
+// deleted runs again and gets its reply back from the record, without a request.
+//
+// Shards (`--shard i/n`): each shard runs its trials with its own store and lock
+// (logs/shards/<i>-of-<n>.sqlite), so concurrent shards never wait for each other; the next
+// unsharded run, or `pcglab merge <team folder>`, absorbs them, requests any trial no shard
+// finished and writes run.json. Run folders of earlier versions (logs/run.sqlite) are read: their
+// finished trials are not requested again.
 //
 // Each trial's work is one function, run_trial, whose result is the trial's ItemOutcome (key
 // "A/0003"; errors of the service are ErrorKind::kLlm), so a batch driver can run it as an item.
@@ -24,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/shard.h"
 #include "core/item_outcome.h"
 #include "llm/chat_client.h"
 #include "llm/completer.h"
@@ -45,15 +55,18 @@ struct RunOptions {
   std::optional<int64_t> seed;
   std::optional<int> max_tokens;
   int requests_per_minute = 0, tokens_per_minute = 0;  // 0: unlimited
+  batch::Shard shard;                                  // this process's trials (default: all)
+  // The prompt itself instead of the file (`pcglab merge` runs the program the shards recorded).
+  std::optional<llm::PromptProgram> program;
 };
 
 struct RunTrial {
   char letter = 'A';
   int trial = 1;
-  // key "A/0003"; ok, or an error with its kind (kLlm: the service failed after its retries; kIo:
+  // key "team/A/team_A_3"; ok, or an error with its kind (kLlm: the service failed after its retries; kIo:
   // the response file could not be written; kInternal: a bug) and message.
   ItemOutcome outcome;
-  bool resumed = false;  // finished by an earlier run: nothing was requested (outcome ok)
+  bool resumed = false;  // finished by an earlier run (or shard): nothing was requested (outcome ok)
   int requests = 0, attempts = 0, cached = 0;  // cached: replies that needed no request
   llm::Usage usage;
   double latency_s = 0;
@@ -65,7 +78,7 @@ struct RunTrial {
 
 struct RunSummary {
   std::filesystem::path team_dir;
-  std::vector<RunTrial> trials;  // letter-major
+  std::vector<RunTrial> trials;  // the shard's trials (all when unsharded), letter-major
   int ok = 0, failed = 0, resumed = 0;
   int64_t tokens = 0;
 };
@@ -86,8 +99,17 @@ struct TrialPlan {
   const RunProgress* progress = nullptr;  // counters ("retries", "tokens"); may be null
 };
 
-// The trial's item key in the run store: "A/0003".
-std::string trial_key(char letter, int trial);
+// The trial's item key: "team/A/team_A_3" (the evaluation's key for the same trial).
+std::string run_trial_key(const std::string& team, char letter, int trial);
+
+// The driver's run name for `birds run` (what `pcglab merge` finds), and the settings it records.
+inline constexpr const char* kRunName = "birds run";
+// Everything `pcglab merge` needs to finish a sharded run (the key excepted: read from the
+// environment): {"run": what identifies the run (prompt, model, sampling, letters, trials),
+// "client": base URL, limits, cache, timeouts}.
+OrderedJson run_settings(const RunOptions& options, const llm::PromptProgram& program);
+// The options a merge runs with: the recorded settings, for the team folder `team_dir`.
+RunOptions run_options_from_settings(const std::filesystem::path& team_dir, const Json& settings);
 
 // One trial: the conversation for `letter` (<OBJECT> replaced) through the plan's completer, the
 // response written to its file (atomically) and returned in `response`. Never throws for the

@@ -57,7 +57,7 @@ std::vector<ItemOutcome> classify_chunk(const std::vector<ImageFile>& files, con
   const size_t m = which.size();
   std::vector<ItemOutcome> out(m);
   std::vector<Image> images(m);
-  std::vector<bool> readable(m, false);
+  std::vector<char> readable(m, 0);  // not vector<bool>: its bits share words across threads
   const OrderedJson name = classifier.name();
   pool.parallel_for(m, [&](size_t k) {
     const fs::path& path = files[which[k]].file.path;
@@ -70,7 +70,7 @@ std::vector<ItemOutcome> classify_chunk(const std::vector<ImageFile>& files, con
     });
     if (image.ok()) {
       images[k] = std::move(image).value();
-      readable[k] = true;
+      readable[k] = 1;
     } else {
       out[k] = ItemOutcome::from_error("", image.error());
       out[k].metadata["classifier"] = name;

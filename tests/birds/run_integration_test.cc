@@ -81,6 +81,20 @@ std::map<std::string, std::string> read_tree(const fs::path& dir) {
   return files;
 }
 
+// The trials' outcomes a run recorded in its team's store (the batch driver's stage "run").
+std::vector<ItemOutcome> trial_outcomes(const fs::path& team_dir) {
+  std::vector<ItemOutcome> out;
+  store::RunStore st(team_dir / "logs" / "batch.sqlite");
+  for (const auto& row : st.outcomes("run"))
+    out.push_back(ItemOutcome::from_json(parse_json(row.outcome, row.key)));
+  return out;
+}
+
+size_t count_ok(const std::vector<ItemOutcome>& outcomes, bool ok = true) {
+  return static_cast<size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(), [&](const auto& o) { return o.ok() == ok; }));
+}
+
 fs::path write_prompt(const testing::TempDir& dir,
                       const std::string& text = "Build the letter <OBJECT> with drop_block.") {
   write_file_atomic(dir / "prompt.txt", text);
@@ -151,10 +165,9 @@ TEST(BirdsRun, ThirtyPercentFaultsGiveTheSameFilesAsAFaultFreeRun) {
   const auto a = read_tree(dir / "clean/t/raw"), b = read_tree(dir / "faulty/t/raw");
   EXPECT_EQ(a.size(), 260u);
   EXPECT_TRUE(a == b) << "responses differ between the fault-free and the faulty run";
-  store::RunStore st(dir / "faulty/t/logs/run.sqlite");
-  const auto counts = st.counts(st.open_run("birds-run", *st.run_config("birds-run")));
-  EXPECT_EQ(counts.ok, 260);
-  EXPECT_EQ(counts.error, 0);
+  const auto outcomes = trial_outcomes(dir / "faulty/t");
+  EXPECT_EQ(count_ok(outcomes), 260u);
+  EXPECT_EQ(count_ok(outcomes, false), 0u);
 }
 
 TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials) {
@@ -177,12 +190,7 @@ TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials)
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
   server.open_gate();
-  int64_t finished = 0;
-  {
-    store::RunStore st(dir / "out/t/logs/run.sqlite");
-    finished = st.counts(st.open_run("birds-run", *st.run_config("birds-run"))).ok;
-  }
-  EXPECT_EQ(finished, 9);
+  EXPECT_EQ(count_ok(trial_outcomes(dir / "out/t")), 9u);
   const auto r = testing::run_pcglab(args, server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The 11 unfinished trials, the 2 in flight at the kill among them; no finished one again.
@@ -220,6 +228,101 @@ TEST(BirdsRun, AConversationKilledBetweenItsTurnsResumesWithoutRepeatingTheFirst
   EXPECT_EQ(read_file(dir / "out/t/raw/K/t_K_1.txt"), "reply 2");
   // requests 2, attempts 1 (one request sent by this run), cached 1 (the replayed first turn).
   EXPECT_EQ(r.out.find("K,1,ok,2,1,1,36,"), r.out.find('\n') + 1) << r.out;
+}
+
+TEST(BirdsRun, ThreeConcurrentShardsAndAMergeGiveTheFilesOfOneRun) {
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  FakeOpenAiServer clean;
+  clean.set_responder([](const std::string& body, int) { return program_for(body); });
+  ASSERT_EQ(testing::run_pcglab(run_args(prompt, dir / "clean", "A-C", 3), server_env(clean)).exit_code, 0);
+
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) {
+    FakeReply r = program_for(body);
+    // The first replies wait until 3 requests are in flight: with one trial at a time per shard,
+    // only three shards running at once get there (shards that waited for each other would not).
+    r.wait_for_in_flight = 3;
+    return r;
+  });
+  std::vector<pid_t> shards;
+  for (int i = 1; i <= 3; ++i) {
+    auto args = run_args(prompt, dir / "out", "A-C", 3, 1);
+    args.insert(args.end(), {"--shard", fmt::format("{}/3", i), "--timeout", "30"});
+    shards.push_back(spawn_pcglab(args, server));
+  }
+  for (const pid_t pid : shards) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  EXPECT_EQ(server.max_in_flight(), 3);
+  EXPECT_EQ(server.request_count(), 9u);
+  EXPECT_FALSE(fs::exists(dir / "out/t/run.json"));  // the whole run's file waits for the merge
+  EXPECT_EQ(read_tree(dir / "out/t/raw"), read_tree(dir / "clean/t/raw"));
+
+  const auto merged = testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server));
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(server.request_count(), 9u);  // every trial was finished by its shard
+  EXPECT_FALSE(fs::exists(dir / "out/t/logs/shards"));
+  EXPECT_EQ(read_json_file(dir / "out/t/run.json")["counts"]["ok"], 9);
+  EXPECT_EQ(read_tree(dir / "out/t/raw"), read_tree(dir / "clean/t/raw"));
+  EXPECT_EQ(count_ok(trial_outcomes(dir / "out/t")), 9u);
+  // The unsharded command afterwards: nothing to request.
+  const auto again = testing::run_pcglab(run_args(prompt, dir / "out", "A-C", 3), server_env(server));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(server.request_count(), 9u);
+  EXPECT_EQ(testing::count_occurrences(again.out, ",resumed,"), 9u) << again.out;
+}
+
+TEST(BirdsRun, AShardThatDiedIsFinishedByTheMerge) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  for (const char* shard : {"1/2"}) {  // shard 2/2 never ran
+    auto args = run_args(prompt, dir / "out", "A-D", 2);
+    args.insert(args.end(), {"--shard", shard});
+    ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  }
+  const size_t first = server.request_count();
+  EXPECT_GT(first, 0u);
+  EXPECT_LT(first, 8u);
+  const auto merged = testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server));
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(server.request_count(), 8u);  // the other shard's trials, once
+  EXPECT_EQ(read_tree(dir / "out/t/raw").size(), 8u);
+  EXPECT_EQ(read_json_file(dir / "out/t/run.json")["counts"]["ok"], 8);
+}
+
+TEST(BirdsRun, ARunFolderOfAnEarlierVersionIsResumedFromItsRunStore) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  {
+    // logs/run.sqlite as `birds run` wrote it before the batch driver: trial A/0001 finished.
+    store::RunStore old(dir / "out/t/logs/run.sqlite");
+    const OrderedJson config = {{"prompt_file", "prompt.txt"},
+                                {"prompt", "Build the letter <OBJECT> with drop_block."},
+                                {"model", "fake-model"},
+                                {"letters", "A"},
+                                {"trials", 2}};
+    const int64_t run = old.open_run("birds-run", config.dump());
+    old.add_items(run, {"A/0001", "A/0002"});
+    old.finish(run, "A/0001", ItemStatus::kOk, "the earlier reply", "{}", "");
+  }
+  const auto r = testing::run_pcglab(run_args(prompt, dir / "out", "A", 2), server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.request_count(), 1u);  // only A/0002
+  EXPECT_EQ(read_file(dir / "out/t/raw/A/t_A_1.txt"), "the earlier reply");
+  // Other settings than the earlier run's are refused, as before.
+  auto other = run_args(prompt, dir / "out", "A", 2);
+  other[7] = "other-model";
+  const auto refused = testing::run_pcglab(other, server_env(server));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("was started with other settings"), std::string::npos) << refused.err;
 }
 
 TEST(BirdsRun, ASecondProcessOnTheSameFolderIsRefusedAtOnce) {
@@ -275,11 +378,12 @@ TEST(BirdsRun, TheApiKeyIsInNoFileAndNoLogLine) {
   // The trial's outcome: an LLM error (kind llm) naming the turn and the server's message.
   EXPECT_NE(r.err.find("[llm]: turn 1: HTTP 401: bad key"), std::string::npos) << r.err;
   {
-    store::RunStore st(dir / "out/t/logs/run.sqlite");
-    const auto failed = st.items(st.open_run("birds-run", *st.run_config("birds-run")), ItemStatus::kError);
+    std::vector<ItemOutcome> failed;
+    for (const auto& o : trial_outcomes(dir / "out/t"))
+      if (!o.ok()) failed.push_back(o);
     ASSERT_EQ(failed.size(), 1u);
-    EXPECT_EQ(failed[0].error, "turn 1: HTTP 401: bad key");
-    EXPECT_EQ(parse_json(failed[0].metadata, "metadata")["kind"], "llm");
+    EXPECT_EQ(failed[0].message, "turn 1: HTTP 401: bad key");
+    EXPECT_EQ(failed[0].kind, ErrorKind::kLlm);
   }
   EXPECT_EQ(r.err.find(key), std::string::npos);
   EXPECT_EQ(r.out.find(key), std::string::npos);

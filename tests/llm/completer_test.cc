@@ -141,7 +141,9 @@ TEST(Completers, TheUsualStackIsRecordOverCacheOverLimitOverHttp) {
   EXPECT_EQ(s.limiter->max_in_flight_seen(), 1);
   EXPECT_EQ(server.request_count(), 1u);
   // Without options, the bare client.
-  const CompleterStack bare = make_completer_stack({config_for(server)});
+  CompleterStackOptions client_only;
+  client_only.client = config_for(server);
+  const CompleterStack bare = make_completer_stack(client_only);
   EXPECT_EQ(bare.top, bare.client);
   EXPECT_FALSE(bare.limiter || bare.cache);
 }
