@@ -4,6 +4,30 @@
 # New files are picked up without editing CMake (CONFIGURE_DEPENDS re-globs at build time).
 # SHARED: build a shared library (pcglab_core is shared so that the executable and the
 # dlopen()ed libtorch module share one copy of its globals: log level, progress bar).
+# pcglab_torch_module(NAME): the libtorch module of src/<NAME>/torch/*.cc, when there are such files:
+# libpcglab_<NAME>_torch.so (for nn: libpcglab_torch.so, target pcglab_torch), a MODULE that
+# nn/torch_runtime.h opens at run time and whose only exported symbol is its table (nn/torch/abi.h).
+# Built before pcglab_<NAME>, so anything linking the module's plain side finds it built.
+function(pcglab_torch_module name)
+  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/torch/*.cc)
+  if(NOT srcs)
+    return()
+  endif()
+  if(name STREQUAL "nn")
+    set(target pcglab_torch)
+  else()
+    set(target pcglab_${name}_torch)
+  endif()
+  add_library(${target} MODULE ${srcs})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/generated)
+  target_compile_options(${target} PRIVATE ${PCGLAB_WARNINGS})
+  target_link_libraries(${target} PRIVATE pcglab_core ${TORCH_LIBRARIES})
+  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}
+                                             CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  add_dependencies(pcglab_${name} ${target})
+  set_property(GLOBAL APPEND PROPERTY PCGLAB_TORCH_MODULES ${name})
+endfunction()
+
 function(pcglab_module name)
   cmake_parse_arguments(ARG "SHARED" "" "DEPS" ${ARGN})
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cc)
@@ -20,6 +44,7 @@ function(pcglab_module name)
   target_include_directories(pcglab_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/generated)
   target_compile_options(pcglab_${name} PRIVATE ${PCGLAB_WARNINGS})
   target_link_libraries(pcglab_${name} PUBLIC ${ARG_DEPS})
+  pcglab_torch_module(${name})
 endfunction()
 
 # pcglab_tests(AREA DEPS ...): one GoogleTest executable per area and label.
