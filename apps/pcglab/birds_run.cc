@@ -38,10 +38,10 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   std::mutex mutex;
   birds::RunProgress progress;
   progress.trial_done = [&](const birds::RunTrial& t) {
-    bar.advance(t.status != "error");
-    if (t.status == "error") {
+    bar.advance(t.ok());
+    if (!t.ok()) {
       std::lock_guard lock(mutex);
-      log_warn("{} trial {}: {}", t.letter, t.trial, t.error);
+      log_warn("{} trial {} [{}]: {}", t.letter, t.trial, error_kind_name(t.outcome.kind), t.outcome.message);
     }
   };
   progress.counter = [&](const std::string& name, int64_t delta) { bar.add(name, delta); };
@@ -50,11 +50,12 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   log_info("{}: {} ok, {} failed, {} finished earlier; {} tokens; responses in {}", r.team, summary.ok,
            summary.failed, summary.resumed, summary.tokens, (summary.team_dir / "raw").string());
   Table t;
-  t.columns = {"letter", "trial",        "status",    "requests", "attempts",
-               "cached", "total_tokens", "latency_s", "error"};
+  t.columns = {"letter", "trial",        "status",    "requests",   "attempts",
+               "cached", "total_tokens", "latency_s", "error_kind", "error"};
   for (const auto& x : summary.trials)
-    t.add_row({std::string(1, x.letter), x.trial, x.status, x.requests, x.attempts, x.cached,
-               x.usage.total_tokens, x.latency_s, x.error});
+    t.add_row({std::string(1, x.letter), x.trial, x.status_label(), x.requests, x.attempts, x.cached,
+               x.usage.total_tokens, x.latency_s, x.ok() ? std::string() : error_kind_name(x.outcome.kind),
+               x.outcome.message});
   // One table on stdout (so --format json/csv stays one document): the trials, or with --eval the
   // ranking (failed trials are logged above either way; every trial is in logs/run.sqlite).
   if (!o.eval) print_table(t, global);
@@ -123,6 +124,9 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
                  "First retry wait in seconds (doubles each retry, with jitter)")
       ->check(number_in(0.0, 600.0))
       ->capture_default_str();
+  cmd.add_flag_function(
+      "--no-keep-alive", [o](int64_t) { o->run.client.keep_alive = false; },
+      "Open a new connection for every request (default: connections are reused)");
   cmd.add_option("--rpm", o->run.requests_per_minute, "Requests per minute at most (0: no limit)")
       ->check(number_in(0, 1000000))
       ->capture_default_str();

@@ -17,7 +17,8 @@ struct EvalOptions {
 int run_eval(const EvalOptions& opt, const GlobalOptions& global) {
   const auto scenario = parse_scenario(opt.scenario);
   Table t;
-  t.columns = {"file", "level", "solutions", "bats", "scorpions", "spiders", "playable", "accuracy"};
+  t.columns = {"file",    "level",    "solutions",   "bats",     "scorpions",
+               "spiders", "playable", "path_length", "solvable", "accuracy"};
   double sum = 0;
   int n = 0;
   bool all_ok = true;
@@ -33,12 +34,12 @@ int run_eval(const EvalOptions& opt, const GlobalOptions& global) {
     for (size_t i = 0; i < levels.size(); ++i) {
       const LevelEvaluation ev = evaluate_level(levels[i], scenario);
       t.add_row({file, static_cast<int>(i), ev.solutions, ev.encountered[0], ev.encountered[1],
-                 ev.encountered[2], ev.playable, ev.accuracy});
+                 ev.encountered[2], ev.playable, ev.path_length, ev.solvable, ev.accuracy});
       sum += ev.accuracy;
       ++n;
     }
   }
-  t.add_row({"mean", n, Json(), Json(), Json(), Json(), Json(), n > 0 ? sum / n : 0.0});
+  t.add_row({"mean", n, Json(), Json(), Json(), Json(), Json(), Json(), Json(), n > 0 ? sum / n : 0.0});
   print_table(t, global);
   return all_ok ? kExitOk : kExitItemsFailed;
 }

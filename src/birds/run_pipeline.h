@@ -4,9 +4,18 @@
 // the response cache (unless disabled) and the rate limits. Responses are written in the
 // competition layout, <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt, so `birds eval` reads them.
 //
+// Requests go through the completer stack record(cache(limit(http))) (llm/completer_stack.h): the
+// run store's exchange record, the response cache (unless disabled), the rate limits and one
+// keep-alive HTTP client shared by every trial. `<OBJECT>` is replaced by the letter here
+// (birds/prompt_program.h); the LLM layer sends the text as given.
+//
 // Killing the process at any moment and running the same command again finishes the remaining
-// trials: a finished trial is in the store (and its requests in the cache), so it is never
-// requested again; only requests in flight at the kill are sent again.
+// trials: a finished trial is in the store, and every finished request of an unfinished trial
+// (a conversation's first turns) in its exchange record and the cache, so none is requested
+// again; only requests in flight at the kill are sent again.
+//
+// Each trial's work is one function, run_trial, whose result is the trial's ItemOutcome (key
+// "A/0003"; errors of the service are ErrorKind::kLlm), so a batch driver can run it as an item.
 #pragma once
 
 #include <filesystem>
@@ -15,8 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "core/item_outcome.h"
 #include "llm/chat_client.h"
-#include "llm/rate_limiter.h"
+#include "llm/completer.h"
+#include "llm/prompt.h"
 
 namespace pcglab::birds {
 
@@ -39,11 +50,17 @@ struct RunOptions {
 struct RunTrial {
   char letter = 'A';
   int trial = 1;
-  std::string status;  // "ok", "error", or "resumed" (finished by an earlier run)
-  std::string error;
-  int requests = 0, attempts = 0, cached = 0;  // cached: requests answered by the cache
+  // key "A/0003"; ok, or an error with its kind (kLlm: the service failed after its retries; kIo:
+  // the response file could not be written; kInternal: a bug) and message.
+  ItemOutcome outcome;
+  bool resumed = false;  // finished by an earlier run: nothing was requested (outcome ok)
+  int requests = 0, attempts = 0, cached = 0;  // cached: replies that needed no request
   llm::Usage usage;
   double latency_s = 0;
+
+  bool ok() const { return outcome.ok(); }
+  // "ok", "error", or "resumed" (ok, finished by an earlier run): the table's status column.
+  std::string status_label() const { return resumed ? "resumed" : status_name(outcome.status); }
 };
 
 struct RunSummary {
@@ -57,6 +74,27 @@ struct RunProgress {
   std::function<void(const RunTrial&)> trial_done;
   std::function<void(const std::string& counter, int64_t delta)> counter;  // "retries", "tokens"
 };
+
+// What every trial of a run shares: the program (with <OBJECT>), the request settings and the
+// completer stack.
+struct TrialPlan {
+  std::filesystem::path team_dir;
+  std::string team;
+  const llm::PromptProgram* program = nullptr;
+  llm::ChatRequest base;  // model and sampling settings
+  llm::Completer* completer = nullptr;
+  const RunProgress* progress = nullptr;  // counters ("retries", "tokens"); may be null
+};
+
+// The trial's item key in the run store: "A/0003".
+std::string trial_key(char letter, int trial);
+
+// One trial: the conversation for `letter` (<OBJECT> replaced) through the plan's completer, the
+// response written to its file (atomically) and returned in `response`. Never throws for the
+// trial's own failures (run_item is its boundary); a SetupError (a store or cache that cannot be
+// used) passes through. `details` gets the counts (requests, attempts, cached, tokens, latency).
+ItemOutcome run_trial(const TrialPlan& plan, char letter, int trial, std::string& response,
+                      RunTrial& details);
 
 // Throws SetupError for bad setup (missing prompt, empty letters, a rerun with other settings).
 RunSummary run_prompt(const RunOptions& options, const RunProgress& progress = {});

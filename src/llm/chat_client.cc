@@ -3,12 +3,15 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -143,38 +146,95 @@ void validate_client_config(const ClientConfig& config) {
   require_api_key(config);
 }
 
-std::string request_json(const ChatRequest& r) {
-  OrderedJson j;
-  j["model"] = r.model;
-  j["messages"] = OrderedJson::array();
-  for (const auto& m : r.messages) j["messages"].push_back({{"role", m.role}, {"content", m.content}});
-  if (r.temperature) j["temperature"] = *r.temperature;
-  if (r.top_p) j["top_p"] = *r.top_p;
-  if (r.seed) j["seed"] = *r.seed;
-  if (r.max_tokens) j["max_tokens"] = *r.max_tokens;
-  return dump_json(j);
-}
+// Idle easy handles: each keeps its live connections (curl_easy_reset leaves them), so the next
+// call that takes it reuses one. A handle is owned by one call at a time.
+struct ChatClient::Handles {
+  std::mutex mutex;
+  std::vector<CURL*> idle;
+  std::atomic<int64_t> connections{0};
 
-ChatClient::ChatClient(ClientConfig config) : config_(std::move(config)), jitter_state_(config_.jitter_seed) {
+  ~Handles() {
+    for (CURL* h : idle) curl_easy_cleanup(h);
+  }
+  CURL* take() {
+    {
+      std::lock_guard lock(mutex);
+      if (!idle.empty()) {
+        CURL* h = idle.back();
+        idle.pop_back();
+        curl_easy_reset(h);
+        return h;
+      }
+    }
+    return curl_easy_init();
+  }
+  void give_back(CURL* h) {
+    std::lock_guard lock(mutex);
+    idle.push_back(h);
+  }
+};
+
+ChatClient::ChatClient(ClientConfig config)
+    : config_(std::move(config)), handles_(std::make_unique<Handles>()) {
   init_curl_once();
   validate_client_config(config_);
+  url_ = config_.base_url;
+  while (!url_.empty() && url_.back() == '/') url_.pop_back();
+  url_ += "/chat/completions";
   sleep_ = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
 }
 
-Result<ChatResponse> ChatClient::complete(const ChatRequest& request) {
-  std::string url = config_.base_url;
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  url += "/chat/completions";
+ChatClient::~ChatClient() = default;
+
+int64_t ChatClient::connections_opened() const {
+  return handles_->connections.load();
+}
+
+namespace {
+
+// The jitter stream of one call: the client's seed mixed with the call's item, trial and index.
+uint64_t call_jitter_seed(uint64_t base, const CallContext& c) {
+  uint64_t item_hash = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (const unsigned char ch : c.item) item_hash = (item_hash ^ ch) * 0x100000001b3ULL;
+  return derive_seed(derive_seed(derive_seed(base, item_hash), static_cast<uint64_t>(c.trial)),
+                     static_cast<uint64_t>(c.call));
+}
+
+// A parsed 2xx body, or nullopt when it is not a chat completion.
+std::optional<ChatResponse> parse_completion(const std::string& body) {
+  try {
+    const Json j = Json::parse(body);
+    const Json& choice = j.at("choices").at(0);
+    ChatResponse r;
+    const Json& content = choice.at("message").at("content");
+    r.content = content.is_string() ? content.get<std::string>() : "";
+    r.finish_reason =
+        choice.value("finish_reason", Json("")).is_string() ? choice.value("finish_reason", "") : "";
+    if (j.contains("usage") && j["usage"].is_object()) {
+      r.usage.prompt_tokens = j["usage"].value("prompt_tokens", 0);
+      r.usage.completion_tokens = j["usage"].value("completion_tokens", 0);
+      r.usage.total_tokens = j["usage"].value("total_tokens", 0);
+    }
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Result<ChatResponse> ChatClient::do_complete(const ChatRequest& request, const CallContext& context) {
   const std::string body = request_json(request);
+  const std::string auth = "Authorization: Bearer " + config_.api_key;
+  uint64_t jitter_state = call_jitter_seed(config_.jitter_seed, context);
   std::string last_error;
   for (int attempt = 1; attempt <= config_.max_retries + 1; ++attempt) {
     HttpResult http;
-    CURL* curl = curl_easy_init();
+    CURL* curl = config_.keep_alive ? handles_->take() : curl_easy_init();
     if (curl == nullptr) return Result<ChatResponse>::failure(request.model, "cannot initialise libcurl");
     curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-    const std::string auth = "Authorization: Bearer " + config_.api_key;
     if (!config_.api_key.empty()) headers = curl_slist_append(headers, auth.c_str());
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_URL, url_.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
@@ -189,44 +249,41 @@ Result<ChatResponse> ChatClient::complete(const ChatRequest& request) {
     http.curl = curl_easy_perform(curl);
     http.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &http.status);
+    long connects = 0;
+    curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+    handles_->connections += connects;
+    // The handle keeps no pointer to these once the next call resets it or sets its own.
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
     curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
+    if (config_.keep_alive) {
+      handles_->give_back(curl);
+    } else {
+      curl_easy_cleanup(curl);
+    }
 
     bool retry = false;
     if (http.curl != CURLE_OK) {
       last_error = fmt::format("request failed: {}", curl_easy_strerror(http.curl));
       retry = retryable_curl(http.curl);
     } else if (http.status >= 200 && http.status < 300) {
-      try {
-        const Json j = Json::parse(http.body);
-        const Json& choice = j.at("choices").at(0);
-        ChatResponse r;
-        const Json& content = choice.at("message").at("content");
-        r.content = content.is_string() ? content.get<std::string>() : "";
-        r.finish_reason =
-            choice.value("finish_reason", Json("")).is_string() ? choice.value("finish_reason", "") : "";
-        if (j.contains("usage") && j["usage"].is_object()) {
-          r.usage.prompt_tokens = j["usage"].value("prompt_tokens", 0);
-          r.usage.completion_tokens = j["usage"].value("completion_tokens", 0);
-          r.usage.total_tokens = j["usage"].value("total_tokens", 0);
-        }
-        r.attempts = attempt;
-        r.latency_s = http.seconds;
-        return r;
-      } catch (const std::exception&) {
-        last_error = fmt::format("HTTP {} with a body that is not a chat completion: {}", http.status,
-                                 http.body.substr(0, 120));
-        retry = true;  // a truncated or garbled body: the server may answer properly next time
+      if (auto r = parse_completion(http.body)) {
+        r->attempts = attempt;
+        r->latency_s = http.seconds;
+        return *std::move(r);
       }
+      last_error = fmt::format("HTTP {} with a body that is not a chat completion: {}", http.status,
+                               http.body.substr(0, 120));
+      retry = true;  // a truncated or garbled body: the server may answer properly next time
     } else {
       last_error = fmt::format("HTTP {}: {}", http.status, server_message(http.body));
       retry = retryable_status(http.status);
     }
     if (!retry || attempt > config_.max_retries) break;
     double wait = std::min(config_.backoff_max_s, config_.backoff_base_s * std::pow(2.0, attempt - 1));
-    wait *= 0.5 + 0.5 * (static_cast<double>(splitmix64(jitter_state_) >> 11) * 0x1.0p-53);
+    wait *= 0.5 + 0.5 * (static_cast<double>(splitmix64(jitter_state) >> 11) * 0x1.0p-53);
     if (http.retry_after) wait = std::min(std::max(wait, *http.retry_after), config_.backoff_max_s);
     if (on_retry_) on_retry_(attempt, wait, last_error);
+    if (context.on_retry) context.on_retry(attempt, wait, last_error);
     sleep_(wait);
   }
   return Result<ChatResponse>::failure(request.model, last_error);

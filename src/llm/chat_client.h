@@ -3,45 +3,28 @@
 // connection failures are retried with exponential backoff and jitter; other 4xx fail at once with
 // the server's message (401 and 403 included: a bad key is never retried). The API key is sent as a bearer
 // token and never appears in a result, an error message or a log line.
+//
+// Keep-alive: the client keeps a pool of libcurl easy handles, one per call in progress, each with
+// its own connection cache, so a connection is reused by the next request instead of paying a new
+// TCP (and TLS) handshake each time. A handle is used by one thread at a time (taken from the pool
+// under a mutex, given back after the call), which is libcurl's rule for easy handles, so one client
+// serves every thread of a batch. A connection the server has closed is noticed by libcurl, which
+// opens a new one (and resends a request that died on a reused connection before any reply), so a
+// server's keep-alive limits never fail a request. Timeouts and retries are as without keep-alive:
+// a timed-out transfer's connection is closed, the retry gets a fresh one.
+//
+// It is the bottom layer of a completer stack (completer.h).
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <optional>
+#include <memory>
 #include <string>
-#include <vector>
 
-#include "core/result.h"
+#include "llm/chat.h"
+#include "llm/completer.h"
 
 namespace pcglab::llm {
-
-struct ChatMessage {
-  std::string role;  // "system", "user", "assistant"
-  std::string content;
-};
-
-struct ChatRequest {
-  std::string model;
-  std::vector<ChatMessage> messages;
-  std::optional<double> temperature;
-  std::optional<double> top_p;
-  std::optional<int64_t> seed;
-  std::optional<int> max_tokens;
-};
-
-struct Usage {
-  int prompt_tokens = 0;
-  int completion_tokens = 0;
-  int total_tokens = 0;
-};
-
-struct ChatResponse {
-  std::string content;
-  std::string finish_reason;
-  Usage usage;
-  int attempts = 0;      // requests sent, retries included
-  double latency_s = 0;  // of the successful request
-};
 
 struct ClientConfig {
   std::string base_url = "https://api.openai.com/v1";  // OPENAI_BASE_URL
@@ -50,7 +33,11 @@ struct ClientConfig {
   int max_retries = 5;
   double backoff_base_s = 1.0;  // first wait; doubles each retry
   double backoff_max_s = 60.0;
-  uint64_t jitter_seed = 1;  // waits are multiplied by a seeded factor in [0.5, 1)
+  // Waits are multiplied by a factor in [0.5, 1) drawn from this seed mixed with the call's item,
+  // trial and call index (CallContext), so they do not depend on which thread sends what.
+  uint64_t jitter_seed = 1;
+  // Reuse connections across requests (HTTP keep-alive). false: a new connection per request.
+  bool keep_alive = true;
 };
 
 // Reads OPENAI_BASE_URL and OPENAI_API_KEY from the environment over the given defaults.
@@ -70,25 +57,34 @@ void require_api_key(const ClientConfig& config);
 // Both checks.
 void validate_client_config(const ClientConfig& config);
 
-// The request body as JSON (exposed for tests and for the cache key).
-std::string request_json(const ChatRequest& request);
-
-class ChatClient {
+class ChatClient : public Completer {
  public:
   // Throws SetupError for a configuration validate_client_config refuses (before any request).
   explicit ChatClient(ClientConfig config);
-  // One chat completion; an ItemError (item = the model) when it failed for good.
-  Result<ChatResponse> complete(const ChatRequest& request);
-  // Called before each wait with the attempt number and the wait in seconds (tests, progress).
+  ~ChatClient() override;
+  ChatClient(const ChatClient&) = delete;
+  ChatClient& operator=(const ChatClient&) = delete;
+
+  // Called before each wait with the attempt number and the wait in seconds (tests, progress), in
+  // addition to the call's own CallContext::on_retry. Set before the first request.
   void on_retry(std::function<void(int attempt, double wait_s, const std::string& why)> fn) {
     on_retry_ = std::move(fn);
   }
-  // Replaces sleeping (tests).
+  // Replaces sleeping (tests). Set before the first request.
   void set_sleeper(std::function<void(double)> fn) { sleep_ = std::move(fn); }
+  // Connections libcurl opened so far, over all handles (tests, benchmarks).
+  int64_t connections_opened() const;
+
+ protected:
+  // One chat completion; an ItemError (item = the call's item, else the model) when it failed for
+  // good. Thread-safe.
+  Result<ChatResponse> do_complete(const ChatRequest& request, const CallContext& context) override;
 
  private:
+  struct Handles;
   ClientConfig config_;
-  uint64_t jitter_state_;
+  std::string url_;
+  std::unique_ptr<Handles> handles_;
   std::function<void(int, double, const std::string&)> on_retry_;
   std::function<void(double)> sleep_;
 };

@@ -10,10 +10,6 @@
 namespace pcglab::llm {
 namespace {
 
-bool contains_object(const std::string& s) {
-  return s.find(kObjectToken) != std::string::npos;
-}
-
 std::string trimmed(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r\n");
   if (a == std::string::npos) return "";
@@ -46,7 +42,6 @@ PromptProgram parse_prompt(const std::string& text, const std::string& source, b
   if (trimmed(text).empty()) throw SetupError(fmt::format("{}: the prompt file is empty", source));
   if (!conversation) {
     p.turns.push_back(text);
-    p.has_object = contains_object(text);
     return p;
   }
   Json doc;
@@ -82,8 +77,6 @@ PromptProgram parse_prompt(const std::string& text, const std::string& source, b
     }
     if (trimmed(p.turns.back()).empty()) throw SetupError(fmt::format("{}: turn {} is empty", source, i + 1));
   }
-  p.has_object = (p.system && contains_object(*p.system));
-  for (const auto& t : p.turns) p.has_object = p.has_object || contains_object(t);
   return p;
 }
 
@@ -94,42 +87,9 @@ PromptProgram load_prompt(const std::filesystem::path& path) {
   return parse_prompt(as_setup_input([&] { return read_file(path); }), path.string(), conversation, yaml);
 }
 
-std::string substitute_object(std::string text, const std::string& object) {
-  for (size_t pos = text.find(kObjectToken); pos != std::string::npos;
-       pos = text.find(kObjectToken, pos + object.size())) {
-    text.replace(pos, kObjectToken.size(), object);
-  }
-  return text;
-}
-
-Result<ConversationResult> run_conversation(ChatClient& client, const PromptProgram& program,
-                                            const std::string& object, const ChatRequest& base) {
-  return run_conversation([&client](const ChatRequest& r) { return client.complete(r); }, program, object,
-                          base);
-}
-
-Result<ConversationResult> run_conversation(const CompleteFn& complete, const PromptProgram& program,
-                                            const std::string& object, const ChatRequest& base) {
-  ConversationResult out;
-  if (program.system) out.messages.push_back({"system", substitute_object(*program.system, object)});
-  for (const std::string& turn : program.turns) {
-    out.messages.push_back({"user", substitute_object(turn, object)});
-    ChatRequest request = base;
-    request.messages = out.messages;
-    auto reply = complete(request);
-    if (!reply.ok()) {
-      return Result<ConversationResult>::failure(
-          object, fmt::format("turn {}: {}", out.requests + 1, reply.error().message));
-    }
-    ++out.requests;
-    out.attempts += reply.value().attempts;
-    out.usage.prompt_tokens += reply.value().usage.prompt_tokens;
-    out.usage.completion_tokens += reply.value().usage.completion_tokens;
-    out.usage.total_tokens += reply.value().usage.total_tokens;
-    out.messages.push_back({"assistant", reply.value().content});
-    out.response = reply.value().content;
-  }
-  return out;
+Result<ConversationResult> run_conversation(Completer& completer, const PromptProgram& program,
+                                            const ChatRequest& base, const CallContext& context) {
+  return run_turns(completer, base, program.system, program.turns, context);
 }
 
 }  // namespace pcglab::llm

@@ -122,3 +122,29 @@ int RateLimiter::max_in_flight_seen() const {
 }
 
 }  // namespace pcglab::llm
+
+namespace pcglab::llm {
+
+int64_t estimate_request_tokens(const ChatRequest& request) {
+  size_t chars = 0;
+  for (const auto& m : request.messages) chars += m.content.size();
+  return static_cast<int64_t>(chars / 4) + (request.max_tokens ? *request.max_tokens : 1000);
+}
+
+RateLimitedCompleter::RateLimitedCompleter(std::shared_ptr<RateLimiter> limiter,
+                                           std::shared_ptr<Completer> next, Estimate estimate)
+    : limiter_(std::move(limiter)), next_(std::move(next)), estimate_(std::move(estimate)) {
+  PCGLAB_CHECK(limiter_ != nullptr && next_ != nullptr)
+      << "a rate-limited completer needs a limiter and a next layer";
+  if (!estimate_) estimate_ = estimate_request_tokens;
+}
+
+Result<ChatResponse> RateLimitedCompleter::do_complete(const ChatRequest& request,
+                                                       const CallContext& context) {
+  auto permit = limiter_->acquire(estimate_(request));
+  auto reply = next_->complete(request, context);
+  permit.finish(reply.ok() ? reply.value().usage.total_tokens : 0);
+  return reply;
+}
+
+}  // namespace pcglab::llm

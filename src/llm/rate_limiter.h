@@ -5,6 +5,9 @@
 //
 // A request estimated at more tokens than the per-minute limit counts as the whole limit: it
 // starts only when the window holds no tokens, and the first such request triggers one warning.
+//
+// RateLimitedCompleter puts the limits in a completer stack: each call takes a permit (estimated
+// tokens), calls the next layer, and finishes the permit with the reply's real token count.
 #pragma once
 
 #include <chrono>
@@ -16,6 +19,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+
+#include "llm/chat.h"
+#include "llm/completer.h"
 
 namespace pcglab::llm {
 
@@ -80,6 +86,26 @@ class RateLimiter {
   std::deque<Started> window_;
   int in_flight_ = 0, max_seen_ = 0;
   uint64_t next_slot_ = 0;
+};
+
+// The tokens a request is expected to use before it is sent: its characters / 4 plus the reply's
+// max_tokens (1000 when not set).
+int64_t estimate_request_tokens(const ChatRequest& request);
+
+class RateLimitedCompleter : public Completer {
+ public:
+  using Estimate = std::function<int64_t(const ChatRequest&)>;
+  // `estimate` defaults to estimate_request_tokens.
+  RateLimitedCompleter(std::shared_ptr<RateLimiter> limiter, std::shared_ptr<Completer> next,
+                       Estimate estimate = {});
+
+ protected:
+  Result<ChatResponse> do_complete(const ChatRequest& request, const CallContext& context) override;
+
+ private:
+  std::shared_ptr<RateLimiter> limiter_;
+  std::shared_ptr<Completer> next_;
+  Estimate estimate_;
 };
 
 }  // namespace pcglab::llm

@@ -1,26 +1,12 @@
 #include "llm/response_cache.h"
 
-#include <openssl/evp.h>
-
 #include <fmt/format.h>
 
 #include "core/check.h"
 #include "core/json.h"
+#include "core/log.h"
 
 namespace pcglab::llm {
-namespace {
-
-std::string sha256_hex(const std::string& data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) out += fmt::format("{:02x}", digest[i]);
-  return out;
-}
-
-}  // namespace
-
 std::string cache_key(const ChatRequest& request, int trial) {
   return sha256_hex(request_json(request) + "\ntrial=" + std::to_string(trial));
 }
@@ -49,6 +35,7 @@ std::optional<ChatResponse> ResponseCache::get(const std::string& key) {
     r.usage.total_tokens = j.value("total_tokens", 0);
     r.latency_s = j.value("latency_s", 0.0);
     r.attempts = 0;  // served from the cache: no request
+    r.source = ReplySource::kCache;
     return r;
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged entry is treated as missing and will be replaced
@@ -77,6 +64,26 @@ int64_t ResponseCache::size() {
   store::Statement s(db_, "SELECT COUNT(*) FROM responses");
   s.step_row();  // COUNT(*) always gives a row
   return s.integer(0);
+}
+
+CachingCompleter::CachingCompleter(std::shared_ptr<ResponseCache> cache, std::shared_ptr<Completer> next)
+    : cache_(std::move(cache)), next_(std::move(next)) {
+  PCGLAB_CHECK(cache_ != nullptr && next_ != nullptr) << "a caching completer needs a cache and a next layer";
+}
+
+Result<ChatResponse> CachingCompleter::do_complete(const ChatRequest& request, const CallContext& context) {
+  const std::string key = cache_key(request, context.trial);
+  if (auto hit = cache_->get(key)) return *std::move(hit);
+  auto reply = next_->complete(request, context);
+  if (reply.ok() && reply.value().source == ReplySource::kServer) {
+    try {
+      cache_->put(key, request, reply.value());
+    } catch (const SetupError& e) {  // the reply still reaches the caller (its file, the run store)
+      log_warn("{}: the reply is not cached: {}", context.item.empty() ? request.model : context.item,
+               e.what());
+    }
+  }
+  return reply;
 }
 
 }  // namespace pcglab::llm

@@ -3,16 +3,21 @@
 // response and its metadata. Reruns cost nothing and give the same files. Thread-safe, and
 // shared safely by several processes (a lock is waited for).
 //
+// CachingCompleter puts the cache in a completer stack: a hit is answered without calling the next
+// layer (source kCache, attempts 0); a reply the next layer got from the server is stored.
+//
 // A cache that cannot be read (locked past the busy timeout, an I/O error) throws SetupError
 // naming the file: a failed read is never a miss, which would repeat a paid request.
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
-#include "llm/chat_client.h"
+#include "llm/chat.h"
+#include "llm/completer.h"
 
 #include "store/sqlite.h"
 
@@ -36,6 +41,20 @@ class ResponseCache {
  private:
   store::SqliteDb db_;
   std::mutex mutex_;
+};
+
+// The cache as a completer layer: key = cache_key(request, context.trial). A reply that cannot be
+// written to the cache is logged (naming the call's item) and still returned.
+class CachingCompleter : public Completer {
+ public:
+  CachingCompleter(std::shared_ptr<ResponseCache> cache, std::shared_ptr<Completer> next);
+
+ protected:
+  Result<ChatResponse> do_complete(const ChatRequest& request, const CallContext& context) override;
+
+ private:
+  std::shared_ptr<ResponseCache> cache_;
+  std::shared_ptr<Completer> next_;
 };
 
 }  // namespace pcglab::llm

@@ -14,6 +14,17 @@ namespace {
 
 constexpr int kMaxKeys = 30;
 constexpr int kCheckDistance = 2;  // the 5×5 enemy window
+// The official code keeps each leg's cells in a buffer of ceil(16·16/2)+16 = 144 cells, filled by
+// tracing back from the leg's target; cells past the end are dropped. So on a leg of 145 cells or
+// more only the last 144 (those nearest the target) are checked for other keys and for enemies.
+constexpr size_t kPathBufferCells = kCells / 2 + kMapSize;
+static_assert(kPathBufferCells == 144);
+
+// The cells of `path` the official code sees: its last kPathBufferCells.
+std::pair<Path::const_iterator, Path::const_iterator> official_cells(const Path& path) {
+  const size_t skip = path.size() > kPathBufferCells ? path.size() - kPathBufferCells : 0;
+  return {path.begin() + static_cast<std::ptrdiff_t>(skip), path.end()};
+}
 
 std::array<bool, kTileTypes> all_but_walls() {
   std::array<bool, kTileTypes> p{};
@@ -95,7 +106,9 @@ LevelEvaluation evaluate_level(const Map& map, const std::array<bool, 3>& scenar
   const int player = static_cast<int>(player_it - map.begin());
   const int door = static_cast<int>(door_it - map.begin());
   const auto passable = all_but_walls();
-  ev.playable = !shortest_path(map, player, door, passable).empty();
+  const Path to_exit = shortest_path(map, player, door, passable);
+  ev.playable = !to_exit.empty();
+  ev.path_length = ev.playable ? static_cast<int>(to_exit.size()) - 1 : 0;
 
   std::vector<int> keys;
   for (int cell = 0; cell < kCells && static_cast<int>(keys.size()) < kMaxKeys; ++cell) {
@@ -116,13 +129,18 @@ LevelEvaluation evaluate_level(const Map& map, const std::array<bool, 3>& scenar
     for (uint8_t t : {kEmpty, kPlayer, kBat, kScorpion, kSpider, kDoor}) restricted[t] = true;
     const Path avoiding = shortest_path(without_keys, player, key, restricted);
     if (!avoiding.empty() && avoiding.size() == to_key.size()) to_key = avoiding;
-    // Unique-key check on the player->key leg only.
-    const bool other_key_on_path =
-        std::any_of(to_key.begin(), to_key.end(), [&](int cell) { return cell != key && map[cell] == kKey; });
+    // Unique-key check on the player->key leg only, against the capped list of keys (a key past
+    // the 30th in row-major order does not block), over the cells the official buffer holds.
+    const auto [first, last] = official_cells(to_key);
+    const bool other_key_on_path = std::any_of(first, last, [&](int cell) {
+      return cell != key && std::find(keys.begin(), keys.end(), cell) != keys.end();
+    });
     if (other_key_on_path) continue;
     ++ev.solutions;
     for (const Path* leg : std::array<const Path*, 2>{&to_key, &to_door}) {
-      for (int cell : *leg) {
+      const auto [begin, end] = official_cells(*leg);
+      for (auto it = begin; it != end; ++it) {
+        const int cell = *it;
         const int r = cell / kMapSize;
         const int c = cell % kMapSize;
         for (int rr = std::max(0, r - kCheckDistance); rr <= std::min(kMapSize - 1, r + kCheckDistance);
@@ -137,6 +155,7 @@ LevelEvaluation evaluate_level(const Map& map, const std::array<bool, 3>& scenar
     }
   }
   for (int e = 0; e < 3; ++e) ev.encountered[e] = static_cast<int>(met[e].size());
+  ev.solvable = ev.solutions > 0;
   if (ev.solutions > 0) {
     int agree = 0;
     for (int e = 0; e < 3; ++e) agree += scenario[e] == (ev.encountered[e] > 0) ? 1 : 0;

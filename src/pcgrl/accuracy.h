@@ -24,12 +24,18 @@ Path shortest_path(const Map& map, int source, int target, const std::array<bool
 std::array<bool, 3> parse_scenario(std::string_view enemies);
 
 struct LevelEvaluation {
-  int solutions = 0;                 // keys with a valid player->key->door solution
+  int solutions = 0;                 // keys with a valid player->key->door solution (at most 30)
   std::array<int, 3> encountered{};  // distinct enemies of each type met along solutions
-  bool playable = false;             // player can reach the door
+  bool playable = false;             // player can reach the door (the official "playability")
+  int path_length = 0;               // player->door BFS steps, 0 when unreachable ("path_length")
+  bool solvable = false;             // some key gives a solution ("solvability")
   double accuracy = 0;               // (#types where scenario == encountered) / 3, 0 without solutions
 };
 
+// As the official evaluation (eval_level_jax / get_solution_jit), caps included: only the first 30
+// keys in row-major order are tried and block a path, and only the last 144 cells of each path leg
+// (the official path buffer) are checked for other keys and enemies. A level without a player or a
+// door has no solution (the official code would index cell (15,15) instead; docs/pcgrl.md).
 LevelEvaluation evaluate_level(const Map& map, const std::array<bool, 3>& scenario);
 
 // Mean accuracy over levels (PCGRLLM's EvaluationResult.total).

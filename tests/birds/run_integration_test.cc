@@ -190,6 +190,38 @@ TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials)
   EXPECT_EQ(read_tree(dir / "out/t/raw").size(), 20u);
 }
 
+TEST(BirdsRun, AConversationKilledBetweenItsTurnsResumesWithoutRepeatingTheFirstTurn) {
+  FakeOpenAiServer server;
+  // The second turn's request is held until the kill: the first turn had finished, the trial not.
+  server.set_responder([](const std::string&, int index) {
+    FakeReply r = reply(200, "", fmt::format("reply {}", index));
+    r.hold = index == 1;
+    return r;
+  });
+  testing::TempDir dir;
+  write_file_atomic(dir / "conv.json", R"({"turns": ["Plan the letter <OBJECT>.", "Now write its code."]})");
+  auto args = run_args(dir / "conv.json", dir / "out", "K", 1);
+  args.push_back("--no-cache");  // the run store's record alone must know the first turn
+  const pid_t pid = spawn_pcglab(args, server);
+  ASSERT_GE(pid, 0);
+  ASSERT_TRUE(server.wait_until([](size_t received, int waiting) { return received == 2 && waiting == 1; }));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  server.open_gate();
+  const auto r = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);  // turn 1, turn 2 (killed), turn 2 again: turn 1 was not repeated
+  const Json again = parse_json(requests[2], "request 3");
+  ASSERT_EQ(again["messages"].size(), 3u);
+  EXPECT_EQ(again["messages"][1]["content"], "reply 0");  // the recorded first reply
+  EXPECT_EQ(read_file(dir / "out/t/raw/K/t_K_1.txt"), "reply 2");
+  // requests 2, attempts 1 (one request sent by this run), cached 1 (the replayed first turn).
+  EXPECT_EQ(r.out.find("K,1,ok,2,1,1,36,"), r.out.find('\n') + 1) << r.out;
+}
+
 TEST(BirdsRun, ASecondProcessOnTheSameFolderIsRefusedAtOnce) {
   FakeOpenAiServer server;
   server.set_responder([](const std::string& body, int) {
@@ -240,6 +272,15 @@ TEST(BirdsRun, TheApiKeyIsInNoFileAndNoLogLine) {
   const auto r = testing::run_pcglab(args, server_env(server, key));
   EXPECT_EQ(r.exit_code, 1);  // one trial got the 401
   EXPECT_NE(r.err.find("bad key"), std::string::npos) << r.err;
+  // The trial's outcome: an LLM error (kind llm) naming the turn and the server's message.
+  EXPECT_NE(r.err.find("[llm]: turn 1: HTTP 401: bad key"), std::string::npos) << r.err;
+  {
+    store::RunStore st(dir / "out/t/logs/run.sqlite");
+    const auto failed = st.items(st.open_run("birds-run", *st.run_config("birds-run")), ItemStatus::kError);
+    ASSERT_EQ(failed.size(), 1u);
+    EXPECT_EQ(failed[0].error, "turn 1: HTTP 401: bad key");
+    EXPECT_EQ(parse_json(failed[0].metadata, "metadata")["kind"], "llm");
+  }
   EXPECT_EQ(r.err.find(key), std::string::npos);
   EXPECT_EQ(r.out.find(key), std::string::npos);
   for (const auto& [name, bytes] : read_tree(dir / "out"))
@@ -286,6 +327,23 @@ TEST(BirdsRun, TheInFlightLimitIsReachedAndNeverExceeded) {
       testing::run_pcglab(run_args(write_prompt(dir), dir / "out", "A-D", 4, 3), server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(server.max_in_flight(), 3);
+}
+
+TEST(BirdsRun, TrialsShareKeptAliveConnections) {
+  FakeOpenAiServer server({.keep_alive_max_count = 1000});
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  ASSERT_EQ(testing::run_pcglab(run_args(prompt, dir / "out", "A-D", 4, 2), server_env(server)).exit_code, 0);
+  EXPECT_EQ(server.request_count(), 16u);
+  EXPECT_GE(server.connections(), 1);
+  EXPECT_LE(server.connections(), 2);  // one per trial in progress at once, reused by the next trials
+  auto args = run_args(prompt, dir / "out2", "A-D", 4, 2);
+  args.insert(args.end(), {"--no-keep-alive", "--no-cache"});
+  const int before = server.connections();
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  EXPECT_EQ(server.request_count(), 32u);
+  EXPECT_EQ(server.connections() - before, 16);  // a new connection per request
 }
 
 TEST(BirdsRun, ATokenLimitBelowOneRequestIsWarnedOnce) {

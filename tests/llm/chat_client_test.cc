@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <thread>
 
@@ -169,7 +170,9 @@ TEST(ChatClient, ConnectionRefusedIsRetriedThenReported) {
 }
 
 // A raw TCP server on 127.0.0.1 for faults below HTTP: each connection gets the next behaviour.
-enum class Wire { kReset, kCloseSilently, kTruncatedBody, kAnswer };
+// kAnswerThenClose answers as HTTP/1.1 keep-alive (no "Connection: close") and then closes the
+// connection without notice, as a server whose idle timeout is short does.
+enum class Wire { kReset, kCloseSilently, kTruncatedBody, kAnswer, kAnswerThenClose };
 
 class RawServer {
  public:
@@ -240,6 +243,10 @@ class RawServer {
           send_all(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
                           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
           break;
+        case Wire::kAnswerThenClose:
+          send_all(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                          std::to_string(body.size()) + "\r\n\r\n" + body);
+          break;
       }
       ::close(c);
     }
@@ -275,6 +282,87 @@ TEST(ChatClient, ConnectionResetOnEveryAttemptGivesUpAfterTheRetries) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("request failed"), std::string::npos) << r.error().message;
   EXPECT_EQ(r.error().describe().find(kKey), std::string::npos);
+}
+
+// Keep-alive: a client reuses its connections; N sequential requests open one.
+TEST(ChatClientKeepAlive, SequentialRequestsShareOneConnection) {
+  testing::FakeOpenAiServer server({.keep_alive_max_count = 1000});
+  ChatClient client(ClientConfig{server.base_url(), kKey, 5, 0, 0.01, 0.2, 7});
+  for (int i = 0; i < 10; ++i) {
+    const auto r = client.complete(hello());
+    ASSERT_TRUE(r.ok()) << i << ": " << r.error().describe();
+  }
+  EXPECT_EQ(server.request_count(), 10u);
+  EXPECT_EQ(server.connections(), 1);
+  EXPECT_EQ(client.connections_opened(), 1);
+}
+
+TEST(ChatClientKeepAlive, WithoutKeepAliveEachRequestOpensAConnection) {
+  testing::FakeOpenAiServer server({.keep_alive_max_count = 1000});
+  ClientConfig config{server.base_url(), kKey, 5, 0, 0.01, 0.2, 7};
+  config.keep_alive = false;
+  ChatClient client(config);
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(client.complete(hello()).ok()) << i;
+  EXPECT_EQ(server.connections(), 10);
+  EXPECT_EQ(client.connections_opened(), 10);
+}
+
+TEST(ChatClientKeepAlive, AServerThatClosesConnectionsFailsNoRequest) {
+  // The server closes each connection after its second request ("Connection: close"): the client
+  // opens a new one, and no request fails although no retry is allowed.
+  testing::FakeOpenAiServer server({.keep_alive_max_count = 2});
+  ChatClient client(ClientConfig{server.base_url(), kKey, 5, 0, 0.01, 0.2, 7});
+  for (int i = 0; i < 10; ++i) {
+    const auto r = client.complete(hello());
+    ASSERT_TRUE(r.ok()) << i << ": " << r.error().describe();
+    EXPECT_EQ(r.value().attempts, 1);
+  }
+  EXPECT_EQ(server.connections(), 5);
+}
+
+TEST(ChatClientKeepAlive, AConnectionClosedWithoutNoticeIsReplacedWithoutFailing) {
+  // Each connection answers one request as keep-alive, then the server closes it silently; the
+  // next request finds it dead (or dies on it before any reply) and goes on a new connection.
+  RawServer server(
+      {Wire::kAnswerThenClose, Wire::kAnswerThenClose, Wire::kAnswerThenClose, Wire::kAnswerThenClose});
+  ChatClient client(ClientConfig{server.base_url(), kKey, 5, 0, 0.001, 0.002, 1});
+  for (int i = 0; i < 4; ++i) {
+    const auto r = client.complete(hello());
+    ASSERT_TRUE(r.ok()) << i << ": " << r.error().describe();
+    EXPECT_EQ(r.value().content, "after the faults");
+  }
+}
+
+TEST(ChatClientKeepAlive, ThreadsShareOneClientWithAConnectionEach) {
+  testing::FakeOpenAiServer server({.keep_alive_max_count = 1000});
+  ChatClient client(ClientConfig{server.base_url(), kKey, 5, 0, 0.01, 0.2, 7});
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) ok += client.complete(hello()).ok();
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 40);
+  EXPECT_EQ(server.request_count(), 40u);
+  EXPECT_GE(server.connections(), 1);
+  EXPECT_LE(server.connections(), 4);  // at most one per call in progress at once
+  EXPECT_EQ(client.connections_opened(), server.connections());
+}
+
+TEST(ChatClientKeepAlive, TimeoutsStillFireAndTheNextRequestGetsAFreshConnection) {
+  testing::FakeOpenAiServer server({.keep_alive_max_count = 1000});
+  ChatClient client(ClientConfig{server.base_url(), kKey, 0.3, 0, 0.01, 0.2, 7});
+  ASSERT_TRUE(client.complete(hello()).ok());
+  testing::FakeReply never = testing::reply(200, "", "late");
+  never.hold = true;
+  server.script({never});
+  const auto timed_out = client.complete(hello());
+  ASSERT_FALSE(timed_out.ok());
+  EXPECT_NE(timed_out.error().message.find("request failed"), std::string::npos) << timed_out.error().message;
+  const auto after = client.complete(hello());
+  ASSERT_TRUE(after.ok()) << after.error().describe();
+  EXPECT_EQ(server.connections(), 2);  // the timed-out connection was closed, not reused
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
-// A fake OpenAI-compatible server on 127.0.0.1 for tests: scripted replies and faults, counted.
+// A fake OpenAI-compatible server on 127.0.0.1 for tests: scripted replies and faults, counted,
+// and the TCP connections it accepted (cpp-httplib hands each accepted connection to its task
+// queue once: a queue that counts them), so tests can see keep-alive at work.
 #pragma once
 
 #include <httplib.h>
@@ -36,10 +38,31 @@ inline FakeReply reply(int status, std::string body = "", std::string content = 
   return FakeReply{status, std::move(body), std::move(content), std::move(retry_after), delay_ms};
 }
 
+// cpp-httplib's thread pool, counting the connections handed to it.
+class CountingTaskQueue : public httplib::TaskQueue {
+ public:
+  CountingTaskQueue(size_t threads, std::atomic<int>& accepted) : pool_(threads), accepted_(accepted) {}
+  void enqueue(std::function<void()> fn) override {
+    ++accepted_;
+    pool_.enqueue(std::move(fn));
+  }
+  void shutdown() override { pool_.shutdown(); }
+
+ private:
+  httplib::ThreadPool pool_;
+  std::atomic<int>& accepted_;
+};
+
+struct FakeServerOptions {
+  // Requests the server answers on one connection before it closes it (cpp-httplib's default 5).
+  int keep_alive_max_count = 5;
+};
+
 class FakeOpenAiServer {
  public:
-  FakeOpenAiServer() {
-    server_.new_task_queue = [] { return new httplib::ThreadPool(32); };
+  explicit FakeOpenAiServer(FakeServerOptions options = {}) {
+    server_.new_task_queue = [this] { return new CountingTaskQueue(32, connections_); };
+    server_.set_keep_alive_max_count(static_cast<size_t>(options.keep_alive_max_count));
     server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
       FakeReply reply;
       {
@@ -130,6 +153,8 @@ class FakeOpenAiServer {
     std::lock_guard lock(mutex_);
     return requests_.size();
   }
+  // TCP connections accepted so far.
+  int connections() const { return connections_.load(); }
   std::vector<std::string> authorization_headers() {
     std::lock_guard lock(mutex_);
     return authorization_;
@@ -138,6 +163,7 @@ class FakeOpenAiServer {
  private:
   httplib::Server server_;
   int port_ = 0;
+  std::atomic<int> connections_{0};
   std::thread thread_;
   std::mutex mutex_;
   std::deque<FakeReply> script_;

@@ -5,17 +5,19 @@
 
 #include "core/check.h"
 #include "core/json.h"
+#include "llm/chat_client.h"
 #include "llm/fake_openai_server.h"
+#include "llm/template.h"
 
 namespace pcglab::llm {
 namespace {
 
-TEST(Prompt, TextPromptIsOneTurnWithObject) {
+TEST(Prompt, TextPromptIsOneTurnKeptAsWritten) {
+  // Placeholders are the caller's: the text (a track's <OBJECT> included) is kept as it is.
   const PromptProgram p = parse_prompt("Build the letter <OBJECT>.", "p.txt", false, false);
   ASSERT_EQ(p.turns.size(), 1u);
-  EXPECT_TRUE(p.has_object);
-  EXPECT_EQ(substitute_object(p.turns[0], "Q"), "Build the letter Q.");
-  EXPECT_FALSE(parse_prompt("no token", "p.txt", false, false).has_object);
+  EXPECT_EQ(p.turns[0], "Build the letter <OBJECT>.");
+  EXPECT_FALSE(p.system);
 }
 
 TEST(Prompt, ConversationInJsonAndYaml) {
@@ -56,13 +58,16 @@ TEST(Prompt, ConversationSendsEachReplyBeforeTheNextTurn) {
   server.script(
       {testing::reply(200, "", "plan for K"), testing::reply(200, "", "```drop_block('b13', 5)```")});
   ChatClient client(ClientConfig{server.base_url(), "", 5, 0, 0.01, 0.01, 1});
-  const PromptProgram p =
-      parse_prompt(R"({"system":"You build <OBJECT>.","turns":["Plan <OBJECT>.","Now the code."]})", "c.json",
-                   true, false);
+  const PromptProgram p = map_prompt_text(
+      parse_prompt(R"({"system":"You build {{letter}}.","turns":["Plan {{letter}}.","Now the code."]})",
+                   "c.json", true, false),
+      [](const std::string& t) {
+        return t.find("{{") == std::string::npos ? t : render_template(t, {{"letter", "K"}});
+      });
   ChatRequest base;
   base.model = "m";
   base.temperature = 1.0;
-  const auto r = run_conversation(client, p, "K", base);
+  const auto r = run_conversation(client, p, base);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r.value().response, "```drop_block('b13', 5)```");
   EXPECT_EQ(r.value().requests, 2);

@@ -129,5 +129,71 @@ TEST(LevelText, ABadTileIsReportedWithLineColumnAndCharacter) {
   EXPECT_EQ(error(text), "parsed");
 }
 
+// Issue 17, cap 1: only the first 30 keys (row-major) are tried and block a path. Keys 1-29 are
+// walled off in rows 0-1; key 30 at (3,1) is reachable only through key 31 at (4,1). The official
+// code accepts key 30's solution (key 31 is not in its list of 30); a bat beside the route is met.
+TEST(Accuracy, AKeyPastTheThirtiethDoesNotBlockAPath) {
+  const std::vector<std::string> rows = {
+      "kkkkkkkkkkkkkkkk", "kkkkkkkkkkkkk###", "################", "#k##############",
+      "#k..@.........D#", "###b############", "################", "################",
+      "################", "################", "################", "################",
+      "################", "################", "################", "################"};
+  const LevelEvaluation ev = evaluate_level(level(rows), parse_scenario("bat"));
+  EXPECT_EQ(ev.solutions, 1);  // key 30 only (keys 1-29 are unreachable; key 31 is not tried)
+  EXPECT_EQ(ev.encountered, (std::array<int, 3>{1, 0, 0}));
+  EXPECT_NEAR(ev.accuracy, 1.0, 1e-12);  // the official value (pcglab before the cap: 0)
+  EXPECT_TRUE(ev.solvable);
+  EXPECT_TRUE(ev.playable);
+  EXPECT_EQ(ev.path_length, 10);
+}
+
+// Issue 17, cap 2: only the last 144 cells of each leg are scanned. A maze whose player->key leg
+// is 158 cells long (a BFS shortest path: every step is forced); the spider at (0,15) is a walled-in
+// cell within two cells of the leg's first six cells only, so the official code does not see it.
+TEST(Accuracy, OnlyTheLast144CellsOfALegAreScannedForEnemies) {
+  const std::vector<std::string> rows = {
+      "....#.....#...#p", ".#..#.#..#..#..#", ".##.#..#..#..#..", ".##..#..#..#..#@",
+      "...#..#..#..#..#", "##..#..#..#..#..", ".##..#..#..#..#.", "...#..#..#..#...",
+      ".#..#..#..#..#..", ".##..#..#..#..##", "...#..#..#..#..#", "##..#..#..#..#..",
+      ".##..#..#..#..#.", "...#..#..#..#.#.", ".#..#..#..#.#.#.", "kD#.....#...#..."};
+  const Map map = level(rows);
+  const auto passable = [] {
+    std::array<bool, kTileTypes> p{};
+    p.fill(true);
+    p[kBorder] = p[kWall] = false;
+    return p;
+  }();
+  ASSERT_EQ(shortest_path(map, 3 * kMapSize + 15, 15 * kMapSize + 0, passable).size(), 158u);
+  const LevelEvaluation ev = evaluate_level(map, parse_scenario("bat"));
+  EXPECT_EQ(ev.solutions, 1);
+  EXPECT_EQ(ev.encountered, (std::array<int, 3>{0, 0, 0}));  // pcglab before the cap: spider 1
+  EXPECT_NEAR(ev.accuracy, 2.0 / 3.0, 1e-12);                // the official value (before: 1/3)
+  EXPECT_EQ(ev.path_length, 158);
+}
+
+// The same cap applies to the unique-key check (the official check reads the same buffer): a
+// second key near the player's end of a 158-cell leg does not invalidate the far key.
+TEST(Accuracy, AKeyBeyondTheLast144CellsOfTheLegDoesNotBlock) {
+  std::vector<std::string> rows = {
+      "....#.....#...#.", ".#..#.#..#..#..#", ".##.#..#..#..#..", ".##..#..#..#..#@",
+      "...#..#..#..#..#", "##..#..#..#..#..", ".##..#..#..#..#.", "...#..#..#..#...",
+      ".#..#..#..#..#..", ".##..#..#..#..##", "...#..#..#..#..#", "##..#..#..#..#..",
+      ".##..#..#..#..#.", "...#..#..#..#.#.", ".#..#..#..#.#.#.", "kD#.....#...#..."};
+  rows[2][15] = 'k';  // the leg's second cell (just above the player)
+  const LevelEvaluation ev = evaluate_level(level(rows), parse_scenario("bat"));
+  // Key (2,15) is a solution; key (15,0) is too: (2,15) lies outside its leg's last 144 cells.
+  EXPECT_EQ(ev.solutions, 2);
+}
+
+TEST(Accuracy, ALevelWithoutAPlayerOrADoorHasNoSolution) {
+  auto rows = kCorridor;
+  rows[1][1] = '.';  // no player (the official code would look at cell (15,15): docs/pcgrl.md)
+  const LevelEvaluation ev = evaluate_level(level(rows), parse_scenario("bat"));
+  EXPECT_EQ(ev.solutions, 0);
+  EXPECT_FALSE(ev.playable);
+  EXPECT_FALSE(ev.solvable);
+  EXPECT_EQ(ev.accuracy, 0.0);
+}
+
 }  // namespace
 }  // namespace pcglab::pcgrl

@@ -14,8 +14,14 @@ TEST(PcgrlCli, EvalPrintsPerLevelAccuracyAndTheMean) {
   const auto r = testing::run_pcglab(
       {"pcgrl", "eval", (dir / "levels.txt").string(), "--scenario", "bat", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(",0,1,1,0,0,true,1.0\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("mean,2,,,,,,1.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",0,1,1,0,0,true,13,true,1.0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mean,2,,,,,,,,1.0"), std::string::npos) << r.out;
+  // The official per-level quantities, in JSON too.
+  const auto j = testing::run_pcglab(
+      {"pcgrl", "eval", (dir / "levels.txt").string(), "--scenario", "bat", "--format", "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(j.out.find("\"path_length\": 13"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"solvable\": true"), std::string::npos) << j.out;
   const auto bad =
       testing::run_pcglab({"pcgrl", "eval", (dir / "levels.txt").string(), "--scenario", "dragon"});
   EXPECT_EQ(bad.exit_code, 2);
@@ -34,8 +40,8 @@ TEST(PcgrlCli, EvalFailsABadLevelFileAloneAndScoresTheOthers) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find((dir / "bad.txt").string() + ":2:"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("unexpected error"), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("good.txt,0,1,1,0,0,true,1.0\n"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("mean,1,,,,,,1.0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("good.txt,0,1,1,0,0,true,13,true,1.0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mean,1,,,,,,,,1.0"), std::string::npos) << r.out;
 }
 
 TEST(PcgrlCli, BenchReportsStepsPerSecond) {

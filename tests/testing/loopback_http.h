@@ -3,6 +3,8 @@
 #pragma once
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 namespace pcglab::testing {
@@ -14,6 +16,8 @@ inline int bind_loopback(httplib::Server& server, int backlog = 256) {
   int listen_fd = -1;
   server.set_socket_options([&listen_fd](int sock) {
     httplib::default_socket_options(sock);
+    const int one = 1;
+    ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     listen_fd = sock;
   });
   const int port = server.bind_to_any_port("127.0.0.1");

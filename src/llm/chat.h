@@ -1,0 +1,55 @@
+// The chat-completions API as plain data: messages, a request (model and sampling settings) and a
+// reply (content, finish reason, token usage, and where the reply came from). Every completer
+// (completer.h) takes a ChatRequest and gives a ChatResponse, whatever layers it stacks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pcglab::llm {
+
+struct ChatMessage {
+  std::string role;  // "system", "user", "assistant"
+  std::string content;
+  bool operator==(const ChatMessage&) const = default;
+};
+
+struct ChatRequest {
+  std::string model;
+  std::vector<ChatMessage> messages;
+  std::optional<double> temperature;
+  std::optional<double> top_p;
+  std::optional<int64_t> seed;
+  std::optional<int> max_tokens;
+};
+
+struct Usage {
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+  int total_tokens = 0;
+};
+
+// Which layer answered: the server (a request was sent), the response cache, or the run's record
+// of exchanges (a call that finished before the process was killed, replayed on resume).
+enum class ReplySource { kServer, kCache, kRecord };
+const char* reply_source_name(ReplySource source);  // "server", "cache", "record"
+
+struct ChatResponse {
+  std::string content;
+  std::string finish_reason;
+  Usage usage;
+  int attempts = 0;      // requests sent, retries included (0 when no request was sent)
+  double latency_s = 0;  // of the successful request (as first measured, for a cached reply)
+  ReplySource source = ReplySource::kServer;
+};
+
+// The request body as JSON: the server's wire format, the cache key's input and the exchange log's
+// record (never the API key or the server URL).
+std::string request_json(const ChatRequest& request);
+
+// Hex SHA-256 of `data` (cache keys, exchange keys).
+std::string sha256_hex(const std::string& data);
+
+}  // namespace pcglab::llm

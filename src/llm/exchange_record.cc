@@ -1,0 +1,70 @@
+#include "llm/exchange_record.h"
+
+#include "core/check.h"
+#include "core/json.h"
+#include "llm/response_cache.h"
+
+namespace pcglab::llm {
+
+std::string reply_record_json(const ChatResponse& r) {
+  const OrderedJson j = {{"content", r.content},
+                         {"finish_reason", r.finish_reason},
+                         {"prompt_tokens", r.usage.prompt_tokens},
+                         {"completion_tokens", r.usage.completion_tokens},
+                         {"total_tokens", r.usage.total_tokens},
+                         {"attempts", r.attempts},
+                         {"latency_s", r.latency_s},
+                         {"source", reply_source_name(r.source)}};
+  return dump_json(j);
+}
+
+std::optional<ChatResponse> reply_from_record(const std::string& text) {
+  try {
+    const Json j = Json::parse(text);
+    ChatResponse r;
+    r.content = j.at("content").get<std::string>();
+    r.finish_reason = j.value("finish_reason", "");
+    r.usage.prompt_tokens = j.value("prompt_tokens", 0);
+    r.usage.completion_tokens = j.value("completion_tokens", 0);
+    r.usage.total_tokens = j.value("total_tokens", 0);
+    r.latency_s = j.value("latency_s", 0.0);
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+RecordingCompleter::RecordingCompleter(std::shared_ptr<store::ExchangeLog> log, std::string scope,
+                                       std::shared_ptr<Completer> next)
+    : log_(std::move(log)), scope_(std::move(scope)), next_(std::move(next)) {
+  PCGLAB_CHECK(log_ != nullptr && next_ != nullptr) << "a recording completer needs a log and a next layer";
+}
+
+Result<ChatResponse> RecordingCompleter::do_complete(const ChatRequest& request, const CallContext& context) {
+  PCGLAB_CHECK(!context.item.empty()) << "a recorded call needs its item (CallContext::item)";
+  store::Exchange e;
+  e.scope = scope_;
+  e.item = context.item;
+  e.call = context.call;
+  e.request_hash = cache_key(request, context.trial);
+  if (const auto done = log_->finished(scope_, e.item, e.call, e.request_hash))
+    if (auto reply = reply_from_record(done->reply)) {
+      reply->attempts = 0;  // nothing sent
+      reply->source = ReplySource::kRecord;
+      return *std::move(reply);
+    }
+  auto reply = next_->complete(request, context);
+  e.request = request_json(request);
+  if (reply.ok()) {
+    e.status = ItemStatus::kOk;
+    e.reply = reply_record_json(reply.value());
+    e.source = reply_source_name(reply.value().source);
+  } else {
+    e.status = ItemStatus::kError;
+    e.error = reply.error().message;
+  }
+  log_->append(e);
+  return reply;
+}
+
+}  // namespace pcglab::llm

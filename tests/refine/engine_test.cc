@@ -1,0 +1,162 @@
+#include "refine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "store/run_store.h"
+#include "testing/testing.h"
+
+namespace pcglab::refine {
+namespace {
+
+// Scripted steps: generate writes "code <iteration> from <parent>", evaluate reads the fitness
+// from a table, feedback echoes; every call is counted so resume can be checked.
+struct Script {
+  explicit Script(std::map<int, double> f) : fitness(std::move(f)) {}
+  std::map<int, double> fitness;
+  std::map<std::string, int> calls;
+  std::vector<std::pair<int, std::vector<int>>> generated;  // (parent, auxiliary) per generate call
+  int stop_at_evaluate = 0;                                 // throw SetupError there (a "kill")
+  int fail_generate_at = 0;
+
+  RefineSteps steps() {
+    RefineSteps s;
+    s.generate = [this](const GenerateRequest& r) {
+      ++calls["generate"];
+      std::vector<int> aux;
+      for (const ThoughtNode* a : r.auxiliary) aux.push_back(a->id);
+      generated.emplace_back(r.parent ? r.parent->id : 0, aux);
+      if (r.iteration == fail_generate_at) throw StepError(ErrorKind::kLlm, "HTTP 500 after 5 retries");
+      return fmt::format("code {} from {}", r.iteration, r.parent ? r.parent->id : 0);
+    };
+    s.align = [this](const std::string& a, int, int round) {
+      ++calls["align"];
+      return a + fmt::format(" aligned {}", round);
+    };
+    s.evaluate = [this](const std::string&, int it) {
+      ++calls["evaluate"];
+      if (it == stop_at_evaluate) throw SetupError("killed");
+      return Evaluation{fitness.count(it) ? fitness.at(it) : 0.0, OrderedJson{{"levels", it}}};
+    };
+    s.feedback = [this](const std::string& a, const Evaluation& e, int) {
+      ++calls["feedback"];
+      return fmt::format("feedback on [{}] at {}", a, e.fitness);
+    };
+    return s;
+  }
+};
+
+std::vector<int> parents(const ThoughtGraph& g) {
+  std::vector<int> out;
+  for (const auto& n : g.nodes()) out.push_back(n.parent);
+  return out;
+}
+
+TEST(RefinementEngine, CotTotAndGotChooseTheExpectedParents) {
+  testing::TempDir dir;
+  store::RunStore store(dir / "run.sqlite");
+  const std::map<int, double> fitness{{1, 0.3}, {2, 0.7}, {3, 0.5}, {4, 0.9}, {5, 0.1}};
+  {
+    Script s(fitness);
+    RefinementEngine e(store, "cot", {ThoughtStrategy::kCot, 3}, OrderedJson::object());
+    const auto r = e.run(s.steps());
+    EXPECT_EQ(parents(r.graph), (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(r.graph.node(3).artifact, "code 3 from 2");
+    EXPECT_EQ(r.graph.node(2).feedback, "feedback on [code 2 from 1] at 0.7");
+    EXPECT_EQ(r.best, 2);
+  }
+  {
+    Script s(fitness);
+    RefinementEngine e(store, "tot", {ThoughtStrategy::kTot, 5, 2}, OrderedJson::object());
+    const auto r = e.run(s.steps());
+    // 1 (.3); 2 <- 1 (.7); 3 <- 2 (.5); 4 <- 2 (.9, node 2 now full); 5 <- 4 (the fittest with room)
+    EXPECT_EQ(parents(r.graph), (std::vector<int>{0, 1, 2, 2, 4}));
+  }
+  {
+    Script s(fitness);
+    RefinementEngine e(store, "got", {ThoughtStrategy::kGot, 4, 2, 2}, OrderedJson::object());
+    const auto r = e.run(s.steps());
+    EXPECT_EQ(parents(r.graph), (std::vector<int>{0, 1, 2, 2}));
+    ASSERT_EQ(s.generated.size(), 4u);
+    EXPECT_EQ(s.generated[1].second, (std::vector<int>{}));      // only node 1 exists, and it is the parent
+    EXPECT_EQ(s.generated[2].second, (std::vector<int>{1}));     // parent 2; the other: 1
+    EXPECT_EQ(s.generated[3].second, (std::vector<int>{3, 1}));  // parent 2; best others: 3 (.5), 1 (.3)
+  }
+}
+
+TEST(RefinementEngine, AlignmentRoundsRefineTheArtifactBeforeEvaluation) {
+  testing::TempDir dir;
+  store::RunStore store(dir / "run.sqlite");
+  Script s({{1, 0.5}});
+  RefineConfig c{ThoughtStrategy::kCot, 1};
+  c.align_rounds = 2;
+  RefinementEngine e(store, "sa", c, OrderedJson::object());
+  const auto r = e.run(s.steps());
+  EXPECT_EQ(r.graph.node(1).artifact, "code 1 from 0 aligned 1 aligned 2");
+  EXPECT_EQ(s.calls["align"], 2);
+}
+
+TEST(RefinementEngine, AFailedStepFailsItsNodeAndTheLoopGoesOn) {
+  testing::TempDir dir;
+  store::RunStore store(dir / "run.sqlite");
+  Script s({{1, 0.4}, {3, 0.6}});
+  s.fail_generate_at = 2;
+  RefinementEngine e(store, "fail", {ThoughtStrategy::kCot, 3}, OrderedJson::object());
+  const auto r = e.run(s.steps());
+  EXPECT_FALSE(r.graph.node(2).usable());
+  EXPECT_NE(r.graph.node(2).error.find("HTTP 500"), std::string::npos);
+  EXPECT_EQ(r.graph.node(3).parent, 1);  // the failed node is skipped
+  EXPECT_EQ(s.calls["evaluate"], 2);
+  const auto item = store.item(e.run_id(), "node/0002/generate");
+  ASSERT_TRUE(item);
+  EXPECT_EQ(item->status, ItemStatus::kError);
+  EXPECT_NE(item->metadata.find("\"llm\""), std::string::npos);
+}
+
+TEST(RefinementEngine, AKilledRunResumesWithoutRepeatingAFinishedStep) {
+  testing::TempDir dir;
+  const std::map<int, double> fitness{{1, 0.2}, {2, 0.4}, {3, 0.8}};
+  RefineConfig c{ThoughtStrategy::kTot, 3, 2};
+  c.align_rounds = 1;
+  Script first(fitness);
+  first.stop_at_evaluate = 2;  // dies in iteration 2's training/evaluation
+  {
+    store::RunStore store(dir / "run.sqlite");
+    RefinementEngine e(store, "run", c, OrderedJson{{"scenario", 2}});
+    EXPECT_THROW(e.run(first.steps()), SetupError);
+  }
+  EXPECT_EQ(first.calls["generate"], 2);
+  EXPECT_EQ(first.calls["align"], 2);
+  EXPECT_EQ(first.calls["feedback"], 1);
+
+  Script second(fitness);
+  store::RunStore store(dir / "run.sqlite");
+  RefinementEngine e(store, "run", c, OrderedJson{{"scenario", 2}});
+  const auto r = e.run(second.steps());
+  // Iteration 1 entirely and iteration 2's generate and align are read back.
+  EXPECT_EQ(second.calls["generate"], 1);
+  EXPECT_EQ(second.calls["align"], 1);
+  EXPECT_EQ(second.calls["evaluate"], 2);
+  EXPECT_EQ(second.calls["feedback"], 2);
+  EXPECT_EQ(r.steps_resumed, 6);  // iteration 1: generate, align, evaluate, feedback; 2: generate, align
+  EXPECT_EQ(parents(r.graph), (std::vector<int>{0, 1, 2}));
+
+  // A third run does nothing at all; a run with other settings is refused.
+  Script third(fitness);
+  EXPECT_EQ(e.run(third.steps()).graph.to_json().dump(), r.graph.to_json().dump());
+  EXPECT_TRUE(third.calls.empty());
+  EXPECT_THROW(RefinementEngine(store, "run", c, OrderedJson{{"scenario", 3}}), SetupError);
+}
+
+TEST(RefinementEngine, BadSettingsAreSetupErrors) {
+  testing::TempDir dir;
+  store::RunStore store(dir / "run.sqlite");
+  EXPECT_THROW(RefinementEngine(store, "a", {ThoughtStrategy::kIo, 2}, OrderedJson::object()), SetupError);
+  EXPECT_THROW(RefinementEngine(store, "b", {ThoughtStrategy::kCot, 0}, OrderedJson::object()), SetupError);
+  RefineConfig c{ThoughtStrategy::kTot, 2, 0};
+  EXPECT_THROW(RefinementEngine(store, "c", c, OrderedJson::object()), SetupError);
+}
+
+}  // namespace
+}  // namespace pcglab::refine
