@@ -45,9 +45,50 @@ function(pcglab_module name)
   target_compile_options(pcglab_${name} PRIVATE ${PCGLAB_WARNINGS})
   target_link_libraries(pcglab_${name} PUBLIC ${ARG_DEPS})
   pcglab_torch_module(${name})
+  set_property(GLOBAL APPEND PROPERTY PCGLAB_MODULES ${name})
 endfunction()
 
-# pcglab_tests(AREA DEPS ...): one GoogleTest executable per area and label.
+# pcglab_add_tracks(): every folder under src/ that is not yet a module is a track; its
+# src/<track>/module.cmake declares it (pcglab_module(<track> DEPS ...)). Call after the shared
+# modules. PCGLAB_TRACKS (global property) lists them.
+function(pcglab_add_tracks)
+  get_property(shared GLOBAL PROPERTY PCGLAB_MODULES)
+  file(GLOB children CONFIGURE_DEPENDS LIST_DIRECTORIES true RELATIVE ${PROJECT_SOURCE_DIR}/src
+       ${PROJECT_SOURCE_DIR}/src/*)
+  list(SORT children)
+  foreach(track ${children})
+    if(NOT IS_DIRECTORY ${PROJECT_SOURCE_DIR}/src/${track} OR track IN_LIST shared)
+      continue()
+    endif()
+    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/src/${track}/module.cmake)
+      message(FATAL_ERROR "src/${track}/ is a track without src/${track}/module.cmake: add one that calls "
+                          "pcglab_module(${track} DEPS pcglab_core ...) (see src/birds/module.cmake)")
+    endif()
+    include(${PROJECT_SOURCE_DIR}/src/${track}/module.cmake)
+    if(NOT TARGET pcglab_${track})
+      message(FATAL_ERROR "src/${track}/module.cmake must call pcglab_module(${track} DEPS ...)")
+    endif()
+    set_property(GLOBAL APPEND PROPERTY PCGLAB_TRACKS ${track})
+  endforeach()
+endfunction()
+
+# pcglab_link_whole(TARGET MODULE...): links the modules' libraries into TARGET with every object
+# file kept, so the static registrations in files nothing else references (PCGLAB_REGISTER_*,
+# core/registry.h) survive the link. A static module's objects are added to TARGET itself (then its
+# archive, still linked for its dependencies, has nothing left to give: no duplicates, which
+# WHOLE_ARCHIVE gives when CMake repeats an archive on the link line).
+function(pcglab_link_whole target)
+  foreach(module ${ARGN})
+    get_target_property(type pcglab_${module} TYPE)
+    target_link_libraries(${target} PRIVATE pcglab_${module})
+    if(type STREQUAL "STATIC_LIBRARY")
+      target_sources(${target} PRIVATE $<TARGET_OBJECTS:pcglab_${module}>)
+    endif()
+  endforeach()
+endfunction()
+
+# pcglab_tests(AREA DEPS ...): one GoogleTest executable per area and label, linking the module
+# pcglab_<AREA> whole (its registrations survive) and DEPS.
 # tests/<area>/*_test.cc            -> label unit
 # tests/<area>/*_integration_test.cc -> label integration
 # tests/<area>/*_slow_test.cc       -> label slow
@@ -75,6 +116,7 @@ function(pcglab_tests area)
     add_executable(${target} ${${kind}})
     target_compile_options(${target} PRIVATE ${PCGLAB_WARNINGS})
     target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    pcglab_link_whole(${target} ${area})
     target_link_libraries(${target} PRIVATE ${ARG_DEPS} pcglab_testing GTest::gtest_main GTest::gmock)
     add_dependencies(${target} pcglab)
     gtest_discover_tests(${target}

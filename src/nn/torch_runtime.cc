@@ -174,6 +174,14 @@ std::vector<LoadedTorchModule> loaded_torch_modules() {
   return out;
 }
 
+void open_registered_torch_modules() {
+  for (const auto* e : registry<TorchModuleKind>().entries())
+    torch_module_table(e->name, e->value.abi_version, e->value.table_size);
+}
+
+PCGLAB_REGISTER_TORCH_MODULE("nn", PcglabNnTorchTable, PCGLAB_NN_TORCH_ABI,
+                             "libtorch itself (version, threads) and the Hugging Face ViT");
+
 TorchInfo torch_info() {
   const auto& t = nn_table();
   TorchInfo info;

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/registry.h"
 #include "nn/torch/abi.h"
 
 namespace pcglab::nn {
@@ -37,6 +38,17 @@ template <class Table>
 const Table& torch_table(const std::string& module, uint32_t abi_version) {
   return reinterpret_cast<const Table&>(torch_module_table(module, abi_version, sizeof(Table)));
 }
+
+// A libtorch module, registered by the plain C++ code that calls it (PCGLAB_REGISTER_TORCH_MODULE):
+// `pcglab cli registry` lists them, and a test opens every registered module and checks its table.
+struct TorchModuleKind {
+  static constexpr const char* kRegistryKind = "libtorch-modules";
+  uint32_t abi_version = 0;
+  size_t table_size = 0;
+};
+
+// Opens and checks the table of every registered module (for tests and `nn info`).
+void open_registered_torch_modules();
 
 // Throws SetupError unless `header` is the table of `module` in the layout pcglab was built with:
 // the same ABI version and the same size. The message names `library` and both versions.
@@ -104,3 +116,9 @@ double draw_torch_global_rng();
 double matmul_gflops(int n, int repeats = 5);
 
 }  // namespace pcglab::nn
+
+// PCGLAB_REGISTER_TORCH_MODULE("birds", PcglabBirdsTorchTable, PCGLAB_BIRDS_TORCH_ABI, "the letter CNN");
+#define PCGLAB_REGISTER_TORCH_MODULE(module, Table, abi_version, description)     \
+  PCGLAB_REGISTER(::pcglab::nn::TorchModuleKind, module,                          \
+                  ::pcglab::nn::torch_module_file(module) + ": " + (description), \
+                  ::pcglab::nn::TorchModuleKind{abi_version, sizeof(Table)})

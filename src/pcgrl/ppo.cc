@@ -39,6 +39,9 @@ const char* error_of(void* h) {
 
 }  // namespace
 
+PCGLAB_REGISTER_TORCH_MODULE("pcgrl", PcglabPcgrlTorchTable, PCGLAB_PCGRL_TORCH_ABI,
+                             "the PPO actor-critic (ConvForward) and its update");
+
 PpoAgent PpoAgent::create(const PpoConfig& config) {
   PCGLAB_CHECK(config.minibatches >= 1 && config.epochs >= 0 && config.actions >= 2)
       << "bad PPO configuration";

@@ -34,6 +34,9 @@ constexpr const char* kArchitecture = "pcglab-letter-cnn-v1";
 
 }  // namespace
 
+PCGLAB_REGISTER_TORCH_MODULE("birds", PcglabBirdsTorchTable, PCGLAB_BIRDS_TORCH_ABI,
+                             "the built-in letter classifier (a CNN) and its training");
+
 LetterCnn LetterCnn::random(uint64_t seed) {
   LetterCnn m;
   m.handle_ = TorchHandle(table().letter_cnn_create(seed), table().letter_cnn_destroy);
