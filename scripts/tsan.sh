@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the `tsan` preset (ThreadSanitizer, RelWithDebInfo, build/tsan) and runs the tests that
 # exercise threads under it: the thread pool, the progress bar with log lines from other threads,
-# the LLM rate limiter, the letter classifier shared by many threads, and the Science Birds
+# the LLM rate limiter, client (keep-alive handles shared by threads), completer layers and
+# `birds run` through the CLI, the letter classifier shared by many threads, and the Science Birds
 # simulate / classify / generate pipelines (in process and through the CLI).
 #
 #   bash scripts/tsan.sh             # build and run
@@ -15,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-REGEX=${TSAN_REGEX:-'^(ThreadPool|ProgressBar|RateLimiter|LetterClassifierConcurrency|Capture\.SameBytesOnAnyThreadAndRun|Stability|BirdsSimCli|BirdsClassify|GeneratorRun)\.'}
+REGEX=${TSAN_REGEX:-'^(ThreadPool|ProgressBar|RateLimiter|ChatClientKeepAlive|Completers|Dialogue|BirdsRun|LetterClassifierConcurrency|Capture\.SameBytesOnAnyThreadAndRun|Stability|BirdsSimCli|BirdsClassify|GeneratorRun)\.'}
 
 cmake --preset tsan >/dev/null
 cmake --build build/tsan -j "$JOBS" --target pcglab pcglab_torch core_unit_tests llm_unit_tests nn_unit_tests \
