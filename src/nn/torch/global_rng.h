@@ -8,8 +8,9 @@
 //   - with_rng_state(state, f): runs `f` (a training step) with the default generator in `state`,
 //     stores the advanced state back and restores the caller's.
 // Both hold one process-wide lock (core/named_mutex.h, shared by every module) while the default
-// generator is swapped, so two threads building models never see each other's seeds. Training is an
-// explicit, seeded operation: its numbers are those of the old "manual_seed(seed), build, train".
+// generator is swapped, so two threads building models never see each other's seeds (a build waits
+// for a training epoch in progress on another thread). Training is an explicit, seeded operation:
+// its numbers are those of the old "manual_seed(seed), build, train".
 #pragma once
 
 #include <ATen/CPUGeneratorImpl.h>
