@@ -4,8 +4,12 @@
 #include <map>
 #include <mutex>
 
+#include "batch/driver.h"
+#include "batch/merge.h"
+#include "batch_options.h"
 #include "birds/competition_layout.h"
 #include "birds/similarity.h"
+#include "birds/team_batches.h"
 #include "birds_eval.h"
 #include "command.h"
 #include "core/log.h"
@@ -33,34 +37,45 @@ struct ClassifyCommandOptions {
   std::string input;
   std::string model = "builtin";
   bool embeddings = false;
+  std::string shard;
 };
 
-int run_classify(const ClassifyCommandOptions& opt, const GlobalOptions& global) {
+int classify_folder(const ClassifyCommandOptions& opt, const GlobalOptions& global) {
   ThreadPool pool(global.threads);
   nn::set_torch_threads(global.threads);
-  const auto classifier = birds::open_letter_classifier(opt.model);
-  size_t total = 0;
-  for (const fs::path& team : find_team_folders(opt.input, "images", LayoutWarnings::kSilent))
-    total += list_stage_files(team, "images", ".png", LayoutWarnings::kSilent).size();
-  ProgressBar bar("classify", total);
+  LazyClassifier classifier(opt.model);
+  classifier.get();  // a bad --model is a setup error before any work
+  const batch::Shard shard = shard_of(opt.shard);
+  const auto teams = find_team_folders(opt.input, "images");
+  batch::DriverOptions driver_options;
+  driver_options.shard = shard;
+  driver_options.run_name = "birds classify";
+  driver_options.config = dump_json(OrderedJson{{"model", opt.model}, {"embeddings", opt.embeddings}});
   ClassifyOptions options;
   options.embeddings = opt.embeddings;
-  const auto results = classify_competition(opt.input, *classifier, options, pool,
-                                            [&](const ImageClassification& r) { bar.advance(r.ok); });
-  bar.finish();
+  if (options.embeddings && classifier.get().embedding_size() == 0)
+    throw SetupError(
+        fmt::format("classifier {} has no CLS embedding: the 2025 diversity needs the ViT (--model FOLDER)",
+                    classifier.get().name()));
+  const batch::StageRun run = run_per_team(
+      teams, pool, driver_options,
+      [&](batch::Driver& d, const fs::path& team) { return classify_stage(d, {team}, classifier, options); });
   // Per team and character: images and mean similarity (the details are in similarity/*.json).
   std::map<std::pair<std::string, std::string>, std::pair<int, double>> sums;
   bool all_ok = true;
-  for (const auto& r : results) {
-    if (!r.ok) {
+  for (const ItemOutcome& o : run.outcomes) {
+    const TrialKey k = parse_trial_key(o.key);
+    if (!o.ok()) {
       all_ok = false;
-      log_warn("{}/{}/{}: {}", r.team, r.character, r.id, r.error);
+      log_warn("{}/{}/{}.png: {}", k.team, k.character, k.stem, o.message);
       continue;
     }
-    auto& s = sums[{r.team, r.character}];
+    auto& s = sums[{k.team, k.character}];
     ++s.first;
-    s.second += r.similarity;
+    s.second += o.metadata["similarity"].get<double>();
   }
+  log_info("classify{}: {} images, {} classified, {} reused, {} removed",
+           shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.removed);
   Table t;
   t.columns = {"team", "character", "images", "similarity_rate"};
   for (const auto& [key, s] : sums) t.add_row({key.first, key.second, s.first, s.second / s.first});
@@ -78,8 +93,19 @@ Action setup_classify(CLI::App& cmd, const GlobalOptions& global) {
       ->capture_default_str();
   cmd.add_flag("--embeddings", opt->embeddings,
                "Also write each image's CLS embedding (ViT only; the 2025 diversity)");
-  cmd.footer("Writes <team>/similarity/<C>.json in the official layout and <team>/logs/classify.json.");
-  return [opt, &global] { return run_classify(*opt, global); };
+  add_shard_option(cmd, opt->shard);
+  cmd.footer(
+      "Writes <team>/similarity/<C>.json in the official layout and <team>/logs/classify.json.\n"
+      "A rerun classifies only the images that changed (logs/batch.sqlite).");
+  return [opt, &global] { return classify_folder(*opt, global); };
+}
+
+int merge_classify(const fs::path& dir, const Json& config, int) {
+  ClassifyCommandOptions opt;
+  opt.input = dir.string();
+  opt.model = config.value("model", opt.model);
+  opt.embeddings = config.value("embeddings", false);
+  return classify_folder(opt, merge_global_options());
 }
 
 struct EvalCommandOptions {
@@ -90,9 +116,18 @@ struct EvalCommandOptions {
   std::string converter = "1.4.1";
   bool force = false;
   bool raw = false;
+  std::string shard;
 };
 
-int run_eval(const EvalCommandOptions& opt, const GlobalOptions& global) {
+OrderedJson eval_config(const EvalCommandOptions& o) {
+  return {{"model", o.model},
+          {"policy", o.policy},
+          {"trials", o.trials},
+          {"converter", o.converter},
+          {"raw", o.raw}};
+}
+
+int eval_folder(const EvalCommandOptions& opt, const GlobalOptions& global) {
   EvalOptions options;
   options.model = opt.model;
   options.scoring.policy = parse_scoring_policy(opt.policy);
@@ -100,33 +135,22 @@ int run_eval(const EvalCommandOptions& opt, const GlobalOptions& global) {
   options.simulate.write_raw_images = opt.raw;
   options.convert.converter = parse_converter_version(opt.converter);
   options.force = opt.force;
+  options.shard = shard_of(opt.shard);
+  options.config = dump_json(eval_config(opt));
+  options.torch_threads = global.threads;  // set only if a model is opened
   ThreadPool pool(global.threads);
-  nn::set_torch_threads(global.threads);
-  std::mutex mutex;
-  std::unique_ptr<ProgressBar> bar;
-  std::string current;
-  const EvalReport report = evaluate_competition(opt.input, options, pool,
-                                                 [&](const std::string& stage, size_t done, size_t total) {
-                                                   std::lock_guard lock(mutex);
-                                                   if (stage != current || !bar) {
-                                                     if (bar) bar->finish();
-                                                     bar = std::make_unique<ProgressBar>(stage, total);
-                                                     current = stage;
-                                                   }
-                                                   bar->advance(true);
-                                                   if (done == total) {
-                                                     bar->finish();
-                                                     bar.reset();
-                                                     current.clear();
-                                                   }
-                                                 });
-  if (bar) bar->finish();
+  const EvalReport report = evaluate_competition(opt.input, options, pool);
+  const std::string shard = options.shard.all() ? "" : " " + options.shard.label();
   for (const auto& s : report.stages)
-    log_info("{} {}: {}", s.team, s.stage,
-             s.skipped ? std::string("finished earlier, skipped")
-                       : fmt::format("{} items, {} failed, {:.1f} s", s.items, s.failed, s.seconds));
+    log_info("{}{}: {} items: {} ran, {} reused, {} failed{}{} ({:.1f} s)", s.stage, shard, s.items, s.ran,
+             s.reused, s.failed, s.removed ? fmt::format(", {} gone (files removed)", s.removed) : "",
+             s.temporaries ? fmt::format(", {} unfinished writes removed", s.temporaries) : "", s.seconds);
   for (const auto& f : report.failures)
     log_warn("{} {} {} [{}]: {}", f.team, f.character, f.trial, f.stage, f.error);
+  if (!report.complete) {
+    log_info("shard{} done; once every shard is done, `pcglab merge {}` writes the scores", shard, opt.input);
+    return report.failures.empty() ? kExitOk : kExitItemsFailed;
+  }
   const Table t = eval_ranking_table(report);
   print_table(t, global);
   log_info("scores in {}", report.result_dir.string());
@@ -152,15 +176,32 @@ Action setup_eval(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--converter", opt->converter, "Converter version: 1.4.1 or 2023-initial")
       ->capture_default_str();
   cmd.add_flag("--raw", opt->raw, "Also write the colour views (<name>_raw.png)");
-  cmd.add_flag("--force", opt->force, "Redo every stage even when its inputs did not change");
+  cmd.add_flag("--force", opt->force, "Redo every item even when its inputs did not change");
+  add_shard_option(cmd, opt->shard);
   cmd.footer(
-      "Stages: convert, simulate, classify, diversity, score. Finished stages are skipped (logs/eval.json).\n"
+      "Stages: convert, simulate, classify, diversity, score. Each trial is an item: a rerun redoes only "
+      "the\n"
+      "trials whose inputs changed (logs/batch.sqlite) and removes the files of responses that are gone.\n"
       "Writes the official files per team and <input>/result/ (constants.json, trial_scores.csv, ...).");
-  return [opt, &global] { return run_eval(*opt, global); };
+  return [opt, &global] { return eval_folder(*opt, global); };
+}
+
+int merge_eval(const fs::path& dir, const Json& config, int) {
+  EvalCommandOptions opt;
+  opt.input = dir.string();
+  opt.model = config.value("model", opt.model);
+  opt.policy = config.value("policy", opt.policy);
+  opt.trials = config.value("trials", opt.trials);
+  opt.converter = config.value("converter", opt.converter);
+  opt.raw = config.value("raw", false);
+  return eval_folder(opt, merge_global_options());
 }
 
 }  // namespace
 
+PCGLAB_REGISTER_MERGER("birds classify", "similarity/<C>.json and logs/classify.json", merge_classify);
+PCGLAB_REGISTER_MERGER(kEvalRunName, "diversity, the per-character files, logs and scores (result/)",
+                       merge_eval);
 PCGLAB_REGISTER_COMMAND("birds", "classify",
                         "Similarity: classify level images (built-in CNN or the official ViT)",
                         setup_classify);

@@ -2,8 +2,11 @@
 #include <cmath>
 #include <filesystem>
 
+#include "batch/driver.h"
+#include "birds/competition_layout.h"
 #include "birds/diversity.h"
 #include "birds/scoring.h"
+#include "birds/team_batches.h"
 #include "birds/words_count.h"
 #include "command.h"
 #include "core/files.h"
@@ -111,16 +114,21 @@ Action setup_diversity(CLI::App& cmd, const GlobalOptions& global) {
       ->check(CLI::IsMember({"softmax", "cls"}));
   return [opt, &global] {
     ThreadPool pool(global.threads);
-    const auto results = compute_competition_diversity(
-        opt->input, opt->trials,
-        opt->vectors == "cls" ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax, pool);
+    const auto teams = find_team_folders(opt->input, "similarity");
+    const auto vectors = opt->vectors == "cls" ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax;
+    const batch::StageRun run = run_per_team(teams, pool, {}, [&](batch::Driver& d, const fs::path& team) {
+      return diversity_stage(d, {team}, opt->trials, vectors);
+    });
     int64_t written = 0;
-    for (const auto& d : results) {
-      if (d.ok)
+    for (const ItemOutcome& o : run.outcomes) {
+      if (o.ok()) {
         ++written;
-      else
-        log_error("{} {}: {}", d.team, d.character, d.error);
+      } else {
+        const auto [team, character] = parse_diversity_key(o.key);
+        log_error("{} {}: {}", team, character, o.message);
+      }
     }
+    const auto results = run.outcomes;
     Table t;
     t.columns = {"characters_written", "characters_failed"};
     t.add_row({written, static_cast<int64_t>(results.size()) - written});

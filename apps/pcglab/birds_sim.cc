@@ -4,10 +4,15 @@
 #include <filesystem>
 #include <map>
 
+#include "batch/driver.h"
+#include "batch/merge.h"
+#include "batch_options.h"
 #include "birds/capture.h"
 #include "birds/competition_layout.h"
 #include "birds/level_xml.h"
 #include "birds/simulate_pipeline.h"
+#include "birds/team_batches.h"
+#include "birds/text_pipeline.h"
 #include "command.h"
 #include "core/log.h"
 #include "core/progress.h"
@@ -25,6 +30,7 @@ struct SimulateCommandOptions {
   double settle_time = 0;
   std::string metric = "moving";
   bool objects = false;
+  std::string shard;
 };
 
 SimulateOptions to_options(const SimulateCommandOptions& o) {
@@ -36,75 +42,83 @@ SimulateOptions to_options(const SimulateCommandOptions& o) {
   return s;
 }
 
-Table result_table(const std::vector<LevelSimulation>& results, bool objects) {
+// One level: its name as given and its outcome.
+struct LevelRow {
+  std::string tag;
+  ItemOutcome outcome;
+};
+
+Table result_table(const std::vector<LevelRow>& results, bool objects) {
   Table t;
   t.columns = {"level",         "status",           "score", "startingObjects",
                "movingObjects", "remainingObjects", "steps", "error"};
   if (objects) t.columns.push_back("objects");
-  for (const auto& r : results) {
-    std::vector<Json> row{r.tag,
-                          r.ok ? "ok" : "error",
-                          r.ok ? Json(static_cast<double>(r.result.score)) : Json(),
-                          r.ok ? Json(r.result.starting_objects) : Json(),
-                          r.ok ? Json(r.result.moving_objects) : Json(),
-                          r.ok ? Json(r.result.remaining_objects) : Json(),
-                          r.ok ? Json(r.result.steps) : Json(),
-                          r.error};
-    if (objects) row.push_back(r.ok ? Json(object_outcomes_json(r.result)) : Json());
+  for (const auto& [tag, o] : results) {
+    const bool ok = o.ok();
+    auto field = [&](const char* name) { return ok ? Json::parse(o.metadata[name].dump()) : Json(); };
+    std::vector<Json> row{tag,
+                          ok ? "ok" : "error",
+                          field("score"),
+                          field("startingObjects"),
+                          field("movingObjects"),
+                          field("remainingObjects"),
+                          field("steps"),
+                          o.message};
+    if (objects) row.push_back(field("objects"));
     t.add_row(std::move(row));
   }
   return t;
 }
 
-int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global) {
-  const SimulateOptions options = to_options(opt);
+OrderedJson simulate_config(const SimulateCommandOptions& o) {
+  return {{"no_early_stop", o.no_early_stop},
+          {"raw", o.raw},
+          {"settle_time", o.settle_time},
+          {"metric", o.metric}};
+}
+
+// A competition folder: the simulate stage on the batch driver, and a per-team, per-character
+// summary (the details are in stability/*.json).
+int simulate_folder(const SimulateCommandOptions& opt, const GlobalOptions& global) {
+  const fs::path folder = opt.inputs[0];
+  if (list_team_folders(folder, "levels", LayoutWarnings::kSilent).empty() && folder.extension() == ".xml") {
+    throw SetupError(
+        fmt::format("{}: a folder, not a level file; give level files, or a competition folder "
+                    "(<team>/levels/<C>/*.xml)",
+                    folder.string()));
+  }
   ThreadPool pool(global.threads);
-  const bool single_folder = opt.inputs.size() == 1 && fs::is_directory(opt.inputs[0]);
-  std::vector<LevelSimulation> results;
-  if (single_folder) {
-    const fs::path folder = opt.inputs[0];
-    if (list_team_folders(folder, "levels", LayoutWarnings::kSilent).empty() &&
-        folder.extension() == ".xml") {
-      throw SetupError(
-          fmt::format("{}: a folder, not a level file; give level files, or a competition folder "
-                      "(<team>/levels/<C>/*.xml)",
-                      folder.string()));
-    }
-    size_t total = 0;
-    for (const fs::path& team : find_team_folders(folder, "levels", LayoutWarnings::kSilent))
-      total += list_stage_files(team, "levels", ".xml", LayoutWarnings::kSilent).size();
-    ProgressBar bar("simulate", total);
-    results = simulate_competition(opt.inputs[0], options, pool,
-                                   [&](const LevelSimulation& r) { bar.advance(r.ok); });
-    bar.finish();
-  } else {
-    for (const auto& in : opt.inputs) {
-      if (fs::is_directory(in)) {
-        throw SetupError(fmt::format(
-            "{}: a folder among several inputs; give one competition folder alone, or level files", in));
-      }
-    }
-    ProgressBar bar("simulate", opt.inputs.size());
-    results.resize(opt.inputs.size());
-    pool.parallel_for(opt.inputs.size(), [&](size_t i) {
-      results[i] = simulate_level_file(opt.inputs[i], opt.out, options);
-      bar.advance(results[i].ok);
-    });
-    bar.finish();
-  }
+  const batch::Shard shard = shard_of(opt.shard);
+  const auto teams = find_team_folders(folder, "levels");
+  batch::DriverOptions driver_options;
+  driver_options.shard = shard;
+  driver_options.run_name = "birds simulate";
+  driver_options.config = dump_json(simulate_config(opt));
+  const SimulateOptions options = to_options(opt);
+  const batch::StageRun run = run_per_team(
+      teams, pool, driver_options,
+      [&](batch::Driver& d, const fs::path& team) { return simulate_stage(d, {team}, options, folder); });
+  std::map<std::string, fs::path> team_dirs;
+  for (const fs::path& team : teams) team_dirs[team_name_of(team)] = team;
   bool all_ok = true;
-  for (const auto& r : results) {
-    if (!r.ok) {
+  std::vector<LevelRow> rows;
+  for (const ItemOutcome& o : run.outcomes) {
+    if (!o.ok()) {
       all_ok = false;
-      log_warn("{}", r.error);
+      log_warn("{}", o.message);
     }
+    const TrialKey k = parse_trial_key(o.key);
+    const fs::path level = stage_path(team_dirs.at(k.team), "levels", k.character, k.stem, ".xml");
+    rows.push_back({fs::relative(level, folder).generic_string(), o});
   }
-  if (single_folder && global.format == "md") {
-    // A competition folder: per-team, per-character summary (the details are in stability/*.json).
+  log_info("simulate{}: {} levels, {} simulated, {} reused, {} removed",
+           shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.removed);
+  if (global.format == "md") {
     std::map<std::pair<std::string, std::string>, std::pair<int, double>> sums;
-    for (const auto& r : results) {
-      auto& s = sums[{r.team, r.character}];
-      if (r.ok) s.first++, s.second += r.result.score;
+    for (const ItemOutcome& o : run.outcomes) {
+      const TrialKey k = parse_trial_key(o.key);
+      auto& s = sums[{k.team, k.character}];
+      if (o.ok()) s.first++, s.second += static_cast<float>(o.metadata["score"].get<double>());
     }
     Table t;
     t.columns = {"team", "character", "levels", "mean_stability"};
@@ -112,9 +126,49 @@ int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global)
       t.add_row({k.first, k.second, v.first, v.first ? v.second / v.first : 0.0});
     print_table(t, global);
   } else {
-    print_table(result_table(results, opt.objects), global);
+    print_table(result_table(rows, opt.objects), global);
   }
   return all_ok ? kExitOk : kExitItemsFailed;
+}
+
+int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global) {
+  if (opt.inputs.size() == 1 && fs::is_directory(opt.inputs[0])) return simulate_folder(opt, global);
+  for (const auto& in : opt.inputs) {
+    if (fs::is_directory(in)) {
+      throw SetupError(fmt::format(
+          "{}: a folder among several inputs; give one competition folder alone, or level files", in));
+    }
+  }
+  if (!opt.shard.empty())
+    throw SetupError("--shard: give a competition folder (level files are not sharded)");
+  const SimulateOptions options = to_options(opt);
+  ThreadPool pool(global.threads);
+  ProgressBar bar("simulate", opt.inputs.size());
+  std::vector<LevelRow> results(opt.inputs.size());
+  pool.parallel_for(opt.inputs.size(), [&](size_t i) {
+    results[i] = {opt.inputs[i], simulate_level_file(opt.inputs[i], opt.out, options)};
+    bar.advance(results[i].outcome.ok());
+  });
+  bar.finish();
+  bool all_ok = true;
+  for (const auto& r : results) {
+    if (!r.outcome.ok()) {
+      all_ok = false;
+      log_warn("{}", r.outcome.message);
+    }
+  }
+  print_table(result_table(results, opt.objects), global);
+  return all_ok ? kExitOk : kExitItemsFailed;
+}
+
+int merge_simulate(const fs::path& dir, const Json& config, int) {
+  SimulateCommandOptions opt;
+  opt.inputs = {dir.string()};
+  opt.no_early_stop = config.value("no_early_stop", false);
+  opt.raw = config.value("raw", false);
+  opt.settle_time = config.value("settle_time", 0.0);
+  opt.metric = config.value("metric", std::string("moving"));
+  return simulate_folder(opt, merge_global_options());
 }
 
 Action setup_simulate(CLI::App& cmd, const GlobalOptions& global) {
@@ -135,6 +189,7 @@ Action setup_simulate(CLI::App& cmd, const GlobalOptions& global) {
       ->check(CLI::IsMember({"moving", "remaining"}));
   cmd.add_flag("--objects", opt->objects,
                "With level files: add every object's start, end and fate to each row");
+  add_shard_option(cmd, opt->shard);
   cmd.footer(
       "A competition folder gets <team>/stability/<C>.json (official format), <team>/images/<C>/<name>.png\n"
       "(the classifier's image) and <team>/logs/simulate.json (every level and object).");
@@ -184,6 +239,7 @@ Action setup_render(CLI::App& cmd, const GlobalOptions&) {
 
 }  // namespace
 
+PCGLAB_REGISTER_MERGER("birds simulate", "stability/<C>.json and logs/simulate.json", merge_simulate);
 PCGLAB_REGISTER_COMMAND("birds", "simulate", "Stability and images of levels, as the Science Birds evaluator",
                         setup_simulate);
 PCGLAB_REGISTER_COMMAND("birds", "render", "Render one level to PNG (after simulating it)", setup_render);

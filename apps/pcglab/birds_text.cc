@@ -6,10 +6,14 @@
 #include <filesystem>
 #include <map>
 
+#include "batch/driver.h"
+#include "batch/merge.h"
+#include "batch_options.h"
 #include "birds/competition_layout.h"
 #include "birds/converter.h"
 #include "birds/extract.h"
 #include "birds/prompt_check.h"
+#include "birds/team_batches.h"
 #include "birds/text_pipeline.h"
 #include "command.h"
 #include "core/files.h"
@@ -162,6 +166,7 @@ struct ConvertCommandOptions {
   std::string input;
   std::string function = "drop_block";
   std::string converter = "1.4.1";
+  std::string shard;
 };
 
 int convert_single_file(const ConvertCommandOptions& opt, const ConverterVersion version) {
@@ -175,39 +180,56 @@ int convert_single_file(const ConvertCommandOptions& opt, const ConverterVersion
   return kExitOk;
 }
 
-int run_convert(const ConvertCommandOptions& opt, const GlobalOptions& global) {
-  validate_function_name(opt.function);
+// The settings `pcglab merge` needs to complete a sharded convert.
+OrderedJson convert_config(const ConvertCommandOptions& opt) {
+  return {{"function", opt.function}, {"converter", opt.converter}};
+}
+
+int convert_folder(const ConvertCommandOptions& opt, const GlobalOptions& global) {
   const ConverterVersion version = parse_converter_version(opt.converter);
-  if (fs::is_regular_file(opt.input)) return convert_single_file(opt, version);
+  const batch::Shard shard = shard_of(opt.shard);
   ThreadPool pool(global.threads);
-  size_t total = 0;
-  std::map<std::string, std::array<int, 3>>
-      per_team;  // ok, no code, other errors; every team, even with no trials
-  for (const fs::path& team : find_team_folders(opt.input, "raw", LayoutWarnings::kSilent)) {
-    total += list_stage_files(team, "raw", ".txt", LayoutWarnings::kSilent).size();
-    per_team[team_name_of(team)] = {0, 0, 0};
-  }
-  ProgressBar bar("convert", total);
-  const auto results = convert_competition(opt.input, {opt.function, version}, pool,
-                                           [&](const TrialConversion& t) { bar.advance(t.status == "ok"); });
-  bar.finish();
-  // Summary per team, then every failure.
-  for (const auto& t : results) {
-    auto& c = per_team[t.team];
-    c[t.status == "ok" ? 0 : t.status == "no-code" ? 1 : 2]++;
+  const auto teams = find_team_folders(opt.input, "raw");
+  batch::DriverOptions driver_options;
+  driver_options.shard = shard;
+  driver_options.run_name = "birds convert";
+  driver_options.config = dump_json(convert_config(opt));
+  const batch::StageRun run =
+      run_per_team(teams, pool, driver_options, [&](batch::Driver& d, const fs::path& team) {
+        return convert_stage(d, {team}, {opt.function, version});
+      });
+  // Summary per team (every team, even with no trials), then every failure.
+  std::map<std::string, std::array<int, 3>> per_team;  // ok, no code, other errors
+  for (const fs::path& team : teams) per_team[team_name_of(team)] = {0, 0, 0};
+  for (const ItemOutcome& o : run.outcomes) {
+    auto& c = per_team[parse_trial_key(o.key).team];
+    c[o.ok() ? 0 : o.kind == ErrorKind::kNoOutput ? 1 : 2]++;
   }
   Table summary;
   summary.columns = {"team", "trials", "levels", "no_code", "conversion_errors"};
   for (const auto& [team, c] : per_team) summary.add_row({team, c[0] + c[1] + c[2], c[0], c[1], c[2]});
   print_table(summary, global);
   bool all_ok = true;
-  for (const auto& t : results) {
-    if (t.status == "ok") continue;
+  for (const ItemOutcome& o : run.outcomes) {
+    if (o.ok()) continue;
     all_ok = false;
-    log_warn("{}/{}: {}{}", t.team, t.stem, t.error, t.detail.empty() ? "" : " (" + t.detail + ")");
+    const TrialKey k = parse_trial_key(o.key);
+    const std::string detail = o.metadata.value("detail", "");
+    log_warn("{}/{}: {}{}", k.team, k.stem, o.metadata.value("official_error", o.message),
+             detail.empty() ? "" : " (" + detail + ")");
   }
-  if (results.empty()) log_warn("{}: no responses found under <team>/raw/<C>/", opt.input);
+  log_info("convert{}: {} trials, {} converted, {} reused, {} removed",
+           shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.removed);
+  if (run.outcomes.empty() && shard.all())
+    log_warn("{}: no responses found under <team>/raw/<C>/", opt.input);
   return all_ok ? kExitOk : kExitItemsFailed;
+}
+
+int run_convert(const ConvertCommandOptions& opt, const GlobalOptions& global) {
+  validate_function_name(opt.function);
+  const ConverterVersion version = parse_converter_version(opt.converter);
+  if (fs::is_regular_file(opt.input)) return convert_single_file(opt, version);
+  return convert_folder(opt, global);
 }
 
 Action setup_convert(CLI::App& cmd, const GlobalOptions& global) {
@@ -220,12 +242,21 @@ Action setup_convert(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--converter", opt->converter,
                  "Official converter to reproduce: 1.4.1, or 2023-initial (before boundary errors)")
       ->check(CLI::IsMember({"1.4.1", "2023-initial"}));
+  add_shard_option(cmd, opt->shard);
   cmd.footer(
       "Writes <team>/intermediate/<C>/<name>.txt (extracted code) and <team>/levels/<C>/<name>.xml, as the\n"
       "official scripts do, plus <team>/logs/convert.json with each trial's outcome. Given one program "
       "file,\n"
-      "prints its level XML.");
+      "prints its level XML. A rerun converts only the responses that changed (logs/batch.sqlite).");
   return [opt, &global] { return run_convert(*opt, global); };
+}
+
+int merge_convert(const fs::path& dir, const Json& config, int) {
+  ConvertCommandOptions opt;
+  opt.input = dir.string();
+  opt.function = config.value("function", opt.function);
+  opt.converter = config.value("converter", opt.converter);
+  return convert_folder(opt, merge_global_options());
 }
 
 }  // namespace
@@ -235,6 +266,7 @@ PCGLAB_REGISTER_COMMAND("birds", "check-prompt",
 PCGLAB_REGISTER_COMMAND("birds", "extract",
                         "Extract drop calls from responses exactly as the official extractCode",
                         setup_extract);
+PCGLAB_REGISTER_MERGER("birds convert", "the convert logs (<team>/logs/convert.json)", merge_convert);
 PCGLAB_REGISTER_COMMAND("birds", "convert",
                         "Convert responses to Science Birds levels as the official scripts do",
                         setup_convert);

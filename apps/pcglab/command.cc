@@ -159,7 +159,8 @@ CliTree build_cli(CLI::App& app, GlobalOptions& global) {
   std::stable_sort(commands.begin(), commands.end(),
                    [](auto& a, auto& b) { return std::tie(a.group, a.name) < std::tie(b.group, b.name); });
   for (const auto& c : commands) {
-    CLI::App* group = group_apps.count(c.group) != 0 ? group_apps[c.group] : nullptr;
+    // An empty group: a top-level verb (pcglab merge).
+    CLI::App* group = c.group.empty() ? &app : group_apps.count(c.group) != 0 ? group_apps[c.group] : nullptr;
     PCGLAB_CHECK(group != nullptr) << "command " << c.name << " registered in unknown group " << c.group;
     CLI::App* cmd = group->add_subcommand(c.name, c.description);
     cmd->fallthrough();

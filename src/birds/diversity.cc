@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -86,53 +87,78 @@ std::string diversity_json(const std::vector<TrialVector>& trials, const Diversi
 
 }  // namespace
 
-std::vector<CharacterDiversity> compute_competition_diversity(const fs::path& dir, int configured_trials,
-                                                              DiversityVectors vectors, ThreadPool& pool) {
-  std::vector<fs::path> teams = find_team_folders(dir, "similarity");
-  std::vector<CharacterDiversity> work;
-  std::vector<size_t> team_of;  // index into teams
-  for (size_t t = 0; t < teams.size(); ++t) {
+std::pair<std::string, std::string> parse_diversity_key(const std::string& key) {
+  const size_t slash = key.rfind('/');
+  PCGLAB_CHECK(slash != std::string::npos) << "not a diversity key: " << key;
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+batch::StageRun diversity_stage(batch::Driver& driver, const std::vector<fs::path>& teams,
+                                int configured_trials, DiversityVectors vectors) {
+  PCGLAB_CHECK(driver.shard().all()) << "diversity needs every image of a character: run it unsharded";
+  struct Work {
+    fs::path team_dir, similarity_file, out;
+  };
+  std::vector<Work> work;
+  std::map<std::string, fs::path> team_dirs;
+  batch::StageSpec spec;
+  spec.name = "diversity";
+  const std::string settings = fmt::format("diversity {} {}", configured_trials, static_cast<int>(vectors));
+  for (const fs::path& team : teams) {
+    team_dirs[team_name_of(team)] = team;
+    spec.output_dirs.push_back(team / "diversity");
     std::error_code ec;
     std::vector<fs::path> files;
-    for (const auto& f : fs::directory_iterator(teams[t] / "similarity", ec))
+    for (const auto& f : fs::directory_iterator(team / "similarity", ec))
       if (f.path().extension() == ".json" && !is_temporary_file(f.path())) files.push_back(f.path());
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) {
-      work.push_back({team_name_of(teams[t]), f.stem().string(), f, false, {}});
-      team_of.push_back(t);
+      batch::Item item;
+      item.key = team_name_of(team) + "/" + f.stem().string();
+      try {
+        item.hash = batch::ContentHash().add(settings).add(read_file(f)).hex();
+      } catch (const InputError&) {  // unreadable: always run (it fails, naming why)
+      }
+      item.outputs = {team / "diversity" / f.filename()};
+      spec.items.push_back(std::move(item));
+      work.push_back({team, f, team / "diversity" / f.filename()});
     }
   }
-  pool.parallel_for(work.size(), [&](size_t i) {
-    CharacterDiversity& d = work[i];
-    const fs::path out = teams[team_of[i]] / "diversity" / d.similarity_file.filename();
-    const Status s = run_item(d.similarity_file.string(), [&] {
-      const auto trials = read_vectors(d.similarity_file, vectors);
-      write_file_atomic(out, diversity_json(trials, diversity_of(trials, configured_trials)));
+  spec.write_log = [&](const std::vector<ItemOutcome>& outcomes) {
+    std::map<std::string, OrderedJson> logs;
+    std::map<std::string, size_t> counts;
+    for (const auto& [team, dir] : team_dirs) logs[team] = OrderedJson::array();
+    for (const ItemOutcome& o : outcomes) {
+      const auto [team, character] = parse_diversity_key(o.key);
+      ++counts[team];
+      if (!o.ok()) {
+        logs[team].push_back({{"character", character},
+                              {"file", (team_dirs[team] / "similarity" / (character + ".json")).string()},
+                              {"error", o.message}});
+      }
+    }
+    for (const auto& [team, dir] : team_dirs) {
+      if (!fs::is_directory(dir / "similarity")) continue;
+      write_file_if_changed(
+          dir / "logs" / "diversity.json",
+          dump_json(OrderedJson{{"characters", counts[team]}, {"failures", logs[team]}}, 2) + "\n");
+    }
+  };
+  return driver.run(spec, [&](size_t i) {
+    const Work& w = work[i];
+    const Status s = run_item(w.similarity_file.string(), [&] {
+      const auto trials = read_vectors(w.similarity_file, vectors);
+      write_file_atomic(w.out, diversity_json(trials, diversity_of(trials, configured_trials)));
     });
-    d.ok = s.ok();
-    if (!d.ok) {
-      // The message of a read or parse error names the file already.
-      const std::string& m = s.error().message;
-      d.error = m.find(d.similarity_file.string()) == std::string::npos ? s.error().describe() : m;
-      std::error_code ec;
-      fs::remove(out, ec);  // a diversity of an earlier, different similarity file
-    }
+    if (s.ok()) return ItemOutcome::success("");
+    std::error_code ec;
+    fs::remove(w.out, ec);  // a diversity of an earlier, different similarity file
+    // The message of a read or parse error names the file already.
+    const std::string& m = s.error().message;
+    return ItemOutcome::failure(
+        "", ErrorKind::kBadInput,
+        m.find(w.similarity_file.string()) == std::string::npos ? s.error().describe() : m);
   });
-  for (size_t t = 0; t < teams.size(); ++t) {
-    OrderedJson log = {{"characters", 0}, {"failures", OrderedJson::array()}};
-    size_t count = 0;
-    for (size_t i = 0; i < work.size(); ++i) {
-      if (team_of[i] != t) continue;
-      ++count;
-      if (!work[i].ok)
-        log["failures"].push_back({{"character", work[i].character},
-                                   {"file", work[i].similarity_file.string()},
-                                   {"error", work[i].error}});
-    }
-    log["characters"] = count;
-    write_json_file(teams[t] / "logs" / "diversity.json", log);
-  }
-  return work;
 }
 
 }  // namespace pcglab::birds

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/thread_pool.h"
+#include "batch/driver.h"
 
 namespace pcglab::birds {
 
@@ -35,21 +35,17 @@ DiversityResult diversity_of(const std::vector<TrialVector>& trials, int configu
 
 enum class DiversityVectors { kSoftmax, kClsEmbedding };
 
-// One character's diversity: ok, or why its similarity file could not be used.
-struct CharacterDiversity {
-  std::string team, character;
-  std::filesystem::path similarity_file;
-  bool ok = false;
-  std::string error;  // names the file and the cause
-};
+// For every team of `teams`: reads <team>/similarity/<C>.json and writes <team>/diversity/<C>.json
+// in the official format. The diversity stage runs on the batch driver (batch/driver.h): each
+// character is one item, keyed "<team>/<C>" and hashed over its similarity file and the settings.
+// An unreadable or malformed similarity file is that character's error (naming the file; its stale
+// diversity file, if any, is removed, so no score uses it), recorded in <team>/logs/diversity.json,
+// and the other characters and teams go on. Diversity needs every image of a character: a sharded
+// run leaves it to `pcglab merge`, so this stage always runs unsharded.
+batch::StageRun diversity_stage(batch::Driver& driver, const std::vector<std::filesystem::path>& teams,
+                                int configured_trials, DiversityVectors vectors);
 
-// For every team under `dir`: reads <team>/similarity/<C>.json and writes <team>/diversity/<C>.json
-// in the official format. Each character is one item: an unreadable or malformed similarity file
-// is that character's error (its stale diversity file, if any, is removed, so no score uses it),
-// recorded in <team>/logs/diversity.json, and the other characters and teams go on. Results are
-// sorted by team and character.
-std::vector<CharacterDiversity> compute_competition_diversity(const std::filesystem::path& dir,
-                                                              int configured_trials, DiversityVectors vectors,
-                                                              ThreadPool& pool);
+// A diversity item's team and character ("<team>/<C>").
+std::pair<std::string, std::string> parse_diversity_key(const std::string& key);
 
 }  // namespace pcglab::birds

@@ -1,77 +1,17 @@
 #include "birds/eval_pipeline.h"
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-
 #include <fmt/format.h>
 
+#include "batch/driver.h"
 #include "birds/competition_layout.h"
 #include "birds/diversity.h"
 #include "birds/similarity.h"
+#include "birds/team_batches.h"
 #include "core/check.h"
-#include "core/files.h"
 #include "core/json.h"
-#include "core/log.h"
 
 namespace pcglab::birds {
 namespace fs = std::filesystem;
-namespace {
-
-// FNV-1a over the sorted (relative path, size, mtime) of every file under `folders`, and `extra`.
-std::string fingerprint(const fs::path& team, const std::vector<std::string>& folders,
-                        const std::string& extra) {
-  std::vector<std::string> lines;
-  std::error_code ec;
-  for (const auto& folder : folders) {
-    if (!fs::exists(team / folder, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(team / folder, ec); !ec && it != fs::end(it);
-         it.increment(ec)) {
-      if (!it->is_regular_file(ec) || is_temporary_file(it->path())) continue;
-      const auto time = fs::last_write_time(it->path(), ec).time_since_epoch().count();
-      lines.push_back(
-          fmt::format("{}\t{}\t{}", fs::relative(it->path(), team, ec).string(), it->file_size(ec), time));
-    }
-  }
-  std::sort(lines.begin(), lines.end());
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const std::string& s) {
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    h = (h ^ '\n') * 1099511628211ull;
-  };
-  for (const auto& l : lines) mix(l);
-  mix(extra);
-  return fmt::format("{:016x}", h);
-}
-
-Json read_state(const fs::path& team) {
-  const fs::path file = team / "logs" / "eval.json";
-  if (!fs::exists(file)) return Json::object();
-  try {
-    Json j = read_json_file(file);
-    return j.is_object() ? j : Json::object();
-  } catch (const InputError& e) {
-    log_warn("{}: unreadable, every stage will run again", file.string());
-    return Json::object();
-  }
-}
-
-std::string stability_options(const SimulateOptions& o) {
-  const auto& s = o.stability;
-  return fmt::format("{} {} {} {} {} {} {} {} {} {} {}", static_cast<int>(s.metric), s.duration, s.step,
-                     s.velocity_iterations, s.position_iterations, s.movement_threshold, s.damage,
-                     s.destroy_delay, s.world_half_width, s.settle_time, o.write_raw_images);
-}
-
-std::string model_identity(const std::string& spec) {
-  std::error_code ec;
-  fs::path p = spec == "builtin" ? builtin_letter_model() : fs::path(spec);
-  if (fs::is_directory(p, ec)) p /= "model.safetensors";
-  return fmt::format("{} {} {}", spec, fs::file_size(p, ec),
-                     fs::last_write_time(p, ec).time_since_epoch().count());
-}
-
-}  // namespace
 
 std::vector<EvalFailure> recorded_failures(const fs::path& team_dir) {
   std::vector<EvalFailure> out;
@@ -101,78 +41,54 @@ std::vector<EvalFailure> recorded_failures(const fs::path& team_dir) {
   return out;
 }
 
-EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options, ThreadPool& pool,
-                                const std::function<void(const std::string&, size_t, size_t)>& progress) {
+EvalFailure failure_of(const std::string& stage, const ItemOutcome& o) {
+  const TrialKey k = parse_trial_key(o.key);
+  std::string error = o.message;
+  if (stage == "convert" && o.metadata.contains("official_error")) {
+    error = o.metadata["official_error"].get<std::string>();
+    if (o.metadata.contains("detail")) error += " (" + o.metadata["detail"].get<std::string>() + ")";
+  }
+  return {k.team, k.character, stage == "classify" ? k.stem + ".png" : k.stem, stage, error};
+}
+
+EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options, ThreadPool& pool) {
   EvalReport report;
   const auto teams = find_team_folders(dir, "raw");
   const bool cls = options.scoring.policy == ScoringPolicy::k2025;
-  std::unique_ptr<LetterClassifier> classifier;  // opened only when a classify stage runs
-
+  batch::DriverOptions driver_options;
+  driver_options.shard = options.shard;
+  driver_options.force = options.force;
+  driver_options.progress = options.progress;
+  driver_options.run_name = kEvalRunName;
+  driver_options.config = options.config;
+  LazyClassifier classifier(options.model, options.torch_threads);
+  ClassifyOptions co;
+  co.embeddings = cls;
+  std::vector<batch::StageRun> totals(4);
   for (const fs::path& team : teams) {
-    Json state = read_state(team);
-    auto run_stage = [&](const std::string& stage, const std::vector<std::string>& inputs,
-                         const std::string& extra, const std::function<std::pair<size_t, size_t>()>& body) {
-      EvalStage s{team_name_of(team), stage};
-      const std::string fp = fingerprint(team, inputs, extra);
-      if (!options.force && state.contains(stage) && state[stage].value("fingerprint", "") == fp) {
-        s.skipped = true;
-      } else {
-        const auto start = std::chrono::steady_clock::now();
-        std::tie(s.items, s.failed) = body();
-        s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        // The outputs of this stage are the next one's inputs: record after they are written.
-        state[stage] = {
-            {"fingerprint", fp}, {"items", s.items}, {"failed", s.failed}, {"seconds", s.seconds}};
-        write_json_file(team / "logs" / "eval.json", state);
-      }
-      report.stages.push_back(s);
-    };
-    auto counter = [&](const std::string& stage, size_t total) {
-      auto done = std::make_shared<std::atomic<size_t>>(0);
-      return [&progress, stage, total, done](bool) {
-        if (progress) progress(stage, ++*done, total);
-      };
-    };
-
-    run_stage("convert", {"raw"},
-              fmt::format("{} {}", options.convert.function, static_cast<int>(options.convert.converter)),
-              [&] {
-                const auto tick =
-                    counter("convert", list_stage_files(team, "raw", ".txt", LayoutWarnings::kSilent).size());
-                const auto r = convert_competition(team, options.convert, pool,
-                                                   [&](const TrialConversion& t) { tick(t.status == "ok"); });
-                return std::pair<size_t, size_t>{
-                    r.size(), std::count_if(r.begin(), r.end(), [](auto& t) { return t.status != "ok"; })};
-              });
-    run_stage("simulate", {"levels"}, stability_options(options.simulate), [&] {
-      if (!fs::is_directory(team / "levels")) return std::pair<size_t, size_t>{0, 0};
-      const auto tick =
-          counter("simulate", list_stage_files(team, "levels", ".xml", LayoutWarnings::kSilent).size());
-      const auto r =
-          simulate_competition(team, options.simulate, pool, [&](const LevelSimulation& l) { tick(l.ok); });
-      return std::pair<size_t, size_t>{r.size(),
-                                       std::count_if(r.begin(), r.end(), [](auto& l) { return !l.ok; })};
-    });
-    run_stage("classify", {"images"}, fmt::format("{} {}", model_identity(options.model), cls), [&] {
-      if (!fs::is_directory(team / "images")) return std::pair<size_t, size_t>{0, 0};
-      if (!classifier) classifier = open_letter_classifier(options.model);
-      ClassifyOptions co;
-      co.embeddings = cls;
-      const auto tick =
-          counter("classify", list_stage_files(team, "images", ".png", LayoutWarnings::kSilent).size());
-      const auto r = classify_competition(team, *classifier, co, pool,
-                                          [&](const ImageClassification& c) { tick(c.ok); });
-      return std::pair<size_t, size_t>{r.size(),
-                                       std::count_if(r.begin(), r.end(), [](auto& c) { return !c.ok; })};
-    });
-    run_stage("diversity", {"similarity"}, fmt::format("{} {}", options.scoring.trials, cls), [&] {
-      if (!fs::is_directory(team / "similarity")) return std::pair<size_t, size_t>{0, 0};
-      const auto r = compute_competition_diversity(
-          team, options.scoring.trials, cls ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax,
-          pool);
-      return std::pair<size_t, size_t>{r.size(),
-                                       std::count_if(r.begin(), r.end(), [](auto& d) { return !d.ok; })};
-    });
+    batch::Driver driver(team, pool, driver_options);
+    join_stage_runs(totals[0], convert_stage(driver, {team}, options.convert));
+    join_stage_runs(totals[1], simulate_stage(driver, {team}, options.simulate, dir));
+    join_stage_runs(totals[2], classify_stage(driver, {team}, classifier, co));
+    if (options.shard.all()) {
+      join_stage_runs(totals[3],
+                      diversity_stage(driver, {team}, options.scoring.trials,
+                                      cls ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax));
+    }
+  }
+  for (const batch::StageRun& run : totals) {
+    if (run.stage.empty()) continue;
+    report.stages.push_back({run.stage, run.outcomes.size(), run.ran, run.reused, run.failed, run.removed,
+                             run.temporaries, run.seconds});
+    if (options.shard.all()) continue;  // the logs say it (read below)
+    for (const ItemOutcome& o : run.outcomes)
+      if (!o.ok()) report.failures.push_back(failure_of(run.stage, o));
+  }
+  if (!options.shard.all()) {
+    report.complete = false;
+    return report;
+  }
+  for (const fs::path& team : teams) {
     const auto failures = recorded_failures(team);
     report.failures.insert(report.failures.end(), failures.begin(), failures.end());
   }

@@ -11,40 +11,68 @@
 // model). Images are listed by trial number (the official order is os.walk's, arbitrary). An
 // unreadable image is recorded in <team>/logs/classify.json instead of stopping the run, and a
 // character with no readable image gets similarityRate 0 (the official script divides by zero).
+//
+// The classify stage runs on the batch driver (batch/driver.h): each image is one item, keyed like
+// its trial and hashed over its bytes, the model (its file's name, size and time) and the options;
+// images are classified in batches. The similarity files are rebuilt from every image's stored
+// outcome (probabilities, labels, embedding), and the model is opened only when an image must be
+// classified, so a rerun with nothing changed loads no network.
 #pragma once
 
 #include <filesystem>
-#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "batch/driver.h"
 #include "birds/letters/letter_classifier.h"
-#include "core/thread_pool.h"
+#include "core/item_outcome.h"
 
 namespace pcglab::birds {
-
-struct ImageClassification {
-  std::string team, character, id;  // id: the image file name, e.g. "team_A_3.png"
-  bool ok = false;
-  std::string error;
-  std::vector<float> probabilities;  // in label order (classifier labels)
-  std::vector<float> embedding;      // CLS embedding, when asked for
-  double similarity = 0;             // probability of `character`
-};
 
 struct ClassifyOptions {
   bool embeddings = false;  // write "cls_embedding" (2025 diversity); needs a ViT
   size_t batch = 64;        // images decoded and classified together
 };
 
-// Classifies every image of every team under `dir`, writes the similarity files and
-// <team>/logs/classify.json. `on_done` runs once per image.
-std::vector<ImageClassification> classify_competition(
-    const std::filesystem::path& dir, const LetterClassifier& classifier, const ClassifyOptions& options,
-    ThreadPool& pool, const std::function<void(const ImageClassification&)>& on_done = {});
+// The classifier named by a spec (birds/letters/letter_classifier.h), opened on first use.
+class LazyClassifier {
+ public:
+  // torch_threads >= 0: libtorch's threads (nn::set_torch_threads), set when it is opened, so
+  // that a run that opens no model does not load libtorch (~0.8 s) either.
+  explicit LazyClassifier(std::string spec, int torch_threads = -1);
+  // The spec with its model file's size and modification time: part of every image's hash.
+  const std::string& identity() const { return identity_; }
+  const std::string& spec() const { return spec_; }
+  // Opens it (once); throws SetupError as open_letter_classifier.
+  const LetterClassifier& get();
 
-// The official per-character JSON for `images` (all of one team and character).
-std::string similarity_json(const std::vector<const ImageClassification*>& images,
-                            const LetterClassifier& classifier);
+ private:
+  std::string spec_, identity_;
+  int torch_threads_ = -1;
+  std::once_flag once_;
+  std::unique_ptr<LetterClassifier> classifier_;
+};
+
+// One classified image, as its outcome's metadata holds it.
+struct ImageScores {
+  std::string id;         // the image file name, e.g. "team_A_3.png"
+  std::string character;  // its folder's letter
+  double similarity = 0;  // probability of `character`
+  std::vector<std::string> labels;
+  std::vector<float> probabilities;  // in label order
+  std::vector<float> embedding;      // CLS embedding, when asked for
+};
+ImageScores image_scores_of(const ItemOutcome& outcome);
+
+// The classify stage over `teams` (the driver's shard of their images). Unsharded, it also
+// writes <team>/similarity/<C>.json (removing those of characters with no image left) and
+// <team>/logs/classify.json.
+batch::StageRun classify_stage(batch::Driver& driver, const std::vector<std::filesystem::path>& teams,
+                               LazyClassifier& classifier, const ClassifyOptions& options);
+
+// The official per-character JSON for `images` (the classified images of one team and character).
+std::string similarity_json(const std::vector<ImageScores>& images);
 
 }  // namespace pcglab::birds

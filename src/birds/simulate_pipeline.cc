@@ -2,17 +2,22 @@
 
 #include <cmath>
 #include <functional>
+#include <future>
 #include <map>
-#include <string_view>
-#include <unordered_map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "birds/competition_layout.h"
 #include "birds/level_xml.h"
+#include "birds/text_pipeline.h"
 #include "core/files.h"
 #include "core/item_boundary.h"
 #include "core/json.h"
+#include "core/version.h"
 
 namespace pcglab::birds {
 namespace fs = std::filesystem;
@@ -21,79 +26,94 @@ namespace {
 
 using Images = std::vector<std::pair<std::string, std::string>>;  // file suffix, PNG bytes
 
-void write_images(const Images& images, const fs::path& dir, const std::string& stem) {
-  for (const auto& [suffix, png] : images) write_file_atomic(dir / (stem + suffix), png);
+// A simulated level's result and images, shared by identical level files.
+struct Simulated {
+  StabilityResult result;
+  Images images;
+};
+
+std::string settings_of(const SimulateOptions& o) {
+  const auto& s = o.stability;
+  return fmt::format("simulate {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}", static_cast<int>(s.metric),
+                     s.duration, s.step, s.velocity_iterations, s.position_iterations, s.movement_threshold,
+                     s.early_stop, s.damage, s.destroy_delay, s.world_half_width, s.settle_time,
+                     o.write_images, o.write_raw_images, o.png_compression, kVersion);
 }
 
-// The item boundary of every level: `work` fills `out` and returns the level's expected failures;
-// anything it throws (but a SetupError) is the level's error too. Errors name the file.
-LevelSimulation as_level_item(const fs::path& path, LevelSimulation out,
-                              const std::function<Status(LevelSimulation&)>& work) {
-  const Status s = run_item(path.string(), [&] { return work(out); });
-  out.ok = s.ok();
-  if (!s.ok()) {
-    const std::string& what = s.error().message;  // reader errors name the file already
-    out.error = what.rfind(path.string(), 0) == 0 ? what : path.string() + ": " + what;
+// The level's error: reader errors name the file already; others get it in front.
+ItemOutcome level_failure(const fs::path& path, const std::string& what) {
+  return ItemOutcome::failure("", ErrorKind::kBadInput,
+                              what.rfind(path.string(), 0) == 0 ? what : path.string() + ": " + what);
+}
+
+// Parses (from `bytes`, or the file when null) and simulates one level, and encodes its images.
+Result<Simulated> simulate_bytes(const fs::path& path, const std::string* bytes,
+                                 const SimulateOptions& options, bool images) {
+  Level level;
+  try {
+    level = bytes != nullptr ? parse_level_xml(*bytes, path.string()) : read_level_file(path);
+  } catch (const InputError& e) {  // unreadable or malformed: this level's error
+    return ItemError{"", e.what()};
+  }
+  if (Status simulable = check_simulable(level); !simulable.ok()) return simulable.error();
+  Simulated out;
+  out.result = evaluate_stability(level, options.stability);
+  if (images && options.write_images) {
+    out.images.emplace_back(".png",
+                            encode_png(render_ocr_image(out.result.final_level), options.png_compression));
+    if (options.write_raw_images) {
+      out.images.emplace_back(
+          "_raw.png", encode_png(render_colour_image(out.result.final_level), options.png_compression));
+    }
   }
   return out;
 }
 
-// A SetupError from writing a file (it names the file) as the level's error.
-Status write_level_images(const Images& images, const fs::path& dir, const std::string& stem) {
+// Writes the images of a simulated level as <stem><suffix> in `dir`; the outcome of the level.
+ItemOutcome finish_level(const fs::path& path, const Simulated& s, const fs::path& dir,
+                         const std::string& stem) {
   try {
-    write_images(images, dir, stem);
-  } catch (const SetupError& e) {
-    return ItemError{"", e.what()};
+    for (const auto& [suffix, png] : s.images) write_file_atomic(dir / (stem + suffix), png);
+  } catch (const SetupError& e) {  // names the file
+    return ItemOutcome::failure("", ErrorKind::kIo, path.string() + ": " + e.what());
   }
-  return ok_status();
+  return ItemOutcome::success("", stability_metadata(s.result));
 }
 
-// Parses (from `bytes`, or the file when null), simulates and writes the images of one level
-// (none when `image_dir` is empty); `images` receives their bytes for copies.
-LevelSimulation simulate_one(const fs::path& path, const std::string* bytes, const fs::path& image_dir,
-                             const SimulateOptions& options, Images* images) {
-  LevelSimulation start;
-  start.stem = path.stem().string();
-  start.tag = path.string();
-  return as_level_item(path, std::move(start), [&](LevelSimulation& out) -> Status {
-    Level level;
-    try {
-      level = bytes != nullptr ? parse_level_xml(*bytes, path.string()) : read_level_file(path);
-    } catch (const InputError& e) {  // unreadable or malformed: this level's error
-      return ItemError{"", e.what()};
-    }
-    if (Status simulable = check_simulable(level); !simulable.ok()) return simulable;
-    out.result = evaluate_stability(level, options.stability);
-    if (image_dir.empty() || !options.write_images) return ok_status();
-    Images encoded{{".png", encode_png(render_ocr_image(out.result.final_level), options.png_compression)}};
-    if (options.write_raw_images) {
-      encoded.emplace_back("_raw.png",
-                           encode_png(render_colour_image(out.result.final_level), options.png_compression));
-    }
-    Status written = write_level_images(encoded, image_dir, out.stem);
-    if (images != nullptr) *images = std::move(encoded);
-    return written;
-  });
+ItemOutcome simulate_one(const fs::path& path, const std::string* bytes, const fs::path& image_dir,
+                         const SimulateOptions& options) {
+  auto r = run_item(path.string(), [&] { return simulate_bytes(path, bytes, options, !image_dir.empty()); });
+  if (!r.ok()) return level_failure(path, r.error().message);
+  return finish_level(path, r.value(), image_dir, path.stem().string());
 }
 
 }  // namespace
 
-LevelSimulation simulate_level_file(const fs::path& path, const fs::path& image_dir,
-                                    const SimulateOptions& options) {
-  return simulate_one(path, nullptr, image_dir, options, nullptr);
+OrderedJson stability_metadata(const StabilityResult& r) {
+  return {{"score", static_cast<double>(r.score)},
+          {"startingObjects", r.starting_objects},
+          {"movingObjects", r.moving_objects},
+          {"remainingObjects", r.remaining_objects},
+          {"steps", r.steps},
+          {"objects", object_outcomes_json(r)}};
 }
 
-std::string stability_json(const std::vector<const LevelSimulation*>& levels, StabilityMetric metric) {
+ItemOutcome simulate_level_file(const fs::path& path, const fs::path& image_dir,
+                                const SimulateOptions& options) {
+  return simulate_one(path, nullptr, image_dir, options);
+}
+
+std::string stability_json(const std::vector<StabilityRaw>& levels, StabilityMetric metric) {
   OrderedJson raws = OrderedJson::array();
   float rate = 0;
-  for (const LevelSimulation* l : levels) {
-    OrderedJson raw = {{"tag", l->tag}, {"score", static_cast<double>(l->result.score)}};
+  for (const StabilityRaw& l : levels) {
+    OrderedJson raw = {{"tag", l.tag}, {"score", static_cast<double>(l.score)}};
     if (metric == StabilityMetric::kMoving) {
-      raw["startingObjects"] = l->result.starting_objects;
-      raw["movingObjects"] = l->result.moving_objects;
+      raw["startingObjects"] = l.starting_objects;
+      raw["movingObjects"] = l.moving_objects;
     }
     raws.push_back(raw);
-    rate += l->result.score;
+    rate += l.score;
   }
   OrderedJson j;
   j["dataCount"] = levels.size();
@@ -119,96 +139,137 @@ OrderedJson object_outcomes_json(const StabilityResult& result) {
   return out;
 }
 
-std::vector<LevelSimulation> simulate_competition(
-    const fs::path& dir, const SimulateOptions& options, ThreadPool& pool,
-    const std::function<void(const LevelSimulation&)>& on_done) {
+namespace {
+
+// Per team and character: the official stability files (and no file for a character with no
+// level left); per team: the log of every level.
+void write_simulate_aggregates(const fs::path& root, const std::map<std::string, fs::path>& team_dirs,
+                               const std::vector<ItemOutcome>& outcomes, StabilityMetric metric) {
+  std::map<std::pair<std::string, std::string>, std::vector<StabilityRaw>> by_character;
+  std::map<std::string, OrderedJson> logs;
+  for (const auto& [team, dir] : team_dirs) logs[team] = OrderedJson::array();
+  for (const ItemOutcome& o : outcomes) {
+    const TrialKey k = parse_trial_key(o.key);
+    const fs::path& team_dir = team_dirs.at(k.team);
+    auto& list = by_character[{k.team, k.character}];
+    OrderedJson entry = {{"character", k.character}, {"level", k.stem}, {"status", o.ok() ? "ok" : "error"}};
+    if (o.ok()) {
+      const fs::path level = stage_path(team_dir, "levels", k.character, k.stem, ".xml");
+      std::error_code ec;
+      const fs::path rel = fs::relative(level, root, ec);
+      list.push_back({(ec ? level : rel).generic_string(),
+                      static_cast<float>(o.metadata["score"].get<double>()),
+                      o.metadata["startingObjects"].get<int>(), o.metadata["movingObjects"].get<int>()});
+      for (const char* field :
+           {"score", "startingObjects", "movingObjects", "remainingObjects", "steps", "objects"})
+        entry[field] = o.metadata[field];
+    } else {
+      entry["error"] = o.message;
+    }
+    logs[k.team].push_back(entry);
+  }
+  for (const auto& [team, dir] : team_dirs) {
+    std::set<std::string> written;
+    for (const auto& [key, list] : by_character) {
+      if (key.first != team) continue;
+      write_file_if_changed(dir / "stability" / (key.second + ".json"), stability_json(list, metric));
+      written.insert(key.second + ".json");
+    }
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir / "stability", ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.size() == 6 && name[0] >= 'A' && name[0] <= 'Z' && name.ends_with(".json") &&
+          !written.count(name))
+        fs::remove(e.path(), ec);
+    }
+    const fs::path log = dir / "logs" / "simulate.json";
+    if (logs[team].empty()) {
+      fs::remove(log, ec);
+    } else {
+      write_file_if_changed(log, dump_json(logs[team], 2) + "\n");
+    }
+  }
+}
+
+}  // namespace
+
+batch::StageRun simulate_stage(batch::Driver& driver, const std::vector<fs::path>& teams,
+                               const SimulateOptions& options, const fs::path& folder) {
   struct Work {
     fs::path team_dir;
     TrialFile file;
+    std::optional<std::string> bytes;
   };
   std::vector<Work> work;
-  for (const fs::path& team : find_team_folders(dir, "levels")) {
-    for (TrialFile& f : list_stage_files(team, "levels", ".xml")) work.push_back({team, std::move(f)});
+  std::map<std::string, fs::path> team_dirs;
+  batch::StageSpec spec;
+  spec.name = "simulate";
+  const std::string settings = settings_of(options);
+  std::map<std::string, int> copies;  // hash -> items of this shard with those bytes
+  for (const fs::path& team : teams) {
+    team_dirs[team_name_of(team)] = team;
+    spec.output_dirs.push_back(team / "images");
+    spec.output_dirs.push_back(team / "stability");
+    for (TrialFile& f : list_stage_files(team, "levels", ".xml")) {
+      batch::Item item;
+      item.key = trial_key(f.team, f.character, f.stem);
+      Work w{team, std::move(f), std::nullopt};
+      if (driver.shard().owns(item.key)) {
+        try {
+          w.bytes = read_file(w.file.path);
+          item.hash = batch::ContentHash().add(settings).add(*w.bytes).hex();
+          ++copies[item.hash];
+        } catch (const InputError&) {  // unreadable: always run (it fails, naming why)
+        }
+      }
+      const fs::path images = team / "images" / w.file.character;
+      item.outputs = {images / (w.file.stem + ".png")};
+      if (options.write_raw_images) item.outputs.push_back(images / (w.file.stem + "_raw.png"));
+      spec.items.push_back(std::move(item));
+      work.push_back(std::move(w));
+    }
   }
   // Identical level files (models often repeat a level across trials) are simulated once: the
   // simulation is deterministic, so every copy gets the same result and the same image bytes.
-  std::vector<std::string> bytes(work.size());
-  std::vector<bool> readable(work.size(), false);
-  std::vector<size_t> first(work.size());
-  std::vector<bool> has_copies(work.size(), false);
-  std::unordered_map<std::string_view, size_t> seen;
-  for (size_t i = 0; i < work.size(); ++i) {
-    first[i] = i;
+  std::mutex mutex;
+  std::map<std::string, std::shared_future<std::shared_ptr<const Simulated>>> simulated;
+  auto shared_simulation = [&](size_t i) -> std::shared_ptr<const Simulated> {
+    const std::string& hash = spec.items[i].hash;
+    std::promise<std::shared_ptr<const Simulated>> promise;
+    std::shared_future<std::shared_ptr<const Simulated>> earlier;
+    {
+      std::lock_guard lock(mutex);
+      const auto it = simulated.find(hash);
+      if (it != simulated.end()) {
+        earlier = it->second;
+      } else {
+        simulated.emplace(hash, promise.get_future().share());
+      }
+    }
+    if (earlier.valid()) return earlier.get();  // simulated (or being simulated) by another copy
+    std::shared_ptr<const Simulated> value;
     try {
-      bytes[i] = read_file(work[i].file.path);
-      readable[i] = true;
-      first[i] = seen.emplace(bytes[i], i).first->second;
-      if (first[i] != i) has_copies[first[i]] = true;
-    } catch (const InputError&) {  // unreadable: simulate_one records why
+      auto r = simulate_bytes(work[i].file.path, &*work[i].bytes, options, true);
+      if (r.ok()) value = std::make_shared<const Simulated>(std::move(r).value());
+    } catch (...) {  // this item's error (run_item); copies simulate on their own
+      promise.set_value(nullptr);
+      throw;
     }
-  }
-  std::vector<size_t> unique;
-  for (size_t i = 0; i < work.size(); ++i) {
-    if (first[i] == i) unique.push_back(i);
-  }
-  std::vector<LevelSimulation> results(work.size());
-  std::vector<Images> images(work.size());  // kept only for levels that have copies
-  auto image_dir = [&](size_t i) { return work[i].team_dir / "images" / work[i].file.character; };
-  auto finish = [&](size_t i, LevelSimulation r) {
-    r.team = work[i].file.team;
-    r.character = work[i].file.character;
-    r.tag = fs::relative(work[i].file.path, dir).generic_string();
-    results[i] = std::move(r);
-    if (on_done) on_done(results[i]);
+    promise.set_value(value);
+    return value;
   };
-  pool.parallel_for(unique.size(), [&](size_t k) {
-    const size_t i = unique[k];
-    finish(i, simulate_one(work[i].file.path, readable[i] ? &bytes[i] : nullptr, image_dir(i), options,
-                           has_copies[i] ? &images[i] : nullptr));
+  batch::StageRun run = driver.run(spec, [&](size_t i) {
+    const Work& w = work[i];
+    const fs::path image_dir = w.team_dir / "images" / w.file.character;
+    if (w.bytes && copies[spec.items[i].hash] > 1) {
+      if (auto s = shared_simulation(i)) return finish_level(w.file.path, *s, image_dir, w.file.stem);
+      // The original failed: the error names the file, so let this one say its own.
+    }
+    return simulate_one(w.file.path, w.bytes ? &*w.bytes : nullptr, image_dir, options);
   });
-  for (size_t i = 0; i < work.size(); ++i) {
-    if (first[i] == i) continue;
-    const LevelSimulation& original = results[first[i]];
-    if (!original.ok) {  // the error names the file: let this one say its own
-      finish(i, simulate_one(work[i].file.path, &bytes[i], image_dir(i), options, nullptr));
-      continue;
-    }
-    LevelSimulation copy = original;
-    copy.stem = work[i].file.path.stem().string();
-    copy = as_level_item(work[i].file.path, std::move(copy), [&](LevelSimulation& out) {
-      return write_level_images(images[first[i]], image_dir(i), out.stem);
-    });
-    finish(i, std::move(copy));
-  }
-  // Per team and character: the stability JSON; per team: the log of every level.
-  std::map<std::pair<std::string, std::string>, std::vector<const LevelSimulation*>> by_character;
-  std::map<std::string, OrderedJson> logs;
-  std::map<std::string, fs::path> team_dirs;
-  for (size_t i = 0; i < work.size(); ++i) {
-    const LevelSimulation& r = results[i];
-    team_dirs[r.team] = work[i].team_dir;
-    auto& list = by_character[{r.team, r.character}];
-    if (r.ok) list.push_back(&r);
-    OrderedJson entry = {{"character", r.character}, {"level", r.stem}, {"status", r.ok ? "ok" : "error"}};
-    if (r.ok) {
-      entry["score"] = static_cast<double>(r.result.score);
-      entry["startingObjects"] = r.result.starting_objects;
-      entry["movingObjects"] = r.result.moving_objects;
-      entry["remainingObjects"] = r.result.remaining_objects;
-      entry["steps"] = r.result.steps;
-      entry["objects"] = object_outcomes_json(r.result);
-    } else {
-      entry["error"] = r.error;
-    }
-    logs[r.team].push_back(entry);
-  }
-  for (const auto& [key, list] : by_character) {
-    write_file_atomic(team_dirs[key.first] / "stability" / (key.second + ".json"),
-                      stability_json(list, options.stability.metric));
-  }
-  for (const auto& [team, entries] : logs)
-    write_json_file(team_dirs[team] / "logs" / "simulate.json", entries);
-  return results;
+  if (driver.shard().all())
+    write_simulate_aggregates(folder, team_dirs, run.outcomes, options.stability.metric);
+  return run;
 }
 
 }  // namespace pcglab::birds

@@ -1,18 +1,22 @@
 // The evaluator's batch over the competition layout: every <team>/levels/<C>/*.xml is simulated,
 // its OCR image written to <team>/images/<C>/<name>.png (and, on request, the colour view to
 // <name>_raw.png), and each character's results to <team>/stability/<C>.json in the official
-// format. Failures (unreadable levels) are recorded per level in <team>/logs/simulate.json.
+// format. The simulate stage runs on the batch driver (batch/driver.h): each level is one item,
+// keyed like its trial ("<team>/<C>/<stem>") and hashed over its bytes and the options, so a rerun
+// simulates only the levels that changed. The per-character files and <team>/logs/simulate.json
+// are rebuilt from every level's stored outcome (its metadata holds what they need), so a resumed
+// run writes the same bytes as a fresh one.
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "batch/driver.h"
 #include "birds/capture.h"
 #include "birds/stability.h"
+#include "core/item_outcome.h"
 #include "core/json.h"
-#include "core/thread_pool.h"
 
 namespace pcglab::birds {
 
@@ -23,29 +27,33 @@ struct SimulateOptions {
   int png_compression = 1;
 };
 
-struct LevelSimulation {
-  std::string team;
-  std::string character;
-  std::string stem;
-  std::string tag;  // the level's path relative to the folder given
-  bool ok = false;
-  std::string error;
-  StabilityResult result;
-};
+// The outcome metadata of a simulated level: {"score", "startingObjects", "movingObjects",
+// "remainingObjects", "steps", "objects" (object_outcomes_json)}.
+OrderedJson stability_metadata(const StabilityResult& result);
 
 // Simulates and captures one level file; images go to `image_dir` (if not empty) as <stem>.png.
-LevelSimulation simulate_level_file(const std::filesystem::path& path, const std::filesystem::path& image_dir,
-                                    const SimulateOptions& options);
+// Errors (unreadable, malformed, not simulable, an image that cannot be written) name the file.
+ItemOutcome simulate_level_file(const std::filesystem::path& path, const std::filesystem::path& image_dir,
+                                const SimulateOptions& options);
 
-// Every team under `dir`; writes the stability JSON, images and logs. `on_done` runs per level.
-std::vector<LevelSimulation> simulate_competition(
-    const std::filesystem::path& dir, const SimulateOptions& options, ThreadPool& pool,
-    const std::function<void(const LevelSimulation&)>& on_done = {});
+// The simulate stage over `teams` (the driver's shard of their levels). Unsharded, it also writes
+// <team>/stability/<C>.json (removing those of characters with no level left; tags are the
+// levels' paths relative to `folder`, the folder the command was given) and
+// <team>/logs/simulate.json.
+batch::StageRun simulate_stage(batch::Driver& driver, const std::vector<std::filesystem::path>& teams,
+                               const SimulateOptions& options, const std::filesystem::path& folder);
+
+// One level of a character's official stability file.
+struct StabilityRaw {
+  std::string tag;  // the level's path relative to the folder given
+  float score = 0;
+  int starting_objects = 0, moving_objects = 0;
+};
 
 // The official per-character JSON: {"dataCount", "rate", "raws": [{tag, score, startingObjects,
 // movingObjects}]}, with scores as the evaluator stores them and the rate summed in single precision as it
 // does. With StabilityMetric::kRemaining, the format of that version: raws are {tag, score}.
-std::string stability_json(const std::vector<const LevelSimulation*>& levels,
+std::string stability_json(const std::vector<StabilityRaw>& levels,
                            StabilityMetric metric = StabilityMetric::kMoving);
 
 // Every object's outcome: [{kind, index, type, start: [x, y], end: [x, y, rotation], displacement,

@@ -4,10 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "birds/competition_layout.h"
 #include "birds/extract.h"
+#include "core/check.h"
 #include "core/files.h"
-#include "core/item_boundary.h"
 #include "core/json.h"
 
 namespace pcglab::birds {
@@ -22,22 +21,38 @@ void remove_outputs(const fs::path& team_dir, const TrialFile& f) {
   fs::remove(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), ec);
 }
 
-TrialConversion convert_trial(const fs::path& team_dir, const TrialFile& f, const ConvertOptions& options) {
-  TrialConversion t{f.team, f.character, f.stem, "ok", "", "", 0};
+ItemOutcome official_failure(const TrialFile& f, ErrorKind kind, const std::string& official,
+                             const std::string& detail = "") {
+  OrderedJson metadata = {{"official_error", official}};
+  if (!detail.empty()) metadata["detail"] = detail;
+  std::string message = fmt::format("{}: {}", f.path.string(), official);
+  if (!detail.empty()) message += " (" + detail + ")";
+  return ItemOutcome::failure("", kind, message, std::move(metadata));
+}
+
+}  // namespace
+
+std::string trial_key(const std::string& team, const std::string& character, const std::string& stem) {
+  return team + "/" + character + "/" + stem;
+}
+
+TrialKey parse_trial_key(const std::string& key) {
+  const size_t last = key.rfind('/');
+  const size_t middle = last == std::string::npos || last == 0 ? std::string::npos : key.rfind('/', last - 1);
+  PCGLAB_CHECK(middle != std::string::npos) << "not a trial key: " << key;
+  return {key.substr(0, middle), key.substr(middle + 1, last - middle - 1), key.substr(last + 1)};
+}
+
+ItemOutcome convert_trial(const fs::path& team_dir, const TrialFile& f, const ConvertOptions& options) {
   const Result<std::string> raw = read_response_file(f.path);
   if (!raw.ok()) {
     remove_outputs(team_dir, f);
-    t.status = "read-error";
-    t.error = raw.error().describe();
-    return t;
+    return ItemOutcome::failure("", ErrorKind::kBadInput, raw.error().describe());
   }
   const ExtractionReport report = diagnose_extraction(raw.value(), options.function);
   if (!report.code) {
     remove_outputs(team_dir, f);
-    t.status = "no-code";
-    t.error = "Code not found.";
-    t.detail = report.no_code_reason;
-    return t;
+    return official_failure(f, ErrorKind::kNoOutput, "Code not found.", report.no_code_reason);
   }
   auto level = convert_program(*report.code, options.function, f.stem, options.converter);
   try {
@@ -45,62 +60,96 @@ TrialConversion convert_trial(const fs::path& team_dir, const TrialFile& f, cons
     if (!level.ok()) {
       std::error_code ec;
       fs::remove(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), ec);
-      t.status = "conversion-error";
-      t.error = level.error().message;
-      return t;
+      return official_failure(f, ErrorKind::kBadInput, level.error().message);
     }
     write_file_atomic(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), level.value().xml);
   } catch (const SetupError& e) {  // a file that cannot be written: this trial's error
     remove_outputs(team_dir, f);
-    t.status = "write-error";
-    t.error = e.what();
-    return t;
+    return ItemOutcome::failure("", ErrorKind::kIo, e.what());
   }
-  t.blocks = static_cast<int>(level.value().blocks.size());
-  return t;
+  return ItemOutcome::success("", {{"blocks", static_cast<int>(level.value().blocks.size())}});
 }
 
-}  // namespace
+std::string conversion_status(const ItemOutcome& o) {
+  if (o.ok()) return "ok";
+  switch (o.kind) {
+    case ErrorKind::kNoOutput: return "no-code";
+    case ErrorKind::kBadInput:
+      return o.metadata.contains("official_error") ? "conversion-error" : "read-error";
+    case ErrorKind::kIo: return "write-error";
+    case ErrorKind::kInternal: return "internal-error";
+    default: return "error";
+  }
+}
 
-std::vector<TrialConversion> convert_competition(const fs::path& dir, const ConvertOptions& options,
-                                                 ThreadPool& pool,
-                                                 const std::function<void(const TrialConversion&)>& on_done) {
-  std::vector<std::pair<fs::path, TrialFile>> work;
-  for (const fs::path& team : find_team_folders(dir, "raw")) {
-    for (TrialFile& f : list_stage_files(team, "raw", ".txt")) work.emplace_back(team, std::move(f));
-  }
-  std::vector<TrialConversion> results(work.size());
-  pool.parallel_for(work.size(), [&](size_t i) {
-    const fs::path& team_dir = work[i].first;
-    const TrialFile& f = work[i].second;
-    Result<TrialConversion> r =
-        run_item(f.path.string(), [&] { return convert_trial(team_dir, f, options); });
-    if (r.ok()) {
-      results[i] = std::move(r).value();
-    } else {  // anything unexpected: this trial's error, and no stale outputs
-      remove_outputs(team_dir, f);
-      results[i] = {f.team,
-                    f.character,
-                    f.stem,
-                    r.error().internal ? "internal-error" : "error",
-                    r.error().describe(),
-                    "",
-                    0};
+batch::StageRun convert_stage(batch::Driver& driver, const std::vector<fs::path>& teams,
+                              const ConvertOptions& options) {
+  struct Work {
+    fs::path team_dir;
+    TrialFile file;
+  };
+  std::vector<Work> work;
+  batch::StageSpec spec;
+  spec.name = "convert";
+  const std::string settings =
+      fmt::format("convert {} {}", options.function, static_cast<int>(options.converter));
+  std::map<std::string, fs::path> team_dirs;
+  for (const fs::path& team : teams) {
+    team_dirs[team_name_of(team)] = team;
+    spec.output_dirs.push_back(team / "intermediate");
+    spec.output_dirs.push_back(team / "levels");
+    for (TrialFile& f : list_stage_files(team, "raw", ".txt")) {
+      batch::Item item;
+      item.key = trial_key(f.team, f.character, f.stem);
+      if (driver.shard().owns(item.key)) {
+        std::error_code ec;
+        const auto size = fs::file_size(f.path, ec);
+        if (!ec && size <= kMaxResponseBytes) {
+          try {
+            item.hash = batch::ContentHash().add(settings).add(read_file(f.path)).hex();
+          } catch (const InputError&) {  // unreadable: always run (it fails at once, naming why)
+          }
+        }
+      }
+      item.outputs = {stage_path(team, "intermediate", f.character, f.stem, ".txt"),
+                      stage_path(team, "levels", f.character, f.stem, ".xml")};
+      spec.items.push_back(std::move(item));
+      work.push_back({team, std::move(f)});
     }
-    if (on_done) on_done(results[i]);
-  });
-  // One log per team with every trial's outcome.
-  std::map<std::string, OrderedJson> logs;
-  for (size_t i = 0; i < work.size(); ++i) {
-    const TrialConversion& t = results[i];
-    OrderedJson entry = {{"character", t.character}, {"trial", t.stem}, {"status", t.status}};
-    if (!t.error.empty()) entry["error"] = t.error;
-    if (!t.detail.empty()) entry["detail"] = t.detail;
-    if (t.status == "ok") entry["blocks"] = t.blocks;
-    logs[work[i].first.string()].push_back(entry);
   }
-  for (auto& [team, entries] : logs) write_json_file(fs::path(team) / "logs" / "convert.json", entries);
-  return results;
+  // One log per team with every trial's outcome (the format birds report reads).
+  spec.write_log = [&](const std::vector<ItemOutcome>& outcomes) {
+    std::map<std::string, OrderedJson> logs;
+    for (const auto& [name, dir] : team_dirs) logs[name] = OrderedJson::array();
+    for (const ItemOutcome& o : outcomes) {
+      const TrialKey k = parse_trial_key(o.key);
+      OrderedJson entry = {{"character", k.character}, {"trial", k.stem}, {"status", conversion_status(o)}};
+      if (!o.ok()) {
+        entry["error"] = o.metadata.value("official_error", o.message);
+        if (o.metadata.contains("detail")) entry["detail"] = o.metadata["detail"];
+      } else {
+        entry["blocks"] = o.metadata.value("blocks", 0);
+      }
+      logs[k.team].push_back(entry);
+    }
+    for (auto& [team, entries] : logs) {
+      const fs::path file = team_dirs[team] / "logs" / "convert.json";
+      std::error_code ec;
+      if (entries.empty()) {
+        fs::remove(file, ec);  // as a fresh run: no trials, no log
+      } else {
+        write_file_if_changed(file, dump_json(entries, 2) + "\n");
+      }
+    }
+  };
+  return driver.run(spec, [&](size_t i) {
+    try {
+      return convert_trial(work[i].team_dir, work[i].file, options);
+    } catch (...) {  // anything unexpected is this trial's error (run_item), with no stale outputs
+      remove_outputs(work[i].team_dir, work[i].file);
+      throw;
+    }
+  });
 }
 
 }  // namespace pcglab::birds

@@ -1,14 +1,18 @@
 // The text half of the pipeline over the competition layout: raw responses -> extracted code
-// (<team>/intermediate) -> levels (<team>/levels), as the official scripts do, for many teams at once.
+// (<team>/intermediate) -> levels (<team>/levels), as the official scripts do, for many teams at
+// once. The convert stage runs on the batch driver (batch/driver.h): each trial is one item, keyed
+// "<team>/<C>/<stem>", hashed over its response and the options, so a rerun converts only the
+// responses that changed and removes the files of responses that are gone.
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "batch/driver.h"
+#include "birds/competition_layout.h"
 #include "birds/converter.h"
-#include "core/thread_pool.h"
+#include "core/item_outcome.h"
 
 namespace pcglab::birds {
 
@@ -17,26 +21,29 @@ struct ConvertOptions {
   ConverterVersion converter = ConverterVersion::k1_4_1;
 };
 
-struct TrialConversion {
-  std::string team;
-  std::string character;
-  std::string stem;
-  // "ok", "no-code", "conversion-error"; "read-error" (unreadable, or over kMaxResponseBytes),
-  // "write-error", "error" (anything unexpected), "internal-error" (a bug in pcglab)
-  std::string status;
-  std::string error;  // the official message ("Code not found.", "Height boundary is intruded.", ...) or ours
-  std::string detail;  // for no-code: why (from the extraction diagnostics)
-  int blocks = 0;
+// A trial's key in every stage: "<team>/<C>/<stem>" (the shard split uses it, so a trial's
+// conversion, simulation and classification land in the same shard).
+std::string trial_key(const std::string& team, const std::string& character, const std::string& stem);
+struct TrialKey {
+  std::string team, character, stem;
 };
+TrialKey parse_trial_key(const std::string& key);
 
-// Converts every raw response of every team under `dir`. Writes the intermediate and level files
-// atomically, and `<team>/logs/convert.json` with every trial's outcome. A stale level of a trial
-// that now fails is removed, so the folder always matches the responses. Each trial is one item
-// (core/item_boundary.h): whatever fails in it is its error and the batch goes on; only a
-// SetupError (no team folder) stops it. Files outside the layout are left out with a warning.
-// `on_done` is called once per trial (from worker threads) for progress reporting.
-std::vector<TrialConversion> convert_competition(
-    const std::filesystem::path& dir, const ConvertOptions& options, ThreadPool& pool,
-    const std::function<void(const TrialConversion&)>& on_done = {});
+// Converts one trial (writing its intermediate and level files; a failed trial has none, as with
+// the official scripts). Outcome: ok with metadata {"blocks"}; no-output ("Code not found.",
+// metadata {"official_error", "detail"}); bad-input (a conversion error: {"official_error"}, or an
+// unreadable or oversized response); io (a file that cannot be written).
+ItemOutcome convert_trial(const std::filesystem::path& team_dir, const TrialFile& file,
+                          const ConvertOptions& options);
+
+// The log status of a conversion, as <team>/logs/convert.json has always said it: "ok", "no-code",
+// "conversion-error", "read-error", "write-error", "internal-error" or "error".
+std::string conversion_status(const ItemOutcome& outcome);
+
+// The convert stage over `teams`: every <team>/raw/<C>/*.txt of the driver's shard. Unsharded, it
+// writes <team>/logs/convert.json (every trial, by character then trial number). Files outside the
+// layout are left out with a warning; only a SetupError (no team folder) stops it.
+batch::StageRun convert_stage(batch::Driver& driver, const std::vector<std::filesystem::path>& teams,
+                              const ConvertOptions& options);
 
 }  // namespace pcglab::birds

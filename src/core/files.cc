@@ -96,6 +96,18 @@ void write_file_atomic(const fs::path& path, std::string_view data) {
   }
 }
 
+bool write_file_if_changed(const fs::path& path, std::string_view data) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == data.size() && !ec) {
+    try {
+      if (read_file(path) == data) return false;
+    } catch (const InputError&) {  // unreadable: write it
+    }
+  }
+  write_file_atomic(path, data);
+  return true;
+}
+
 bool is_temporary_file(const fs::path& path) {
   return path.filename().string().find(kTempMarker) != std::string::npos;
 }

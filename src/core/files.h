@@ -16,6 +16,10 @@ std::string read_file(const std::filesystem::path& path);
 // on failure the previous contents of `path`, if any, are untouched and no temporary is left.
 void write_file_atomic(const std::filesystem::path& path, std::string_view data);
 
+// write_file_atomic unless `path` already holds exactly `data` (then nothing is written: no fsync,
+// the modification time kept). Returns whether it wrote. For files rebuilt on every run.
+bool write_file_if_changed(const std::filesystem::path& path, std::string_view data);
+
 // The temporary name used while writing `path` (exposed for tests of interrupted writes).
 std::filesystem::path temp_path_for(const std::filesystem::path& path);
 

@@ -90,4 +90,15 @@ ItemOutcome ItemOutcome::from_json(const Json& j) {
   return o;
 }
 
+ItemOutcome ItemOutcome::from_json(const OrderedJson& j) {
+  Json fields = Json::object();
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.key() != "metadata") fields[it.key()] = Json::parse(it.value().dump());
+  }
+  ItemOutcome o = from_json(fields);
+  if (j.is_object() && j.contains("metadata") && j["metadata"].is_object()) o.metadata = j["metadata"];
+  return o;
+}
+
 }  // namespace pcglab

@@ -58,6 +58,8 @@ struct ItemOutcome {
   // {"key", "status", "kind" (errors only), "message" (errors only), "metadata"}; and back.
   OrderedJson to_json() const;
   static ItemOutcome from_json(const Json& j);  // throws InputError on a malformed object
+  // The same, keeping the metadata's key order (what the batch driver stores and logs).
+  static ItemOutcome from_json(const OrderedJson& j);
 };
 
 }  // namespace pcglab

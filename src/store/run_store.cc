@@ -31,6 +31,9 @@ RunStore::RunStore(const std::filesystem::path& path, SqliteOptions options)
       "output TEXT NOT NULL DEFAULT '', metadata TEXT NOT NULL DEFAULT '{}', error TEXT NOT NULL DEFAULT '', "
       "attempts INTEGER NOT NULL DEFAULT 0, updated TEXT NOT NULL DEFAULT (datetime('now')), PRIMARY KEY "
       "(run, key))");
+  db_.exec(
+      "CREATE TABLE IF NOT EXISTS outcomes (stage TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, "
+      "outputs TEXT NOT NULL DEFAULT '[]', outcome TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (stage, key))");
 }
 
 RunStore::~RunStore() = default;
@@ -141,6 +144,74 @@ RunCounts RunStore::counts(int64_t run) {
     (st == ItemStatus::kOk ? c.ok : st == ItemStatus::kError ? c.error : c.pending) = s.integer(1);
   }
   return c;
+}
+
+namespace {
+
+void insert_outcome(SqliteDb& db, const StageOutcomeRow& row) {
+  Statement s(db,
+              "INSERT OR REPLACE INTO outcomes (stage, key, hash, outputs, outcome) VALUES (?, ?, ?, ?, ?)");
+  s.bind(1, row.stage);
+  s.bind(2, row.key);
+  s.bind(3, row.hash);
+  s.bind(4, row.outputs);
+  s.bind(5, row.outcome);
+  s.step_done();
+}
+
+StageOutcomeRow read_outcome(const Statement& s) {
+  return {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
+}
+
+}  // namespace
+
+void RunStore::put_outcome(const StageOutcomeRow& row) {
+  std::lock_guard lock(mutex_);
+  insert_outcome(db_, row);
+}
+
+void RunStore::put_outcomes(const std::vector<StageOutcomeRow>& rows) {
+  std::lock_guard lock(mutex_);
+  Transaction transaction(db_);
+  for (const auto& row : rows) insert_outcome(db_, row);
+  transaction.commit();
+}
+
+std::optional<StageOutcomeRow> RunStore::outcome(const std::string& stage, const std::string& key) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT stage, key, hash, outputs, outcome FROM outcomes WHERE stage = ? AND key = ?");
+  s.bind(1, stage);
+  s.bind(2, key);
+  if (!s.step_row()) return std::nullopt;
+  return read_outcome(s);
+}
+
+std::vector<StageOutcomeRow> RunStore::outcomes(const std::string& stage) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              stage.empty()
+                  ? "SELECT stage, key, hash, outputs, outcome FROM outcomes ORDER BY stage, key"
+                  : "SELECT stage, key, hash, outputs, outcome FROM outcomes WHERE stage = ? ORDER BY key");
+  if (!stage.empty()) s.bind(1, stage);
+  std::vector<StageOutcomeRow> out;
+  while (s.step_row()) out.push_back(read_outcome(s));
+  return out;
+}
+
+void RunStore::remove_outcome(const std::string& stage, const std::string& key) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "DELETE FROM outcomes WHERE stage = ? AND key = ?");
+  s.bind(1, stage);
+  s.bind(2, key);
+  s.step_done();
+}
+
+std::vector<std::pair<std::string, std::string>> RunStore::runs() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT name, config FROM runs ORDER BY name");
+  std::vector<std::pair<std::string, std::string>> out;
+  while (s.step_row()) out.emplace_back(s.text(0), s.text(1));
+  return out;
 }
 
 }  // namespace pcglab::store

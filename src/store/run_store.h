@@ -36,6 +36,15 @@ struct RunItem {
   int attempts = 0;      // times the item was run (finish() calls)
 };
 
+// One stage's record of one item for the batch driver (batch/driver.h): the content hash of the
+// item's inputs and settings when it ran, the files it wrote (relative to the batch's folder, JSON
+// array) and its ItemOutcome (JSON). Keyed by (stage, key).
+struct StageOutcomeRow {
+  std::string stage, key, hash;
+  std::string outputs = "[]";
+  std::string outcome = "{}";
+};
+
 struct RunCounts {
   int64_t pending = 0, ok = 0, error = 0;
 };
@@ -63,6 +72,17 @@ class RunStore {
   void finish(int64_t run, const std::string& key, ItemStatus status, const std::string& output,
               const std::string& metadata, const std::string& error);
   RunCounts counts(int64_t run);
+
+  // The batch driver's outcomes (table `outcomes`). put_outcome replaces the row of (stage, key)
+  // in one committed transaction; remove_outcome deletes it; outcomes() lists a stage's rows (all
+  // stages when `stage` is empty) in key order.
+  void put_outcome(const StageOutcomeRow& row);
+  void put_outcomes(const std::vector<StageOutcomeRow>& rows);  // one transaction
+  std::optional<StageOutcomeRow> outcome(const std::string& stage, const std::string& key);
+  std::vector<StageOutcomeRow> outcomes(const std::string& stage = {});
+  void remove_outcome(const std::string& stage, const std::string& key);
+  // Every run (name, config), by name.
+  std::vector<std::pair<std::string, std::string>> runs();
 
  private:
   SqliteDb db_;

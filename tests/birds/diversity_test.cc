@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "birds/competition_layout.h"
+#include "birds/team_batches.h"
 #include "core/files.h"
 #include "core/json.h"
 #include "core/thread_pool.h"
@@ -12,6 +14,15 @@
 namespace pcglab::birds {
 namespace {
 namespace fs = std::filesystem;
+
+// The diversity stage over every team of `dir` (the batch driver, unsharded).
+std::vector<ItemOutcome> run_diversity(const fs::path& dir, ThreadPool& pool) {
+  return run_per_team(find_team_folders(dir, "similarity"), pool, {},
+                      [](batch::Driver& d, const fs::path& team) {
+                        return diversity_stage(d, {team}, 10, DiversityVectors::kSoftmax);
+                      })
+      .outcomes;
+}
 
 TEST(Diversity, CosineDistanceAsScipy) {
   EXPECT_DOUBLE_EQ(cosine_distance({1, 0}, {0, 1}), 1.0);
@@ -47,11 +58,10 @@ TEST(Diversity, ReadsSimilarityAndWritesTheOfficialFile) {
       dir / "t/similarity/A.json",
       Json{{"count", 2}, {"similarityRate", 0.5}, {"trials", Json::array()}, {"similarities", sims}});
   ThreadPool pool(2);
-  const auto results = compute_competition_diversity(dir.path(), 10, DiversityVectors::kSoftmax, pool);
+  const auto results = run_diversity(dir.path(), pool);
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_TRUE(results[0].ok) << results[0].error;
-  EXPECT_EQ(results[0].team, "t");
-  EXPECT_EQ(results[0].character, "A");
+  EXPECT_TRUE(results[0].ok()) << results[0].message;
+  EXPECT_EQ(parse_diversity_key(results[0].key), std::make_pair(std::string("t"), std::string("A")));
   const Json d = read_json_file(dir / "t/diversity/A.json");
   EXPECT_EQ(d["count"], 2);
   EXPECT_DOUBLE_EQ(d["diversityRate"].get<double>(), 1.0 / 45);
@@ -74,18 +84,18 @@ TEST(Diversity, AMalformedSimilarityFileFailsItsLetterAlone) {
   write_json_file(dir / "u/similarity/A.json",
                   Json{{"similarities", Json::array({{{"id", "u_A_1"}, {"raws", raws}}})}});
   ThreadPool pool(2);
-  const auto r = compute_competition_diversity(dir.path(), 10, DiversityVectors::kSoftmax, pool);
+  const auto r = run_diversity(dir.path(), pool);
   ASSERT_EQ(r.size(), 4u);
-  EXPECT_TRUE(r[0].ok) << r[0].error;
-  EXPECT_FALSE(r[1].ok);
-  EXPECT_EQ(r[1].character, "B");
+  EXPECT_TRUE(r[0].ok()) << r[0].message;
+  EXPECT_FALSE(r[1].ok());
+  EXPECT_EQ(parse_diversity_key(r[1].key).second, "B");
   const std::string b = (dir / "t/similarity/B.json").string();
-  EXPECT_EQ(r[1].error.rfind(b + ":1:19: invalid JSON: ", 0), 0u) << r[1].error;
-  EXPECT_FALSE(r[2].ok);
+  EXPECT_EQ(r[1].message.rfind(b + ":1:19: invalid JSON: ", 0), 0u) << r[1].message;
+  EXPECT_FALSE(r[2].ok());
   const std::string c = (dir / "t/similarity/C.json").string();
-  EXPECT_EQ(r[2].error, c + ": field \"id\" has the wrong type (number)");
-  EXPECT_TRUE(r[3].ok) << r[3].error;
-  EXPECT_EQ(r[3].team, "u");
+  EXPECT_EQ(r[2].message, c + ": field \"id\" has the wrong type (number)");
+  EXPECT_TRUE(r[3].ok()) << r[3].message;
+  EXPECT_EQ(parse_diversity_key(r[3].key).first, "u");
   EXPECT_TRUE(fs::exists(dir / "t/diversity/A.json"));
   EXPECT_FALSE(fs::exists(dir / "t/diversity/B.json"));
   EXPECT_FALSE(fs::exists(dir / "t/diversity/C.json"));
@@ -95,7 +105,7 @@ TEST(Diversity, AMalformedSimilarityFileFailsItsLetterAlone) {
   ASSERT_EQ(log["failures"].size(), 2u);
   EXPECT_EQ(log["failures"][0]["character"], "B");
   EXPECT_EQ(log["failures"][0]["file"], b);
-  EXPECT_EQ(log["failures"][1]["error"], r[2].error);
+  EXPECT_EQ(log["failures"][1]["error"], r[2].message);
   EXPECT_EQ(read_json_file(dir / "u/logs/diversity.json")["failures"].size(), 0u);
 }
 

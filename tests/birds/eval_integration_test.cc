@@ -24,7 +24,7 @@ TEST(BirdsEval, RunsEveryStageWritesOfficialFilesAndListsFailures) {
   EXPECT_NE(r.err.find("handwritten_T_3 [convert]: Code not found."), std::string::npos) << r.err;
   for (const char* f : {"result/constants.json", "result/trial_scores.csv", "result/character_scores.csv",
                         "result/result.json", "stability/T.json", "similarity/T.json", "diversity/T.json",
-                        "images/T/handwritten_T_1.png", "logs/eval.json", "logs/classify.json"})
+                        "images/T/handwritten_T_1.png", "logs/batch.sqlite", "logs/classify.json"})
     EXPECT_TRUE(fs::exists(team / f)) << f;
 
   // The official similarity layout: ids are image file names, 26 raws A..Z, similarity = raw of T.
@@ -59,66 +59,81 @@ TEST(BirdsEval, RunsEveryStageWritesOfficialFilesAndListsFailures) {
   EXPECT_EQ(table[0]["failed_trials"], 1);
 }
 
-TEST(BirdsEval, FinishedStagesAreSkippedAndChangedInputsRedone) {
+TEST(BirdsEval, FinishedItemsAreReusedAndOnlyChangedTrialsRedone) {
   testing::TempDir dir;
   const fs::path team = copy_example(dir);
   ASSERT_EQ(testing::run_pcglab({"birds", "eval", team.string()}).exit_code, 1);
   const std::string result = read_file(team / "result/result.json");
   const auto again = testing::run_pcglab({"birds", "eval", team.string()});
   EXPECT_EQ(again.exit_code, 1);
-  EXPECT_EQ(testing::count_occurrences(again.err, "finished earlier, skipped"), 4u) << again.err;
+  for (const char* line : {"convert: 7 items: 0 ran, 7 reused", "simulate: 6 items: 0 ran, 6 reused",
+                           "classify: 6 items: 0 ran, 6 reused", "diversity: 3 items: 0 ran, 3 reused"})
+    EXPECT_EQ(testing::count_occurrences(again.err, line), 1u) << line << "\n" << again.err;
   EXPECT_EQ(read_file(team / "result/result.json"), result);
 
-  // A changed response: every stage of the team runs again, and the new level is simulated.
+  // A changed response: that trial's conversion, simulation and classification run again, then
+  // its letter's diversity; nothing else.
   const fs::path response = team / "raw/I/handwritten_I_1.txt";
   write_file_atomic(response,
                     "```\ndrop_block('b13', 10)\ndrop_block('b13', 10)\ndrop_block('b13', 10)\n```\n");
   const auto third = testing::run_pcglab({"birds", "eval", team.string()});
   EXPECT_EQ(third.exit_code, 1);
-  EXPECT_EQ(testing::count_occurrences(third.err, "finished earlier, skipped"), 0u) << third.err;
+  for (const char* line : {"convert: 7 items: 1 ran, 6 reused", "simulate: 6 items: 1 ran, 5 reused",
+                           "classify: 6 items: 1 ran, 5 reused", "diversity: 3 items: 1 ran, 2 reused"})
+    EXPECT_EQ(testing::count_occurrences(third.err, line), 1u) << line << "\n" << third.err;
   const Json stability = read_json_file(team / "stability/I.json");
   EXPECT_EQ(stability["raws"][0]["startingObjects"], 3);
 
   // --force redoes everything.
   const auto forced = testing::run_pcglab({"birds", "eval", team.string(), "--force"});
-  EXPECT_EQ(testing::count_occurrences(forced.err, "finished earlier, skipped"), 0u);
+  for (const char* line : {"convert: 7 items: 7 ran, 0 reused", "simulate: 6 items: 6 ran, 0 reused",
+                           "classify: 6 items: 6 ran, 0 reused", "diversity: 3 items: 3 ran, 0 reused"})
+    EXPECT_EQ(testing::count_occurrences(forced.err, line), 1u) << line << "\n" << forced.err;
 }
 
 TEST(BirdsEval, ACorruptSimilarityFileFailsItsLetterAloneAndTheScoresAreWritten) {
   // A malformed <team>/similarity/<C>.json stopped eval with exit 2 (the diversity stage threw a
-  // setup error); it is that letter's failure now: the other letters' diversity and the scores are
-  // written, and eval exits 1 naming the file.
+  // setup error). eval now rebuilds every similarity file from the images' stored outcomes, so it
+  // repairs the file; `birds diversity` alone reads the file as it is: that letter fails alone, the
+  // others are written, and it exits 1 naming the file.
   testing::TempDir dir;
   const fs::path team = copy_example(dir);
   ASSERT_EQ(testing::run_pcglab({"birds", "eval", team.string()}).exit_code, 1);
   const fs::path bad = team / "similarity/L.json";
+  const std::string good = read_file(bad);
   write_file_atomic(bad, "{\"count\": 2, \"trials\": [");
   fs::remove(team / "diversity/I.json");
   fs::remove(team / "result/result.json");
   const auto r = testing::run_pcglab({"birds", "eval", team.string(), "--format", "json"});
-  ASSERT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("handwritten L  [diversity]: " + bad.string() + ":1:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("[score]: " + bad.string() + ":1:"), std::string::npos) << r.err;
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // the response with no code, only
+  EXPECT_EQ(r.err.find("[diversity]"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("pcglab: error"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(bad), good);
   EXPECT_TRUE(fs::exists(team / "diversity/I.json"));
-  EXPECT_TRUE(fs::exists(team / "diversity/T.json"));
-  EXPECT_FALSE(fs::exists(team / "diversity/L.json")) << "a diversity of the earlier similarity file";
+  EXPECT_TRUE(fs::exists(team / "diversity/L.json"));
   EXPECT_TRUE(fs::exists(team / "result/result.json"));
-  const Json log = read_json_file(team / "logs/diversity.json");
-  EXPECT_EQ(log["characters"], 3);
-  ASSERT_EQ(log["failures"].size(), 1u);
-  EXPECT_EQ(log["failures"][0]["character"], "L");
   const Json table = parse_json(r.out, "stdout");
   ASSERT_EQ(table.size(), 1u);
   EXPECT_EQ(table[0]["team"], "handwritten");
 
-  // birds diversity alone: the same letter fails, the others are written, exit 1.
+  // birds diversity alone: the same letter fails, its stale diversity goes, the others are written.
+  write_file_atomic(bad, "{\"count\": 2, \"trials\": [");
   const auto d = testing::run_pcglab({"birds", "diversity", team.string(), "--format", "json"});
   EXPECT_EQ(d.exit_code, 1) << d.err;
   EXPECT_NE(d.err.find("handwritten L: " + bad.string() + ":1:"), std::string::npos) << d.err;
   const Json counts = parse_json(d.out, "stdout");
   EXPECT_EQ(counts[0]["characters_written"], 2);
   EXPECT_EQ(counts[0]["characters_failed"], 1);
+  EXPECT_TRUE(fs::exists(team / "diversity/I.json"));
+  EXPECT_TRUE(fs::exists(team / "diversity/T.json"));
+  EXPECT_FALSE(fs::exists(team / "diversity/L.json")) << "a diversity of the earlier similarity file";
+  const Json log = read_json_file(team / "logs/diversity.json");
+  EXPECT_EQ(log["characters"], 3);
+  ASSERT_EQ(log["failures"].size(), 1u);
+  EXPECT_EQ(log["failures"][0]["character"], "L");
+  // And the scores name the file.
+  const auto s = testing::run_pcglab({"birds", "score", dir.path().string(), "--format", "json"});
+  EXPECT_NE(s.err.find(bad.string() + ":1:"), std::string::npos) << s.err;
 }
 
 TEST(BirdsEval, SymlinkLoopsAndSecondNamesAreNotRankedAsTeams) {

@@ -425,7 +425,7 @@ TEST(BirdsRun, EvalFlagEvaluatesTheTeamAfterTheTrials) {
   ASSERT_NE(row, std::string::npos) << chars;
   EXPECT_GT(std::stod(chars.substr(row + 9)), 0.0) << chars;
   for (const char* f : {"levels/I/t_I_1.xml", "stability/T.json", "similarity/T.json", "result/result.json",
-                        "logs/eval.json", "run.json"})
+                        "logs/batch.sqlite", "run.json"})
     EXPECT_TRUE(fs::exists(dir / "out/t" / f)) << f;
   const Json table = parse_json(r.out, "stdout");
   ASSERT_EQ(table.size(), 1u);

@@ -1,3 +1,6 @@
+#include <thread>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "core/files.h"
@@ -42,6 +45,54 @@ TEST(PcgrlCli, EvalFailsABadLevelFileAloneAndScoresTheOthers) {
   EXPECT_EQ(r.err.find("unexpected error"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("good.txt,0,1,1,0,0,true,13,true,1.0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mean,1,,,,,,,,1.0"), std::string::npos) << r.out;
+}
+
+TEST(PcgrlCli, EvalResumesPerFileAndShardsMergeToTheSameTable) {
+  // Each level file is an item of the batch driver: with --out a rerun evaluates only changed
+  // files, and three shards plus `pcglab merge` print the table of one unsharded run.
+  testing::TempDir dir;
+  std::vector<std::string> files;
+  for (int i = 0; i < 7; ++i) {
+    std::string level =
+        "################\n#@..k.........D#\n###" + std::string(i % 2 ? "b" : "s") + "############\n";
+    for (int r = 3; r < 16; ++r) level += "################\n";
+    files.push_back((dir / ("level_" + std::to_string(i) + ".txt")).string());
+    write_file_atomic(files.back(), level);
+  }
+  auto eval = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args{"pcgrl", "eval"};
+    args.insert(args.end(), files.begin(), files.end());
+    args.insert(args.end(), {"--scenario", "bat", "--format", "csv", "--out", out});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing::run_pcglab(args);
+  };
+  const auto whole = eval((dir / "one").string(), {});
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  EXPECT_NE(whole.err.find("eval: 7 files, 7 evaluated, 0 reused"), std::string::npos) << whole.err;
+  const auto again = eval((dir / "one").string(), {});
+  EXPECT_NE(again.err.find("eval: 7 files, 0 evaluated, 7 reused"), std::string::npos) << again.err;
+  EXPECT_EQ(again.out, whole.out);
+  std::vector<std::thread> shards;
+  std::vector<testing::CliRun> runs(3);
+  for (int i = 0; i < 3; ++i)
+    shards.emplace_back([&, i] {
+      runs[i] = eval((dir / "sharded").string(), {"--shard", std::to_string(i + 1) + "/3"});
+    });
+  for (auto& t : shards) t.join();
+  int evaluated = 0;
+  for (const auto& r : runs) {
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const size_t at = r.err.find(" files, ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    evaluated += std::stoi(r.err.substr(at + 8));
+  }
+  EXPECT_EQ(evaluated, 7);
+  const auto merged = testing::run_pcglab({"merge", (dir / "sharded").string(), "--format", "csv"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.out, whole.out);
+  EXPECT_NE(merged.err.find("eval: 7 files, 0 evaluated, 7 reused"), std::string::npos) << merged.err;
+  EXPECT_EQ(read_file(dir / "sharded/logs/eval.json"), read_file(dir / "one/logs/eval.json"));
+  EXPECT_EQ(testing::run_pcglab({"pcgrl", "eval", files[0], "--shard", "1/2"}).exit_code, 2);  // needs --out
 }
 
 TEST(PcgrlCli, BenchReportsStepsPerSecond) {
