@@ -120,7 +120,8 @@ Action setup_cli_registry(CLI::App& cmd, const GlobalOptions& global) {
     auto commands = registered_commands();
     std::sort(commands.begin(), commands.end(),
               [](auto& a, auto& b) { return std::tie(a.group, a.name) < std::tie(b.group, b.name); });
-    for (const auto& c : commands) t.add_row({"cli-verbs", c.group + " " + c.name, c.description});
+    for (const auto& c : commands)  // a verb of no group is a top-level command (`pcglab merge`)
+      t.add_row({"cli-verbs", c.group.empty() ? c.name : c.group + " " + c.name, c.description});
     for (const auto& listing : list_registries())
       for (const auto& [name, description] : listing.entries) t.add_row({listing.kind, name, description});
     print_table(t, global);
