@@ -4,6 +4,30 @@
 # New files are picked up without editing CMake (CONFIGURE_DEPENDS re-globs at build time).
 # SHARED: build a shared library (pcglab_core is shared so that the executable and the
 # dlopen()ed libtorch module share one copy of its globals: log level, progress bar).
+# pcglab_torch_module(NAME): the libtorch module of src/<NAME>/torch/*.cc, when there are such files:
+# libpcglab_<NAME>_torch.so (for nn: libpcglab_torch.so, target pcglab_torch), a MODULE that
+# nn/torch_runtime.h opens at run time and whose only exported symbol is its table (nn/torch/abi.h).
+# Built before pcglab_<NAME>, so anything linking the module's plain side finds it built.
+function(pcglab_torch_module name)
+  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/torch/*.cc)
+  if(NOT srcs)
+    return()
+  endif()
+  if(name STREQUAL "nn")
+    set(target pcglab_torch)
+  else()
+    set(target pcglab_${name}_torch)
+  endif()
+  add_library(${target} MODULE ${srcs})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/generated)
+  target_compile_options(${target} PRIVATE ${PCGLAB_WARNINGS})
+  target_link_libraries(${target} PRIVATE pcglab_core ${TORCH_LIBRARIES})
+  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}
+                                             CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  add_dependencies(pcglab_${name} ${target})
+  set_property(GLOBAL APPEND PROPERTY PCGLAB_TORCH_MODULES ${name})
+endfunction()
+
 function(pcglab_module name)
   cmake_parse_arguments(ARG "SHARED" "" "DEPS" ${ARGN})
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${name}/*.cc)
@@ -20,9 +44,51 @@ function(pcglab_module name)
   target_include_directories(pcglab_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/generated)
   target_compile_options(pcglab_${name} PRIVATE ${PCGLAB_WARNINGS})
   target_link_libraries(pcglab_${name} PUBLIC ${ARG_DEPS})
+  pcglab_torch_module(${name})
+  set_property(GLOBAL APPEND PROPERTY PCGLAB_MODULES ${name})
 endfunction()
 
-# pcglab_tests(AREA DEPS ...): one GoogleTest executable per area and label.
+# pcglab_add_tracks(): every folder under src/ that is not yet a module is a track; its
+# src/<track>/module.cmake declares it (pcglab_module(<track> DEPS ...)). Call after the shared
+# modules. PCGLAB_TRACKS (global property) lists them.
+function(pcglab_add_tracks)
+  get_property(shared GLOBAL PROPERTY PCGLAB_MODULES)
+  file(GLOB children CONFIGURE_DEPENDS LIST_DIRECTORIES true RELATIVE ${PROJECT_SOURCE_DIR}/src
+       ${PROJECT_SOURCE_DIR}/src/*)
+  list(SORT children)
+  foreach(track ${children})
+    if(NOT IS_DIRECTORY ${PROJECT_SOURCE_DIR}/src/${track} OR track IN_LIST shared)
+      continue()
+    endif()
+    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/src/${track}/module.cmake)
+      message(FATAL_ERROR "src/${track}/ is a track without src/${track}/module.cmake: add one that calls "
+                          "pcglab_module(${track} DEPS pcglab_core ...) (see src/birds/module.cmake)")
+    endif()
+    include(${PROJECT_SOURCE_DIR}/src/${track}/module.cmake)
+    if(NOT TARGET pcglab_${track})
+      message(FATAL_ERROR "src/${track}/module.cmake must call pcglab_module(${track} DEPS ...)")
+    endif()
+    set_property(GLOBAL APPEND PROPERTY PCGLAB_TRACKS ${track})
+  endforeach()
+endfunction()
+
+# pcglab_link_whole(TARGET MODULE...): links the modules' libraries into TARGET with every object
+# file kept, so the static registrations in files nothing else references (PCGLAB_REGISTER_*,
+# core/registry.h) survive the link. A static module's objects are added to TARGET itself (then its
+# archive, still linked for its dependencies, has nothing left to give: no duplicates, which
+# WHOLE_ARCHIVE gives when CMake repeats an archive on the link line).
+function(pcglab_link_whole target)
+  foreach(module ${ARGN})
+    get_target_property(type pcglab_${module} TYPE)
+    target_link_libraries(${target} PRIVATE pcglab_${module})
+    if(type STREQUAL "STATIC_LIBRARY")
+      target_sources(${target} PRIVATE $<TARGET_OBJECTS:pcglab_${module}>)
+    endif()
+  endforeach()
+endfunction()
+
+# pcglab_tests(AREA DEPS ...): one GoogleTest executable per area and label, linking the module
+# pcglab_<AREA> whole (its registrations survive) and DEPS.
 # tests/<area>/*_test.cc            -> label unit
 # tests/<area>/*_integration_test.cc -> label integration
 # tests/<area>/*_slow_test.cc       -> label slow
@@ -50,6 +116,7 @@ function(pcglab_tests area)
     add_executable(${target} ${${kind}})
     target_compile_options(${target} PRIVATE ${PCGLAB_WARNINGS})
     target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    pcglab_link_whole(${target} ${area})
     target_link_libraries(${target} PRIVATE ${ARG_DEPS} pcglab_testing GTest::gtest_main GTest::gmock)
     add_dependencies(${target} pcglab)
     gtest_discover_tests(${target}

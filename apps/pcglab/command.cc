@@ -14,6 +14,7 @@
 #include "core/check.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/registry.h"
 #include "core/version.h"
 
 namespace pcglab::cli {
@@ -105,6 +106,29 @@ Action setup_cli_options(CLI::App& cmd, CLI::App& root, const GlobalOptions& glo
   };
 }
 
+// `pcglab cli registry`: everything registered — CLI groups and verbs, and every core/registry.h
+// registry (letter classifiers, libtorch modules, stages, ...) — one row each (hidden; a test reads
+// it to check that a track's registrations reach the executable).
+Action setup_cli_registry(CLI::App& cmd, const GlobalOptions& global) {
+  cmd.group("");
+  return [&global] {
+    Table t;
+    t.columns = {"kind", "name", "description"};
+    auto groups = registered_groups();
+    std::sort(groups.begin(), groups.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    for (const auto& g : groups) t.add_row({"cli-groups", g.name, g.description});
+    auto commands = registered_commands();
+    std::sort(commands.begin(), commands.end(),
+              [](auto& a, auto& b) { return std::tie(a.group, a.name) < std::tie(b.group, b.name); });
+    for (const auto& c : commands)  // a verb of no group is a top-level command (`pcglab merge`)
+      t.add_row({"cli-verbs", c.group.empty() ? c.name : c.group + " " + c.name, c.description});
+    for (const auto& listing : list_registries())
+      for (const auto& [name, description] : listing.entries) t.add_row({listing.kind, name, description});
+    print_table(t, global);
+    return kExitOk;
+  };
+}
+
 }  // namespace
 
 std::string option_env_name(const std::string& group, const std::string& verb, const std::string& long_name) {
@@ -152,6 +176,11 @@ CliTree build_cli(CLI::App& app, GlobalOptions& global) {
   options->fallthrough();
   read_environment_only_when_used(*options);
   tree.actions.emplace_back(options, setup_cli_options(*options, app, global));
+  CLI::App* registry =
+      cli->add_subcommand("registry", "Everything registered: verbs, classifiers, modules, ...");
+  registry->fallthrough();
+  read_environment_only_when_used(*registry);
+  tree.actions.emplace_back(registry, setup_cli_registry(*registry, global));
   assign_env_names(app, {});
   return tree;
 }

@@ -1,4 +1,4 @@
-// The `pcglab nn` group: neural networks (letter classifiers, policies) on libtorch.
+// The `pcglab nn` group: the libtorch runtime shared by every track's networks (docs/nn.md).
 #include "command.h"
 #include "nn/torch_runtime.h"
 
@@ -18,7 +18,7 @@ Action setup_nn_info(CLI::App&, const GlobalOptions& global) {
 
 }  // namespace
 
-PCGLAB_REGISTER_GROUP("nn", "Neural networks on libtorch (CPU): letter classifiers, policies");
+PCGLAB_REGISTER_GROUP("nn", "The libtorch runtime (CPU) shared by every track's networks");
 PCGLAB_REGISTER_COMMAND("nn", "info", "Load libtorch and show its version, threads and load time",
                         setup_nn_info);
 

@@ -7,18 +7,21 @@
 
 #include "batch/driver.h"
 #include "core/check.h"
+#include "core/registry.h"
 #include "store/run_store.h"
 
 namespace pcglab::batch {
 namespace fs = std::filesystem;
 
-std::vector<Merger>& registered_mergers() {
-  static std::vector<Merger> mergers;
-  return mergers;
+std::vector<Merger> registered_mergers() {
+  std::vector<Merger> out;
+  for (const auto* e : registry<Merger>().entries()) out.push_back(e->value);
+  return out;
 }
 
 MergerRegistrar::MergerRegistrar(Merger merger) {
-  registered_mergers().push_back(std::move(merger));
+  std::string name = merger.run_name, description = merger.description;
+  registry<Merger>().add({std::move(name), std::move(description), std::move(merger)});
 }
 
 std::vector<std::pair<std::string, Json>> recorded_runs(const fs::path& dir) {

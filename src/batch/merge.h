@@ -17,6 +17,7 @@
 namespace pcglab::batch {
 
 struct Merger {
+  static constexpr const char* kRegistryKind = "batch-mergers";  // core/registry.h
   std::string run_name;  // the DriverOptions::run_name of the command whose shards it completes
   std::string description;
   // Completes the batch in `dir` with the settings the shards recorded; returns the command's
@@ -24,7 +25,8 @@ struct Merger {
   std::function<int(const std::filesystem::path& dir, const Json& config, int threads)> merge;
 };
 
-std::vector<Merger>& registered_mergers();
+// Every registered merger (kept in registry<Merger>(), core/registry.h), sorted by run name.
+std::vector<Merger> registered_mergers();
 
 struct MergerRegistrar {
   explicit MergerRegistrar(Merger merger);

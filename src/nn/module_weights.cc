@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "core/check.h"
-#include "nn/torch/tensor_view.h"
 #include "nn/torch_runtime.h"
 
 namespace pcglab::nn {
@@ -19,21 +18,20 @@ void collect(void* context, const PcglabTensorView* view) {
 
 }  // namespace
 
-std::map<std::string, Tensor> export_module_weights(void* handle, const std::string& prefix) {
+std::map<std::string, Tensor> export_module_weights(void* handle, PcglabTensorExportFn export_weights) {
   std::map<std::string, Tensor> tensors;
-  torch_entry<void(void*, PcglabTensorSink, void*)>((prefix + "_export").c_str())(handle, &collect, &tensors);
+  export_weights(handle, &collect, &tensors);
   return tensors;
 }
 
-void load_module_weights(void* handle, const std::string& prefix, const SafetensorsFile& file,
+void load_module_weights(void* handle, PcglabTensorLoadFn load_weights, const SafetensorsFile& file,
                          const std::filesystem::path& path) {
   std::vector<PcglabTensorView> views;
   for (const auto& [name, t] : file.tensors)
     views.push_back({name.c_str(), static_cast<int>(t.shape.size()), t.shape.data(), t.values.data()});
   TorchError error;
   const int rc =
-      torch_entry<int(void*, const PcglabTensorView*, int, char*, size_t)>((prefix + "_load").c_str())(
-          handle, views.data(), static_cast<int>(views.size()), error.text, sizeof error.text);
+      load_weights(handle, views.data(), static_cast<int>(views.size()), error.text, sizeof error.text);
   if (rc != 0) throw SetupError(fmt::format("{}: {}", path.string(), error.text));
 }
 

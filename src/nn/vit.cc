@@ -10,7 +10,7 @@
 #include "core/json.h"
 #include "core/rng.h"
 #include "nn/safetensors.h"
-#include "nn/torch/tensor_view.h"
+#include "nn/torch/table.h"
 #include "nn/torch_runtime.h"
 
 namespace pcglab::nn {
@@ -250,9 +250,9 @@ VitClassifier VitClassifier::load(const std::filesystem::path& dir) {
                            c.image,          c.patch,
                            c.channels,       static_cast<int>(L),
                            c.layer_norm_eps, c.hidden_act == "gelu" ? 0 : 1};
-  vit.handle_ = TorchHandle(torch_entry<void*(const PcglabVitConfig*, const PcglabTensorView*, int)>(
-                                "pcglab_vit_create")(&pc, views.data(), static_cast<int>(views.size())),
-                            "pcglab_vit_destroy");
+  const auto& table = torch_table<PcglabNnTorchTable>("nn", PCGLAB_NN_TORCH_ABI);
+  vit.handle_ =
+      TorchHandle(table.vit_create(&pc, views.data(), static_cast<int>(views.size())), table.vit_destroy);
   return vit;
 }
 
@@ -262,9 +262,9 @@ void VitClassifier::forward(const float* pixels, size_t n, std::vector<float>& l
   if (cls != nullptr) cls->assign(n * config_.hidden, 0.0f);
   if (n == 0) return;
   TorchError error;
-  const int rc = torch_entry<int(void*, const float*, int64_t, float*, float*, char*, size_t)>(
-      "pcglab_vit_forward")(handle_.get(), pixels, static_cast<int64_t>(n), logits.data(),
-                            cls != nullptr ? cls->data() : nullptr, error.text, sizeof error.text);
+  const int rc = torch_table<PcglabNnTorchTable>("nn", PCGLAB_NN_TORCH_ABI)
+                     .vit_forward(handle_.get(), pixels, static_cast<int64_t>(n), logits.data(),
+                                  cls != nullptr ? cls->data() : nullptr, error.text, sizeof error.text);
   if (rc != 0) throw std::runtime_error(fmt::format("ViT forward pass failed: {}", error.text));
 }
 

@@ -9,15 +9,15 @@
 #include "core/rng.h"
 #include "nn/module_weights.h"
 #include "nn/safetensors.h"
-#include "nn/torch/tensor_view.h"
 #include "nn/torch_runtime.h"
+#include "pcgrl/torch/table.h"
 
 namespace pcglab::pcgrl {
 using nn::export_module_weights;
 using nn::load_module_weights;
 using nn::read_safetensors;
 using nn::SafetensorsFile;
-using nn::torch_entry;
+using nn::torch_table;
 using nn::TorchHandle;
 using nn::write_safetensors;
 namespace {
@@ -29,11 +29,18 @@ PcglabPpoConfig to_c(const PpoConfig& c) {
           c.adam_eps, c.clip,          c.ent_coef, c.vf_coef, c.max_grad_norm, c.seed};
 }
 
+const PcglabPcgrlTorchTable& table() {
+  return torch_table<PcglabPcgrlTorchTable>("pcgrl", PCGLAB_PCGRL_TORCH_ABI);
+}
+
 const char* error_of(void* h) {
-  return torch_entry<const char*(void*)>("pcglab_ppo_error")(h);
+  return table().ppo_error(h);
 }
 
 }  // namespace
+
+PCGLAB_REGISTER_TORCH_MODULE("pcgrl", PcglabPcgrlTorchTable, PCGLAB_PCGRL_TORCH_ABI,
+                             "the PPO actor-critic (ConvForward) and its update");
 
 PpoAgent PpoAgent::create(const PpoConfig& config) {
   PCGLAB_CHECK(config.minibatches >= 1 && config.epochs >= 0 && config.actions >= 2)
@@ -41,8 +48,7 @@ PpoAgent PpoAgent::create(const PpoConfig& config) {
   PpoAgent a;
   a.config_ = config;
   const PcglabPpoConfig c = to_c(config);
-  a.handle_ =
-      TorchHandle(torch_entry<void*(const PcglabPpoConfig*)>("pcglab_ppo_create")(&c), "pcglab_ppo_destroy");
+  a.handle_ = TorchHandle(table().ppo_create(&c), table().ppo_destroy);
   return a;
 }
 
@@ -74,13 +80,13 @@ PpoAgent PpoAgent::load(const std::filesystem::path& path) {
   c.tile_channels = size("tile_channels");
   c.actions = size("actions");
   PpoAgent a = create(c);
-  load_module_weights(a.handle_.get(), "pcglab_ppo", file, path);
+  load_module_weights(a.handle_.get(), table().ppo_load, file, path);
   return a;
 }
 
 void PpoAgent::save(const std::filesystem::path& path,
                     const std::map<std::string, std::string>& metadata) const {
-  const auto tensors = export_module_weights(handle_.get(), "pcglab_ppo");
+  const auto tensors = export_module_weights(handle_.get(), table().ppo_export);
   auto meta = metadata;
   meta["architecture"] = kArchitecture;
   meta["obs_size"] = std::to_string(config_.obs_size);
@@ -94,8 +100,7 @@ void PpoAgent::evaluate(const uint8_t* observations, int n, std::vector<float>& 
   probabilities.assign(static_cast<size_t>(n) * config_.actions, 0.0f);
   values.assign(n, 0.0f);
   if (n == 0) return;
-  if (torch_entry<int(void*, const uint8_t*, int64_t, float*, float*)>("pcglab_ppo_evaluate")(
-          handle_.get(), observations, n, probabilities.data(), values.data()) != 0)
+  if (table().ppo_evaluate(handle_.get(), observations, n, probabilities.data(), values.data()) != 0)
     throw SetupError(fmt::format("PPO forward pass failed: {}", error_of(handle_.get())));
 }
 
@@ -105,11 +110,9 @@ PpoLosses PpoAgent::update(const PpoBatch& batch, uint64_t order_seed) {
       << "batch of " << n << " for " << config_.minibatches << " minibatches";
   const std::vector<int64_t> order = minibatch_order(n, config_.epochs, order_seed);
   double losses[4] = {0, 0, 0, 0};
-  const int rc =
-      torch_entry<int(void*, const uint8_t*, const int32_t*, const float*, const float*, const float*,
-                      const float*, int64_t, const int64_t*, double*)>("pcglab_ppo_update")(
-          handle_.get(), batch.observations.data(), batch.actions.data(), batch.log_probs.data(),
-          batch.values.data(), batch.advantages.data(), batch.returns.data(), n, order.data(), losses);
+  const int rc = table().ppo_update(handle_.get(), batch.observations.data(), batch.actions.data(),
+                                    batch.log_probs.data(), batch.values.data(), batch.advantages.data(),
+                                    batch.returns.data(), n, order.data(), losses);
   if (rc != 0) throw SetupError(fmt::format("PPO update failed: {}", error_of(handle_.get())));
   return {losses[0], losses[1], losses[2], losses[3]};
 }

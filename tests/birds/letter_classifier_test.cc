@@ -99,6 +99,38 @@ TEST(LetterCnn, TrainingIsReproducibleAndSavesAndLoads) {
   EXPECT_THROW(LetterCnn::load(dir / "other.safetensors"), SetupError);
 }
 
+// Loading or creating a model leaves libtorch's global generator as it was (it once reseeded it), and
+// a network's training draws (dropout) come from its own stream: two models trained in turns give the
+// same weights as each trained alone.
+TEST(LetterCnn, LoadingAndTrainingLeaveTheGlobalGeneratorAlone) {
+  nn::seed_torch_global_rng(11);
+  const double first = nn::draw_torch_global_rng();
+  nn::seed_torch_global_rng(11);
+  const auto builtin = open_letter_classifier("builtin");
+  LetterCnn a = LetterCnn::random(5);
+  const LetterCnn loaded = LetterCnn::load(builtin_letter_model());
+  const auto fonts = find_letter_fonts();
+  const LetterDataset data = make_letter_dataset({render_glyphs(fonts[0])}, 1, 5);
+  std::vector<int64_t> order(data.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  set_torch_threads(2);
+  a.train_epoch(data, order, 16, 1e-3);
+  EXPECT_EQ(nn::draw_torch_global_rng(), first);
+
+  testing::TempDir dir;
+  LetterCnn alone = LetterCnn::random(9);
+  alone.train_epoch(data, order, 16, 1e-3);
+  alone.train_epoch(data, order, 16, 1e-3);
+  alone.save(dir / "alone.safetensors");
+  LetterCnn interleaved = LetterCnn::random(9), other = LetterCnn::random(10);
+  interleaved.train_epoch(data, order, 16, 1e-3);
+  other.train_epoch(data, order, 16, 1e-3);
+  nn::draw_torch_global_rng();
+  interleaved.train_epoch(data, order, 16, 1e-3);
+  interleaved.save(dir / "interleaved.safetensors");
+  EXPECT_EQ(read_file(dir / "alone.safetensors"), read_file(dir / "interleaved.safetensors"));
+}
+
 TEST(LetterClassifier, ShippedModelRecognisesHeldOutFonts) {
   const auto classifier = open_letter_classifier("builtin");
   EXPECT_EQ(classifier->labels().size(), 26u);

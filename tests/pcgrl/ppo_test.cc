@@ -99,6 +99,24 @@ TEST(PpoAgent, StartsNearUniformAndRoundTripsThroughACheckpoint) {
   EXPECT_THROW(pcgrl::PpoAgent::load(dir / "other.safetensors"), SetupError);
 }
 
+// Creating or loading an agent leaves libtorch's global generator as it was (it once reseeded it).
+TEST(PpoAgent, CreatingAndLoadingLeaveTheGlobalGeneratorAlone) {
+  nn::seed_torch_global_rng(21);
+  const double first = nn::draw_torch_global_rng();
+  nn::seed_torch_global_rng(21);
+  pcgrl::PpoConfig config;
+  config.seed = 4;
+  const pcgrl::PpoAgent agent = pcgrl::PpoAgent::create(config);
+  testing::TempDir dir;
+  agent.save(dir / "a.safetensors");
+  const pcgrl::PpoAgent loaded = pcgrl::PpoAgent::load(dir / "a.safetensors");
+  EXPECT_EQ(nn::draw_torch_global_rng(), first);
+  // The same seed still gives the same initial weights, whatever the global generator holds.
+  nn::seed_torch_global_rng(99);
+  pcgrl::PpoAgent::create(config).save(dir / "b.safetensors");
+  EXPECT_EQ(read_file(dir / "a.safetensors"), read_file(dir / "b.safetensors"));
+}
+
 // Sizes in a checkpoint's metadata that std::stoi could not hold escaped as "stoi" (out_of_range);
 // every malformed size is a SetupError naming the file and the key.
 TEST(PpoAgent, MalformedMetadataSizesNameTheFileAndKey) {

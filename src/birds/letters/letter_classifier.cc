@@ -7,6 +7,7 @@
 #include "birds/letters/letter_cnn.h"
 #include "core/check.h"
 #include "core/item_boundary.h"
+#include "core/registry.h"
 #include "nn/torch_runtime.h"
 #include "nn/vit.h"
 
@@ -123,22 +124,63 @@ std::filesystem::path builtin_letter_model() {
 }
 
 std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec) {
-  if (spec.empty() || spec == "builtin") {
-    const auto path = builtin_letter_model();
-    return std::make_unique<BuiltinClassifier>("builtin", LetterCnn::load(path));
+  const auto kinds = registry<LetterClassifierKind>().entries();
+  const LetterClassifierKind* found = nullptr;
+  for (const auto* kind : kinds) {
+    if (!kind->value.matches(spec)) continue;
+    PCGLAB_CHECK(found == nullptr) << "classifier spec '" << spec << "' matches two registered kinds";
+    found = &kind->value;
   }
+  if (found != nullptr) return found->open(spec);
+  std::string usage;
+  for (size_t i = 0; i < kinds.size(); ++i)
+    usage += fmt::format("{}{}", i == 0 ? "" : i + 1 == kinds.size() ? ", or " : ", ", kinds[i]->value.usage);
+  throw SetupError(fmt::format("{}: no such classifier: use {}", spec, usage));
+}
+
+namespace {
+
+bool is_builtin_spec(const std::string& spec) {
+  return spec.empty() || spec == "builtin";
+}
+
+bool is_cnn_file(const std::string& spec) {
+  std::error_code ec;
+  return !is_builtin_spec(spec) && std::filesystem::exists(spec, ec) &&
+         !std::filesystem::is_directory(spec, ec);
+}
+
+bool is_vit_folder(const std::string& spec) {
+  std::error_code ec;
+  return !is_builtin_spec(spec) && std::filesystem::is_directory(spec, ec);
+}
+
+std::unique_ptr<LetterClassifier> open_builtin(const std::string&) {
+  return std::make_unique<BuiltinClassifier>("builtin", LetterCnn::load(builtin_letter_model()));
+}
+
+std::unique_ptr<LetterClassifier> open_cnn(const std::string& spec) {
   const std::filesystem::path path = spec;
-  if (!std::filesystem::exists(path))
-    throw SetupError(
-        fmt::format("{}: no such classifier: use 'builtin', a .safetensors file from `birds train-letters`, "
-                    "or a Hugging Face ViT checkpoint folder",
-                    spec));
-  if (std::filesystem::is_directory(path)) {
-    return std::make_unique<VitLetterClassifier>(fmt::format("vit:{}", path.filename().string()),
-                                                 VitClassifier::load(path));
-  }
   return std::make_unique<BuiltinClassifier>(fmt::format("cnn:{}", path.filename().string()),
                                              LetterCnn::load(path));
 }
+
+std::unique_ptr<LetterClassifier> open_vit(const std::string& spec) {
+  const std::filesystem::path path = spec;
+  return std::make_unique<VitLetterClassifier>(fmt::format("vit:{}", path.filename().string()),
+                                               VitClassifier::load(path));
+}
+
+}  // namespace
+
+// Sorted by name, so the usage reads: 'builtin', a .safetensors file ..., or a ... folder.
+PCGLAB_REGISTER(LetterClassifierKind, "builtin",
+                "the CNN shipped in models/letters-cnn.safetensors (default)",
+                LetterClassifierKind{"'builtin'", is_builtin_spec, open_builtin});
+PCGLAB_REGISTER(LetterClassifierKind, "cnn", "a built-in-format CNN .safetensors file (birds train-letters)",
+                LetterClassifierKind{"a .safetensors file from `birds train-letters`", is_cnn_file,
+                                     open_cnn});
+PCGLAB_REGISTER(LetterClassifierKind, "vit", "a Hugging Face ViTForImageClassification checkpoint folder",
+                LetterClassifierKind{"a Hugging Face ViT checkpoint folder", is_vit_folder, open_vit});
 
 }  // namespace pcglab::birds

@@ -2,10 +2,12 @@
 // for the ViT, the 768-value CLS embedding the 2025 diversity uses). Images are spread over the
 // caller's thread pool; results depend neither on the threads nor on the other images.
 //
-// Registry (OpenSpiel-style): a spec names a classifier —
+// Registry (OpenSpiel-style, core/registry.h): a spec names a classifier, and each kind of spec is
+// registered (PCGLAB_REGISTER(LetterClassifierKind, ...)) by the file that implements it —
 //   "builtin"                  the CNN shipped in models/letters-cnn.safetensors (default)
-//   a .safetensors file        a built-in-format CNN (e.g. one trained by `birds train-letters`)
-//   a folder                   a Hugging Face ViTForImageClassification checkpoint
+//   "cnn": a .safetensors file a built-in-format CNN (e.g. one trained by `birds train-letters`)
+//   "vit": a folder            a Hugging Face ViTForImageClassification checkpoint
+// A new kind is one registration; open_letter_classifier() has no list of kinds.
 #pragma once
 
 #include <filesystem>
@@ -46,6 +48,14 @@ class LetterClassifier {
  protected:
   // Scores of one image; must be safe to call concurrently. Throws on failure.
   virtual LetterScores classify_one(const Image& image, bool embeddings) const = 0;
+};
+
+// A kind of classifier spec. Exactly one registered kind matches any spec.
+struct LetterClassifierKind {
+  static constexpr const char* kRegistryKind = "letter-classifiers";
+  std::string usage;                         // how a spec names it, for the error of an unknown spec
+  bool (*matches)(const std::string& spec);  // whether `spec` names a classifier of this kind
+  std::unique_ptr<LetterClassifier> (*open)(const std::string& spec);  // throws SetupError
 };
 
 // Opens the classifier named by `spec` (see above). Throws SetupError naming the spec and the fix.

@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "birds/torch/table.h"
 #include "core/check.h"
 #include "core/rng.h"
 #include "nn/module_weights.h"
 #include "nn/safetensors.h"
-#include "nn/torch/tensor_view.h"
 #include "nn/torch_runtime.h"
 
 namespace pcglab::birds {
@@ -20,23 +20,26 @@ using nn::load_module_weights;
 using nn::read_safetensors;
 using nn::SafetensorsFile;
 using nn::set_torch_threads;
-using nn::torch_entry;
+using nn::torch_table;
 using nn::TorchError;
 using nn::TorchHandle;
 using nn::write_safetensors;
 namespace {
 
-void* create(uint64_t seed) {
-  return torch_entry<void*(uint64_t)>("pcglab_letter_cnn_create")(seed);
+const PcglabBirdsTorchTable& table() {
+  return torch_table<PcglabBirdsTorchTable>("birds", PCGLAB_BIRDS_TORCH_ABI);
 }
 
 constexpr const char* kArchitecture = "pcglab-letter-cnn-v1";
 
 }  // namespace
 
+PCGLAB_REGISTER_TORCH_MODULE("birds", PcglabBirdsTorchTable, PCGLAB_BIRDS_TORCH_ABI,
+                             "the built-in letter classifier (a CNN) and its training");
+
 LetterCnn LetterCnn::random(uint64_t seed) {
   LetterCnn m;
-  m.handle_ = TorchHandle(create(seed), "pcglab_letter_cnn_destroy");
+  m.handle_ = TorchHandle(table().letter_cnn_create(seed), table().letter_cnn_destroy);
   return m;
 }
 
@@ -48,13 +51,13 @@ LetterCnn LetterCnn::load(const std::filesystem::path& path) {
         fmt::format("{}: not a pcglab built-in letter classifier (metadata architecture is not '{}')",
                     path.string(), kArchitecture));
   LetterCnn m = random(0);
-  load_module_weights(m.handle_.get(), "pcglab_letter_cnn", file, path);
+  load_module_weights(m.handle_.get(), table().letter_cnn_load, file, path);
   return m;
 }
 
 void LetterCnn::save(const std::filesystem::path& path,
                      const std::map<std::string, std::string>& metadata) const {
-  const auto tensors = export_module_weights(handle_.get(), "pcglab_letter_cnn");
+  const auto tensors = export_module_weights(handle_.get(), table().letter_cnn_export);
   auto meta = metadata;
   meta["architecture"] = kArchitecture;
   meta["input"] =
@@ -65,8 +68,7 @@ void LetterCnn::save(const std::filesystem::path& path,
 
 std::vector<LetterProbabilities> LetterCnn::predict(const uint8_t* images, size_t n) const {
   std::vector<LetterProbabilities> out(n);
-  auto* fn =
-      torch_entry<int(void*, const uint8_t*, int64_t, float*, char*, size_t)>("pcglab_letter_cnn_predict");
+  auto* fn = table().letter_cnn_predict;
   constexpr size_t kBatch = 256;
   for (size_t start = 0; start < n; start += kBatch) {
     const size_t m = std::min(kBatch, n - start);
@@ -84,10 +86,9 @@ double LetterCnn::train_epoch(const LetterDataset& data, const std::vector<int64
                               double lr) {
   PCGLAB_CHECK(order.size() <= data.size()) << "order longer than the data";
   TorchError error;
-  const double loss = torch_entry<double(void*, const uint8_t*, const int32_t*, const int64_t*, int64_t, int,
-                                         double, char*, size_t)>("pcglab_letter_cnn_train_epoch")(
-      handle_.get(), data.images.data(), data.labels.data(), order.data(), static_cast<int64_t>(order.size()),
-      batch, lr, error.text, sizeof error.text);
+  const double loss = table().letter_cnn_train_epoch(handle_.get(), data.images.data(), data.labels.data(),
+                                                     order.data(), static_cast<int64_t>(order.size()), batch,
+                                                     lr, error.text, sizeof error.text);
   if (loss < 0) throw std::runtime_error(fmt::format("letter classifier training failed: {}", error.text));
   return loss;
 }

@@ -1,15 +1,16 @@
 // The built-in letter classifier: a small CNN on 32×32 grey images (ink = 1), trained by
-// `pcglab birds train-letters`. Entry points are used by birds/letters/letter_cnn.cc.
+// `pcglab birds train-letters`. The entries of birds/torch/table.h, used by birds/letters/letter_cnn.cc.
 #include <torch/torch.h>
 
 #include <cstring>
 #include <memory>
 #include <string>
 
+#include "birds/torch/table.h"
 #include "nn/torch/caller_thread.h"
 #include "nn/torch/export.h"
+#include "nn/torch/global_rng.h"
 #include "nn/torch/named_weights.h"
-#include "nn/torch/tensor_view.h"
 
 namespace {
 
@@ -51,8 +52,10 @@ TORCH_MODULE(LetterCnn);
 // Shared by every thread that classifies with it: predict only reads it (the network is put in
 // eval mode when created and after each training epoch, never while predicting).
 struct Handle {
+  explicit Handle(LetterCnn n) : net(std::move(n)) {}
   LetterCnn net;
   std::unique_ptr<torch::optim::Adam> optimizer;
+  torch::Tensor rng_state;  // the generator stream after the initial weights: dropout draws from it
 };
 
 torch::Tensor images_tensor(const uint8_t* images, int64_t n) {
@@ -68,24 +71,20 @@ pcglab::nn::torch_detail::NamedTensors state(LetterCnn& net) {
   return out;
 }
 
-}  // namespace
-
-extern "C" {
-
-PCGLAB_TORCH_EXPORT void* pcglab_letter_cnn_create(uint64_t seed) {
-  torch::manual_seed(seed);
-  auto* h = new Handle();
+void* letter_cnn_create(uint64_t seed) {
+  auto [net, state] = pcglab::nn::torch_detail::seeded_build(seed, [] { return LetterCnn(); });
+  auto* h = new Handle(std::move(net));
+  h->rng_state = std::move(state);
   h->net->eval();
   return h;
 }
 
-PCGLAB_TORCH_EXPORT void pcglab_letter_cnn_destroy(void* handle) {
+void letter_cnn_destroy(void* handle) {
   delete static_cast<Handle*>(handle);
 }
 
 // Copies `n` named tensors into the network. Returns 0, or -1 with the cause in `error`.
-PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_load(void* handle, const PcglabTensorView* views, int n,
-                                               char* error, size_t error_size) {
+int letter_cnn_load(void* handle, const PcglabTensorView* views, int n, char* error, size_t error_size) {
   auto* h = static_cast<Handle*>(handle);
   try {
     pcglab::nn::torch_detail::load_named(state(h->net), views, n);
@@ -96,14 +95,14 @@ PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_load(void* handle, const PcglabTensorV
   }
 }
 
-PCGLAB_TORCH_EXPORT void pcglab_letter_cnn_export(void* handle, PcglabTensorSink sink, void* context) {
+void letter_cnn_export(void* handle, PcglabTensorSink sink, void* context) {
   pcglab::nn::torch_detail::export_named(state(static_cast<Handle*>(handle)->net), sink, context);
 }
 
 // Softmax probabilities (n × 26) of n images (n × 32 × 32 bytes, ink = 255). Safe to call from
 // several threads at once on one handle. Returns 0, or -1 with the cause in `error`.
-PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_predict(void* handle, const uint8_t* images, int64_t n,
-                                                  float* probs, char* error, size_t error_size) {
+int letter_cnn_predict(void* handle, const uint8_t* images, int64_t n, float* probs, char* error,
+                       size_t error_size) {
   auto* h = static_cast<Handle*>(handle);
   try {
     const pcglab::nn::torch_detail::CallerThreadOnly one_thread;
@@ -117,43 +116,46 @@ PCGLAB_TORCH_EXPORT int pcglab_letter_cnn_predict(void* handle, const uint8_t* i
   }
 }
 
-// One pass over the images in `order` in minibatches (Adam, label smoothing 0.05). Returns the
-// mean loss, or -1 with the cause in `error`.
-PCGLAB_TORCH_EXPORT double pcglab_letter_cnn_train_epoch(void* handle, const uint8_t* images,
-                                                         const int32_t* labels, const int64_t* order,
-                                                         int64_t n, int batch, double lr, char* error,
-                                                         size_t error_size) {
+double run_epoch(Handle* h, const uint8_t* images, const int32_t* labels, const int64_t* order, int64_t n,
+                 int batch, double lr) {
+  if (!h->optimizer)
+    h->optimizer = std::make_unique<torch::optim::Adam>(h->net->parameters(), torch::optim::AdamOptions(lr));
+  for (auto& group : h->optimizer->param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  h->net->train();
+  double total = 0;
+  int64_t batches = 0;
+  std::vector<uint8_t> buffer(static_cast<size_t>(batch) * kSize * kSize);
+  std::vector<int64_t> targets(batch);
+  for (int64_t start = 0; start < n; start += batch) {
+    const int64_t m = std::min<int64_t>(batch, n - start);
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t k = order[start + i];
+      std::memcpy(&buffer[i * kSize * kSize], images + k * kSize * kSize, kSize * kSize);
+      targets[i] = labels[k];
+    }
+    const torch::Tensor x = images_tensor(buffer.data(), m);
+    const torch::Tensor y = torch::from_blob(targets.data(), {m}, torch::kInt64);
+    h->optimizer->zero_grad();
+    const torch::Tensor loss = torch::nn::functional::cross_entropy(
+        h->net->forward(x), y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(0.05));
+    loss.backward();
+    h->optimizer->step();
+    total += loss.item<double>();
+    ++batches;
+  }
+  h->net->eval();
+  return batches ? total / batches : 0.0;
+}
+
+// Dropout draws from the network's own generator stream (global_rng.h), not the caller's.
+double letter_cnn_train_epoch(void* handle, const uint8_t* images, const int32_t* labels,
+                              const int64_t* order, int64_t n, int batch, double lr, char* error,
+                              size_t error_size) {
   auto* h = static_cast<Handle*>(handle);
   try {
-    if (!h->optimizer)
-      h->optimizer =
-          std::make_unique<torch::optim::Adam>(h->net->parameters(), torch::optim::AdamOptions(lr));
-    for (auto& group : h->optimizer->param_groups())
-      static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-    h->net->train();
-    double total = 0;
-    int64_t batches = 0;
-    std::vector<uint8_t> buffer(static_cast<size_t>(batch) * kSize * kSize);
-    std::vector<int64_t> targets(batch);
-    for (int64_t start = 0; start < n; start += batch) {
-      const int64_t m = std::min<int64_t>(batch, n - start);
-      for (int64_t i = 0; i < m; ++i) {
-        const int64_t k = order[start + i];
-        std::memcpy(&buffer[i * kSize * kSize], images + k * kSize * kSize, kSize * kSize);
-        targets[i] = labels[k];
-      }
-      const torch::Tensor x = images_tensor(buffer.data(), m);
-      const torch::Tensor y = torch::from_blob(targets.data(), {m}, torch::kInt64);
-      h->optimizer->zero_grad();
-      const torch::Tensor loss = torch::nn::functional::cross_entropy(
-          h->net->forward(x), y, torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(0.05));
-      loss.backward();
-      h->optimizer->step();
-      total += loss.item<double>();
-      ++batches;
-    }
-    h->net->eval();
-    return batches ? total / batches : 0.0;
+    return pcglab::nn::torch_detail::with_rng_state(
+        h->rng_state, [&] { return run_epoch(h, images, labels, order, n, batch, lr); });
   } catch (const std::exception& e) {
     h->net->eval();
     pcglab_report_error(error, error_size, e.what());
@@ -161,4 +163,16 @@ PCGLAB_TORCH_EXPORT double pcglab_letter_cnn_train_epoch(void* handle, const uin
   }
 }
 
-}  // extern "C"
+const PcglabBirdsTorchTable kTable = {
+    PCGLAB_TORCH_TABLE_HEADER(PcglabBirdsTorchTable, PCGLAB_BIRDS_TORCH_ABI, "birds"),
+    letter_cnn_create,
+    letter_cnn_destroy,
+    letter_cnn_load,
+    letter_cnn_export,
+    letter_cnn_predict,
+    letter_cnn_train_epoch,
+};
+
+}  // namespace
+
+PCGLAB_TORCH_TABLE(kTable)

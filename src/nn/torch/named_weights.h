@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "nn/torch/tensor_view.h"
+#include "nn/torch/abi.h"
 
 namespace pcglab::nn::torch_detail {
 

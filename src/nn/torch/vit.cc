@@ -1,5 +1,5 @@
 // Hugging Face ViTForImageClassification forward pass (inference only), from a checkpoint's
-// tensors under their Hugging Face names. Entry points are used by nn/vit.cc, which reads the
+// tensors under their Hugging Face names. Entries of nn/torch/table.h, used by nn/vit.cc, which reads the
 // checkpoint and checks every name and shape first.
 #include <torch/torch.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "nn/torch/export.h"
-#include "nn/torch/tensor_view.h"
+#include "nn/torch/table.h"
 
 namespace {
 
@@ -61,11 +61,10 @@ struct Vit {
 
 }  // namespace
 
-extern "C" {
+namespace pcglab::nn::torch_detail {
 
 // Copies the tensors (names and shapes already checked by the caller).
-PCGLAB_TORCH_EXPORT void* pcglab_vit_create(const PcglabVitConfig* config, const PcglabTensorView* views,
-                                            int n) {
+void* vit_create(const PcglabVitConfig* config, const PcglabTensorView* views, int n) {
   auto* vit = new Vit();
   vit->config = *config;
   for (int i = 0; i < n; ++i) {
@@ -76,7 +75,7 @@ PCGLAB_TORCH_EXPORT void* pcglab_vit_create(const PcglabVitConfig* config, const
   return vit;
 }
 
-PCGLAB_TORCH_EXPORT void pcglab_vit_destroy(void* handle) {
+void vit_destroy(void* handle) {
   delete static_cast<Vit*>(handle);
 }
 
@@ -84,8 +83,8 @@ PCGLAB_TORCH_EXPORT void pcglab_vit_destroy(void* handle) {
 // n × hidden, the classification token of the last encoder layer before the final layer norm
 // (Hugging Face hidden_states[-1][:, 0, :]). Returns 0, or -1 with the cause in `error`. Safe to
 // call from several threads at once on one handle.
-PCGLAB_TORCH_EXPORT int pcglab_vit_forward(void* handle, const float* pixels, int64_t n, float* logits,
-                                           float* cls, char* error, size_t error_size) {
+int vit_forward(void* handle, const float* pixels, int64_t n, float* logits, float* cls, char* error,
+                size_t error_size) {
   auto* vit = static_cast<Vit*>(handle);
   try {
     torch::InferenceMode guard;
@@ -105,4 +104,4 @@ PCGLAB_TORCH_EXPORT int pcglab_vit_forward(void* handle, const float* pixels, in
   }
 }
 
-}  // extern "C"
+}  // namespace pcglab::nn::torch_detail

@@ -1,4 +1,5 @@
-// PPO's actor-critic (pcgrl-jax ConvForward) and update, for pcgrl/ppo.cc.
+// PPO's actor-critic (pcgrl-jax ConvForward) and update: the entries of pcgrl/torch/table.h, used by
+// pcgrl/ppo.cc.
 #include <torch/torch.h>
 
 #include <cmath>
@@ -7,8 +8,9 @@
 #include <string>
 
 #include "nn/torch/export.h"
+#include "nn/torch/global_rng.h"
 #include "nn/torch/named_weights.h"
-#include "nn/torch/tensor_view.h"
+#include "pcgrl/torch/table.h"
 
 namespace {
 
@@ -77,25 +79,19 @@ struct Agent {
   }
 };
 
-}  // namespace
-
-extern "C" {
-
-PCGLAB_TORCH_EXPORT void* pcglab_ppo_create(const PcglabPpoConfig* config) {
-  torch::manual_seed(config->seed);
-  return new Agent(*config);
+void* ppo_create(const PcglabPpoConfig* config) {
+  return pcglab::nn::torch_detail::seeded_build(config->seed, [&] { return new Agent(*config); }).first;
 }
 
-PCGLAB_TORCH_EXPORT void pcglab_ppo_destroy(void* handle) {
+void ppo_destroy(void* handle) {
   delete static_cast<Agent*>(handle);
 }
 
-PCGLAB_TORCH_EXPORT const char* pcglab_ppo_error(void* handle) {
+const char* ppo_error(void* handle) {
   return static_cast<Agent*>(handle)->error.c_str();
 }
 
-PCGLAB_TORCH_EXPORT int pcglab_ppo_load(void* handle, const PcglabTensorView* views, int n, char* error,
-                                        size_t error_size) {
+int ppo_load(void* handle, const PcglabTensorView* views, int n, char* error, size_t error_size) {
   auto* a = static_cast<Agent*>(handle);
   try {
     pcglab::nn::torch_detail::load_named(pcglab::nn::torch_detail::parameters_of(*a->net), views, n);
@@ -106,14 +102,13 @@ PCGLAB_TORCH_EXPORT int pcglab_ppo_load(void* handle, const PcglabTensorView* vi
   }
 }
 
-PCGLAB_TORCH_EXPORT void pcglab_ppo_export(void* handle, PcglabTensorSink sink, void* context) {
+void ppo_export(void* handle, PcglabTensorSink sink, void* context) {
   auto* a = static_cast<Agent*>(handle);
   pcglab::nn::torch_detail::export_named(pcglab::nn::torch_detail::parameters_of(*a->net), sink, context);
 }
 
 // Probabilities (n × actions) and values (n) of compact observations.
-PCGLAB_TORCH_EXPORT int pcglab_ppo_evaluate(void* handle, const uint8_t* obs, int64_t n, float* probs,
-                                            float* values) {
+int ppo_evaluate(void* handle, const uint8_t* obs, int64_t n, float* probs, float* values) {
   auto* a = static_cast<Agent*>(handle);
   try {
     torch::InferenceMode guard;
@@ -133,10 +128,9 @@ PCGLAB_TORCH_EXPORT int pcglab_ppo_evaluate(void* handle, const uint8_t* obs, in
 
 // epochs × minibatches gradient steps; `order` holds one permutation of [0, n) per epoch.
 // losses: policy, value, entropy, approximate KL (means over the steps).
-PCGLAB_TORCH_EXPORT int pcglab_ppo_update(void* handle, const uint8_t* obs, const int32_t* actions,
-                                          const float* log_probs, const float* values,
-                                          const float* advantages, const float* returns, int64_t n,
-                                          const int64_t* order, double* losses) {
+int ppo_update(void* handle, const uint8_t* obs, const int32_t* actions, const float* log_probs,
+               const float* values, const float* advantages, const float* returns, int64_t n,
+               const int64_t* order, double* losses) {
   auto* a = static_cast<Agent*>(handle);
   try {
     const auto& c = a->config;
@@ -189,4 +183,17 @@ PCGLAB_TORCH_EXPORT int pcglab_ppo_update(void* handle, const uint8_t* obs, cons
   }
 }
 
-}  // extern "C"
+const PcglabPcgrlTorchTable kTable = {
+    PCGLAB_TORCH_TABLE_HEADER(PcglabPcgrlTorchTable, PCGLAB_PCGRL_TORCH_ABI, "pcgrl"),
+    ppo_create,
+    ppo_destroy,
+    ppo_error,
+    ppo_load,
+    ppo_export,
+    ppo_evaluate,
+    ppo_update,
+};
+
+}  // namespace
+
+PCGLAB_TORCH_TABLE(kTable)
