@@ -51,9 +51,11 @@ TEST(RegistryCli, VerbsBelongToRegisteredGroups) {
   const auto verbs = names_of(rows, "cli-verbs");
   EXPECT_FALSE(groups.empty());
   EXPECT_FALSE(verbs.empty());
-  for (const auto& verb : verbs)  // "group verb", or a top-level command ("merge")
-    if (verb.find(' ') != std::string::npos)
+  for (const auto& verb : verbs) {  // "group verb", or a top-level command ("merge")
+    if (verb.find(' ') != std::string::npos) {
       EXPECT_EQ(groups.count(verb.substr(0, verb.find(' '))), 1u) << verb;
+    }
+  }
   for (const auto& group : groups) {
     bool has_verb = false;
     for (const auto& verb : verbs) has_verb |= verb.rfind(group + " ", 0) == 0;
