@@ -19,19 +19,7 @@ std::string reply_record_json(const ChatResponse& r) {
 }
 
 std::optional<ChatResponse> reply_from_record(const std::string& text) {
-  try {
-    const Json j = Json::parse(text);
-    ChatResponse r;
-    r.content = j.at("content").get<std::string>();
-    r.finish_reason = j.value("finish_reason", "");
-    r.usage.prompt_tokens = j.value("prompt_tokens", 0);
-    r.usage.completion_tokens = j.value("completion_tokens", 0);
-    r.usage.total_tokens = j.value("total_tokens", 0);
-    r.latency_s = j.value("latency_s", 0.0);
-    return r;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  return parse_stored_reply(text);  // the same fields as the cache's entries (response_cache.h)
 }
 
 RecordingCompleter::RecordingCompleter(std::shared_ptr<store::ExchangeLog> log, std::string scope,

@@ -25,8 +25,16 @@ std::optional<ChatResponse> ResponseCache::get(const std::string& key) {
   store::Statement s(db_, "SELECT response FROM responses WHERE key = ?");
   s.bind(1, key);
   if (!s.step_row()) return std::nullopt;
+  auto r = parse_stored_reply(s.text(0));
+  if (!r) return std::nullopt;  // a damaged entry is treated as missing and will be replaced
+  r->attempts = 0;              // served from the cache: no request
+  r->source = ReplySource::kCache;
+  return r;
+}
+
+std::optional<ChatResponse> parse_stored_reply(const std::string& text) {
   try {
-    const Json j = Json::parse(s.text(0));
+    const Json j = Json::parse(text);
     ChatResponse r;
     r.content = j.at("content").get<std::string>();
     r.finish_reason = j.value("finish_reason", "");
@@ -34,11 +42,9 @@ std::optional<ChatResponse> ResponseCache::get(const std::string& key) {
     r.usage.completion_tokens = j.value("completion_tokens", 0);
     r.usage.total_tokens = j.value("total_tokens", 0);
     r.latency_s = j.value("latency_s", 0.0);
-    r.attempts = 0;  // served from the cache: no request
-    r.source = ReplySource::kCache;
     return r;
   } catch (const std::exception&) {
-    return std::nullopt;  // a damaged entry is treated as missing and will be replaced
+    return std::nullopt;
   }
 }
 

@@ -57,4 +57,8 @@ class CachingCompleter : public Completer {
   std::shared_ptr<Completer> next_;
 };
 
+// A reply as the cache and the exchange record store it (content, finish_reason, the token counts,
+// latency_s); nullopt when the text is damaged.
+std::optional<ChatResponse> parse_stored_reply(const std::string& text);
+
 }  // namespace pcglab::llm

@@ -44,20 +44,14 @@ TEST(PromptProgram, ConversationSendsEachReplyBeforeTheNextTurn) {
   base.temperature = 1.0;
   const auto r = llm::run_conversation(client, program_for_object(p, "K"), base);
   ASSERT_TRUE(r.ok()) << r.error().describe();
-  EXPECT_EQ(r.value().response, "```drop_block('b13', 5)```");
-  EXPECT_EQ(r.value().requests, 2);
-  EXPECT_EQ(r.value().usage.total_tokens, 36);
+  // The conversation itself is llm's (tests/llm/prompt_test.cc); here: <OBJECT> became the letter
+  // in the system message and the user turns.
   const auto sent = server.requests();
   ASSERT_EQ(sent.size(), 2u);
   const Json first = Json::parse(sent[0]);
-  const Json second = Json::parse(sent[1]);
   ASSERT_EQ(first["messages"].size(), 2u);
   EXPECT_EQ(first["messages"][0]["content"], "You build K.");
   EXPECT_EQ(first["messages"][1]["content"], "Plan K.");
-  ASSERT_EQ(second["messages"].size(), 4u);
-  EXPECT_EQ(second["messages"][2]["role"], "assistant");
-  EXPECT_EQ(second["messages"][2]["content"], "plan for K");
-  EXPECT_EQ(second["messages"][3]["content"], "Now the code.");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "birds/report/birds_run.h"
 
+#include "birds/competition_layout.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,17 +20,6 @@
 namespace pcglab::birds {
 namespace {
 namespace fs = std::filesystem;
-
-// The trial number of a stem: its last '_'-separated part, or -1 (as the official scripts read it).
-int trial_number(const std::string& stem) {
-  const size_t us = stem.rfind('_');
-  const std::string last = us == std::string::npos ? stem : stem.substr(us + 1);
-  if (last.empty() || last.size() > 9 ||
-      !std::all_of(last.begin(), last.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return -1;
-  }
-  return std::stoi(last);
-}
 
 bool is_dir(const fs::path& p) {
   std::error_code ec;
@@ -194,7 +185,7 @@ class TeamReader {
     BirdsTrial& t = letters_[letter].trials[stem];
     if (t.stem.empty()) {
       t.stem = stem;
-      t.trial = trial_number(stem);
+      t.trial = trial_number_of(stem);  // competition_layout.h
     }
     return t;
   }
