@@ -277,7 +277,10 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   // The completer stack, built when the first trial needs it: a run whose trials all finished
   // earlier sends nothing and needs no key. A remote server without a key stops the run (exit 2)
   // before any request.
-  std::once_flag stack_built;
+  // Not std::call_once: when the callable throws (no key), libstdc++'s call_once leaves the threads
+  // waiting on it blocked for ever (GCC bug 66146); a mutex lets each of them throw the same error.
+  std::mutex stack_mutex;
+  bool stack_built = false;
   llm::CompleterStack stack;
   TrialPlan plan;
   plan.team_dir = summary.team_dir;
@@ -319,7 +322,13 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
       if (progress.trial_done) progress.trial_done(t);
       return t.outcome;
     }
-    std::call_once(stack_built, build_stack);
+    {
+      std::lock_guard lock(stack_mutex);
+      if (!stack_built) {
+        build_stack();
+        stack_built = true;
+      }
+    }
     std::string response;
     const ItemOutcome outcome = run_trial(plan, letter, trial, response, t);
     if (progress.trial_done) progress.trial_done(t);

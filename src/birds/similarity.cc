@@ -157,10 +157,13 @@ LazyClassifier::LazyClassifier(std::string spec, int torch_threads)
     : spec_(std::move(spec)), identity_(model_identity(spec_)), torch_threads_(torch_threads) {}
 
 const LetterClassifier& LazyClassifier::get() {
-  std::call_once(once_, [&] {
-    if (torch_threads_ >= 0) nn::set_torch_threads(torch_threads_);
-    classifier_ = open_letter_classifier(spec_);
-  });
+  {
+    std::lock_guard lock(mutex_);
+    if (classifier_ == nullptr) {
+      if (torch_threads_ >= 0) nn::set_torch_threads(torch_threads_);
+      classifier_ = open_letter_classifier(spec_);
+    }
+  }
   PCGLAB_CHECK(classifier_ != nullptr) << "classifier " << spec_ << " not opened";
   return *classifier_;
 }

@@ -51,7 +51,7 @@ class LazyClassifier {
  private:
   std::string spec_, identity_;
   int torch_threads_ = -1;
-  std::once_flag once_;
+  std::mutex mutex_;  // not once_flag: an opening that throws must not block other callers
   std::unique_ptr<LetterClassifier> classifier_;
 };
 
