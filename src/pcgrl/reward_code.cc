@@ -11,14 +11,12 @@ constexpr std::string_view kFence = "```";
 size_t space_at(std::string_view s, size_t i) {
   const auto c = static_cast<unsigned char>(s[i]);
   if (c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f)) return 1;
-  static constexpr std::array<std::string_view, 17> kUnicode{
-      "\xc2\x85",     "\xc2\xa0",     "\xe1\x9a\x80", "\xe2\x80\x80", "\xe2\x80\x81", "\xe2\x80\x82",
-      "\xe2\x80\x83", "\xe2\x80\x84", "\xe2\x80\x85", "\xe2\x80\x86", "\xe2\x80\x87", "\xe2\x80\x88",
-      "\xe2\x80\x89", "\xe2\x80\x8a", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe3\x80\x80"};
-  static constexpr std::array<std::string_view, 2> kMore{"\xe2\x80\xaf", "\xe2\x81\x9f"};
+  static constexpr std::array<std::string_view, 19> kUnicode{
+      "\xc2\x85",     "\xc2\xa0",     "\xe1\x9a\x80", "\xe2\x80\x80", "\xe2\x80\x81",
+      "\xe2\x80\x82", "\xe2\x80\x83", "\xe2\x80\x84", "\xe2\x80\x85", "\xe2\x80\x86",
+      "\xe2\x80\x87", "\xe2\x80\x88", "\xe2\x80\x89", "\xe2\x80\x8a", "\xe2\x80\xa8",
+      "\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80"};
   for (std::string_view u : kUnicode)
-    if (s.substr(i, u.size()) == u) return u.size();
-  for (std::string_view u : kMore)
     if (s.substr(i, u.size()) == u) return u.size();
   return 0;
 }
@@ -30,7 +28,7 @@ size_t space_before(std::string_view s, size_t end) {
   return 0;
 }
 
-// The text between `open` (first occurrence) and the next ``` after it; npos-free optional.
+// The text between the first `open` and the next ``` after it; false when either is missing.
 bool block_after(std::string_view reply, std::string_view open, std::string_view& body) {
   const size_t start = reply.find(open);
   if (start == std::string_view::npos) return false;
