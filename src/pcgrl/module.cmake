@@ -1,5 +1,5 @@
 # The pcgrl track (PCGRLLM dungeons, PPO): the shared modules it links.
-pcglab_module(pcgrl DEPS pcglab_core pcglab_batch pcglab_nn)
+pcglab_module(pcgrl DEPS pcglab_core pcglab_batch pcglab_nn pcglab_sandbox pcglab_llm pcglab_store pcglab_refine pcglab_report)
 # The jax stand-in for LLM-written rewards (Python) is embedded as a string: see pcgrl/jax_standin.h.
 # file(WRITE) of the read text leaves '@', '${' and ';' in it alone; COPYONLY touches the header only
 # when the source changed.

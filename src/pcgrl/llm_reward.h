@@ -1,0 +1,103 @@
+// LLM-written reward functions, run in the sandbox (issue 16, item 3). PCGRLLM calls the reward on
+// every environment step; pcglab calls it once per step for all environments: the generated code
+// (plus kRewardBatchAdapter) is loaded once into a sandbox worker with the jax stand-in preloaded
+// as `jax`, and each step is one call of pcglab_reward_batch with the (B,16,16) int32 maps before
+// and after the step. The code never runs in the pcglab process (src/sandbox/).
+//
+// The rollouts here are the official loop's: a 100-step random rollout validates a new reward
+// (validate_reward.py: exceptions and NaN/Inf rejected), a 768-step one gives the statistics of
+// self-alignment (self_alignment.py).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/item_outcome.h"
+#include "pcgrl/dungeon.h"
+#include "sandbox/config.h"
+
+namespace pcglab::sandbox {
+class Worker;
+}
+
+namespace pcglab::pcgrl {
+
+// A reward that could not be loaded or computed. kind: as the sandbox reports it (kBadInput for
+// the code's own errors: syntax, an exception, an unsupported jax function, a NaN reward;
+// kTimeout, kLimit, kCrash for the limits it hit). message: one line naming the cause;
+// traceback: Python's, in the generated code's own lines (reward.py). describe() is what the
+// refinement loop feeds back to the LLM.
+class RewardError : public std::runtime_error {
+ public:
+  RewardError(ErrorKind kind, const std::string& message, std::string traceback = {})
+      : std::runtime_error(message), kind_(kind), traceback_(std::move(traceback)) {}
+  ErrorKind kind() const { return kind_; }
+  const std::string& traceback() const { return traceback_; }
+  std::string describe() const;  // message, then the traceback when there is one
+
+ private:
+  ErrorKind kind_;
+  std::string traceback_;
+};
+
+// Rewards of n steps of n environments: rewards[i] for the map prev[i] before and curr[i] after
+// environment i's step. Throws RewardError.
+using BatchReward = std::function<void(const Map* prev, const Map* curr, int n, float* rewards)>;
+
+// Sandbox limits for reward code: a call (one step of all environments) and a load time out after
+// a few seconds, 1 GiB of memory.
+sandbox::WorkerConfig default_reward_worker_config();
+
+class SandboxReward {
+ public:
+  // Starts a worker with the jax stand-in preloaded and loads `code` as "reward.py". Throws
+  // RewardError when the code does not load (syntax or import error, an exception at top level)
+  // or defines no compute_reward; SetupError when no sandbox can run here (sandbox/isolation.h).
+  SandboxReward(std::string code, sandbox::WorkerConfig config = default_reward_worker_config());
+  ~SandboxReward();
+  SandboxReward(SandboxReward&&) noexcept;
+  SandboxReward& operator=(SandboxReward&&) noexcept;
+
+  // One call for the n pairs. Throws RewardError on an exception, a timeout or limit, or a reward
+  // that is NaN or infinite (naming the pair).
+  void compute(const Map* prev, const Map* curr, int n, float* rewards);
+  std::vector<float> compute(const std::vector<Map>& prev, const std::vector<Map>& curr);
+  // compute() as a BatchReward (the SandboxReward must outlive it).
+  BatchReward as_batch_reward();
+
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+  std::unique_ptr<sandbox::Worker> worker_;
+};
+
+// A random agent's rollout, stepped and rewarded as training does (ppo_trainer.h: the reward of
+// every step from one BatchReward call for all environments, 0 on the terminal step).
+struct RolloutRewards {
+  int n_envs = 0, steps = 0;
+  std::vector<float> rewards;  // steps × n_envs, time-major
+  double mean = 0, std = 0;    // over all rewards (population std, as numpy)
+  double zero_percent = 0;     // share of rewards exactly 0, in percent
+  // "Mean: %.6f, Std: %.6f, Zero Value Percent: %.4f%" (the official alignment statistics).
+  std::string stats_line() const;
+};
+
+// `steps` steps of n_envs environments (seeds seed + i). Actions are uniform from an Rng seeded
+// by `seed`; with constant_actions each environment repeats one action drawn at the start (the
+// official self-alignment never advances its RNG key: docs/pcgrl.md). Throws RewardError (naming
+// the step) when the reward fails.
+RolloutRewards random_rollout(const BatchReward& reward, const EnvConfig& env, int n_envs, int steps,
+                              uint64_t seed, bool constant_actions = false);
+
+// The official validation: a 100-step random rollout; throws RewardError on an exception or a
+// NaN/infinite reward.
+inline constexpr int kValidationSteps = 100;
+inline constexpr int kAlignmentSteps = kCells * 3;  // one episode: 768
+void validate_reward(const BatchReward& reward, const EnvConfig& env, int n_envs, uint64_t seed);
+
+}  // namespace pcglab::pcgrl
