@@ -10,28 +10,13 @@
 #include "core/progress.h"
 #include "nn/torch_runtime.h"
 #include "pcgrl/accuracy.h"
+#include "pcgrl/level_picture.h"
 #include "pcgrl/ppo_trainer.h"
 #include "pcgrl/reward.h"
 
 namespace pcglab::cli {
 namespace {
 namespace fs = std::filesystem;
-
-// Tile colours for level pictures: border, empty, wall, player, bat, scorpion, spider, key, door.
-constexpr uint8_t kTileColours[9][3] = {{40, 40, 40},   {235, 228, 210}, {90, 70, 60},
-                                        {40, 120, 220}, {150, 60, 170},  {220, 120, 30},
-                                        {200, 30, 40},  {240, 200, 0},   {30, 150, 60}};
-
-Image level_picture(const pcgrl::Map& map, int cell = 16) {
-  Image im(pcgrl::kMapSize * cell, pcgrl::kMapSize * cell, 3, 0);
-  for (int r = 0; r < pcgrl::kMapSize; ++r)
-    for (int c = 0; c < pcgrl::kMapSize; ++c) {
-      const uint8_t* colour = kTileColours[std::min<int>(map[r * pcgrl::kMapSize + c], 8)];
-      for (int y = 1; y < cell; ++y)  // a 1-px grid line above and left of each cell
-        for (int x = 1; x < cell; ++x) std::copy(colour, colour + 3, im.at(c * cell + x, r * cell + y));
-    }
-  return im;
-}
 
 struct TrainOptions {
   pcgrl::TrainConfig config;
@@ -148,7 +133,7 @@ int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
     const auto& map = gen.levels[i];
     const std::string name = fmt::format("level_{:03}", i);
     write_file_atomic(out / (name + ".txt"), pcgrl::format_level(map));
-    write_png(out / (name + ".png"), level_picture(map));
+    write_png(out / (name + ".png"), pcgrl::level_picture(map));
     all += pcgrl::format_level(map) + "\n";
     const auto stats = pcgrl::dungeon_stats(map);
     std::vector<Json> row = {name,
