@@ -58,6 +58,9 @@ sandbox::WorkerConfig default_reward_worker_config() {
   config.limits.call_timeout_s = 5;
   config.limits.load_timeout_s = 10;
   config.limits.memory_mb = 1024;
+  // The worker lives as long as a training run and uses CPU on every step: a day of CPU seconds,
+  // so that the backstop never stops a long run (the call timeout bounds each call).
+  config.limits.cpu_seconds = 24 * 3600;
   config.preload.push_back({std::string(kJaxModuleName), std::string(jax_standin_source())});
   return config;
 }

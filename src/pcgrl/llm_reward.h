@@ -56,7 +56,8 @@ class RewardError : public std::runtime_error {
 using BatchReward = std::function<void(const Map* prev, const Map* curr, int n, float* rewards)>;
 
 // Sandbox limits for reward code: a call (one step of all environments) times out after 5 s, a
-// load after 10 s, 1 GiB of memory; the jax stand-in preloaded. The isolation is the default
+// load after 10 s, 1 GiB of memory, 24 h of CPU seconds over the worker's life (it lives as long
+// as a training run); the jax stand-in preloaded. The isolation is the default
 // (kSandbox): a command sets it from sandbox::require_isolation(--unsafe-no-sandbox).
 sandbox::WorkerConfig default_reward_worker_config();
 
