@@ -54,98 +54,141 @@ void check_tiles(const torch::Tensor& bytes, const OneHotShape& shape) {
                                " outside [0, " + std::to_string(shape.channels - 1) + ")");
 }
 
-__attribute__((target_clones("avx2", "default"))) void add_row(float* __restrict acc,
-                                                               const float* __restrict row) {
-  for (int64_t h = 0; h < kHidden; ++h) acc[h] += row[h];
+// 64 floats as 8 vectors of 8: AVX2 registers in the AVX2 clones of the kernels below, pairs of
+// SSE registers in the baseline ones. The forward kernels keep their sum in 8 named vectors so that
+// it stays in registers.
+// Unaligned, and allowed to alias the floats it is read from and written to.
+using Float8 = float __attribute__((vector_size(32), aligned(4), may_alias));
+inline const Float8& at8(const float* p) {
+  return *reinterpret_cast<const Float8*>(p);
+}
+struct Sum64 {
+  Float8 a0{}, a1{}, a2{}, a3{}, a4{}, a5{}, a6{}, a7{};
+  void add(const float* r) {
+    a0 += at8(r), a1 += at8(r + 8), a2 += at8(r + 16), a3 += at8(r + 24);
+    a4 += at8(r + 32), a5 += at8(r + 40), a6 += at8(r + 48), a7 += at8(r + 56);
+  }
+  void store(float* p) const {
+    Float8* q = reinterpret_cast<Float8*>(p);
+    q[0] = a0, q[1] = a1, q[2] = a2, q[3] = a3, q[4] = a4, q[5] = a5, q[6] = a6, q[7] = a7;
+  }
+};
+// row += g (64 floats).
+inline void add_into(float* row, const Sum64& g) {
+  Sum64 r;
+  r.add(row);
+  r.a0 += g.a0, r.a1 += g.a1, r.a2 += g.a2, r.a3 += g.a3, r.a4 += g.a4, r.a5 += g.a5, r.a6 += g.a6,
+      r.a7 += g.a7;
+  r.store(row);
+}
+static_assert(kHidden == 64, "the gather kernels work on rows of 64 floats");
+
+#define PCGLAB_GATHER_KERNEL __attribute__((target_clones("avx2", "default")))
+
+// One sample's conv output (P × P × 64, channel-last): each position's window cells' rows.
+PCGLAB_GATHER_KERNEL void conv_gather_sample(const float* table, const uint8_t* o, OneHotShape sh,
+                                             float* out) {
+  const int64_t p = sh.p(), c = sh.channels, size = sh.size;
+  for (int64_t i = 0; i < p; ++i)
+    for (int64_t j = 0; j < p; ++j) {
+      Sum64 acc;
+      for (int64_t ky = 0; ky < kKernel; ++ky) {
+        const int64_t y = i * kStride - kPad + ky;
+        if (y < 0 || y >= size) continue;
+        for (int64_t kx = 0; kx < kKernel; ++kx) {
+          const int64_t x = j * kStride - kPad + kx;
+          if (x < 0 || x >= size) continue;
+          const int v = o[y * size + x];
+          const float* rows = table + (ky * kKernel + kx) * c * kHidden;
+          acc.add(rows + (v & 15) * kHidden);
+          if (v >= 16) acc.add(rows + (c - 1) * kHidden);
+        }
+      }
+      acc.store(out + (i * p + j) * kHidden);
+    }
 }
 
-// out (n × P × P × 64, channel-last) = Σ over each output position's window cells of their rows.
-// Parallel over samples (disjoint outputs).
+// One sample's share of the conv table's gradient: for kernel offsets [first, last), each output
+// position's gradient added to the row its window cell at that offset picked.
+PCGLAB_GATHER_KERNEL void conv_gather_grad_sample(const float* grad_out, const uint8_t* o, OneHotShape sh,
+                                                  int64_t first, int64_t last, float* grad_table) {
+  const int64_t p = sh.p(), c = sh.channels, size = sh.size;
+  for (int64_t k = first; k < last; ++k) {
+    const int64_t ky = k / kKernel, kx = k % kKernel;
+    float* rows = grad_table + k * c * kHidden;
+    for (int64_t i = 0; i < p; ++i) {
+      const int64_t y = i * kStride - kPad + ky;
+      if (y < 0 || y >= size) continue;
+      for (int64_t j = 0; j < p; ++j) {
+        const int64_t x = j * kStride - kPad + kx;
+        if (x < 0 || x >= size) continue;
+        const int v = o[y * size + x];
+        Sum64 g;
+        g.add(grad_out + (i * p + j) * kHidden);
+        add_into(rows + (v & 15) * kHidden, g);
+        if (v >= 16) add_into(rows + (c - 1) * kHidden, g);
+      }
+    }
+  }
+}
+
+// One sample's critic output (64): its cells' rows.
+PCGLAB_GATHER_KERNEL void critic_gather_sample(const float* table, const uint8_t* o, OneHotShape sh,
+                                               float* out) {
+  const int64_t c = sh.channels, cells = sh.cells();
+  Sum64 acc;
+  for (int64_t k = 0; k < cells; ++k) {
+    acc.add(table + (k * c + (o[k] & 15)) * kHidden);
+    if (o[k] >= 16) acc.add(table + (k * c + c - 1) * kHidden);
+  }
+  acc.store(out);
+}
+
+// One sample's share of the critic table's gradient, for cells [first, last).
+PCGLAB_GATHER_KERNEL void critic_gather_grad_sample(const float* grad_out, const uint8_t* o, OneHotShape sh,
+                                                    int64_t first, int64_t last, float* grad_table) {
+  const int64_t c = sh.channels;
+  Sum64 g;
+  g.add(grad_out);
+  for (int64_t k = first; k < last; ++k) {
+    add_into(grad_table + (k * c + (o[k] & 15)) * kHidden, g);
+    if (o[k] >= 16) add_into(grad_table + (k * c + c - 1) * kHidden, g);
+  }
+}
+
+// The forward passes run in parallel over samples (disjoint outputs). The backward passes split
+// the table's rows between threads (each kernel offset, each cell owns its C rows) and walk the
+// samples in order, so every row sums in the same order whatever the thread count.
 void conv_gather_forward(const float* table, const uint8_t* obs, int64_t n, const OneHotShape& sh,
                          float* out) {
-  const int64_t p = sh.p(), c = sh.channels;
   at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t s = begin; s < end; ++s) {
-      const uint8_t* o = obs + s * sh.cells();
-      for (int64_t i = 0; i < p; ++i)
-        for (int64_t j = 0; j < p; ++j) {
-          float* acc = out + ((s * p + i) * p + j) * kHidden;
-          std::fill(acc, acc + kHidden, 0.0f);
-          for (int64_t ky = 0; ky < kKernel; ++ky) {
-            const int64_t y = i * kStride - kPad + ky;
-            if (y < 0 || y >= sh.size) continue;
-            for (int64_t kx = 0; kx < kKernel; ++kx) {
-              const int64_t x = j * kStride - kPad + kx;
-              if (x < 0 || x >= sh.size) continue;
-              const int v = o[y * sh.size + x];
-              const float* rows = table + (ky * kKernel + kx) * c * kHidden;
-              add_row(acc, rows + (v & 15) * kHidden);
-              if (v >= 16) add_row(acc, rows + (c - 1) * kHidden);
-            }
-          }
-        }
-    }
+    for (int64_t s = begin; s < end; ++s)
+      conv_gather_sample(table, obs + s * sh.cells(), sh, out + s * sh.p() * sh.p() * kHidden);
   });
 }
 
-// grad_table (zeroed) += each output position's gradient on the rows its window picked. Parallel
-// over the 49 kernel offsets: each owns its C rows, so every row sums in the same order (samples,
-// then positions) whatever the thread count.
 void conv_gather_backward(const float* grad_out, const uint8_t* obs, int64_t n, const OneHotShape& sh,
                           float* grad_table) {
-  const int64_t p = sh.p(), c = sh.channels;
   at::parallel_for(0, kKernel * kKernel, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t s = 0; s < n; ++s) {
-      const uint8_t* o = obs + s * sh.cells();
-      for (int64_t k = begin; k < end; ++k) {
-        const int64_t ky = k / kKernel, kx = k % kKernel;
-        float* rows = grad_table + k * c * kHidden;
-        for (int64_t i = 0; i < p; ++i) {
-          const int64_t y = i * kStride - kPad + ky;
-          if (y < 0 || y >= sh.size) continue;
-          for (int64_t j = 0; j < p; ++j) {
-            const int64_t x = j * kStride - kPad + kx;
-            if (x < 0 || x >= sh.size) continue;
-            const int v = o[y * sh.size + x];
-            const float* g = grad_out + ((s * p + i) * p + j) * kHidden;
-            add_row(rows + (v & 15) * kHidden, g);
-            if (v >= 16) add_row(rows + (c - 1) * kHidden, g);
-          }
-        }
-      }
-    }
+    for (int64_t s = 0; s < n; ++s)
+      conv_gather_grad_sample(grad_out + s * sh.p() * sh.p() * kHidden, obs + s * sh.cells(), sh, begin, end,
+                              grad_table);
   });
 }
 
-// out (n × 64) = Σ over the sample's cells of their rows.
 void critic_gather_forward(const float* table, const uint8_t* obs, int64_t n, const OneHotShape& sh,
                            float* out) {
-  const int64_t c = sh.channels;
   at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t s = begin; s < end; ++s) {
-      const uint8_t* o = obs + s * sh.cells();
-      float* acc = out + s * kHidden;
-      std::fill(acc, acc + kHidden, 0.0f);
-      for (int64_t k = 0; k < sh.cells(); ++k) {
-        add_row(acc, table + (k * c + (o[k] & 15)) * kHidden);
-        if (o[k] >= 16) add_row(acc, table + (k * c + c - 1) * kHidden);
-      }
-    }
+    for (int64_t s = begin; s < end; ++s)
+      critic_gather_sample(table, obs + s * sh.cells(), sh, out + s * kHidden);
   });
 }
 
-// grad_table (zeroed) += each sample's gradient on its rows; parallel over cells (each owns C rows).
 void critic_gather_backward(const float* grad_out, const uint8_t* obs, int64_t n, const OneHotShape& sh,
                             float* grad_table) {
-  const int64_t c = sh.channels;
   at::parallel_for(0, sh.cells(), 64, [&](int64_t begin, int64_t end) {
-    for (int64_t s = 0; s < n; ++s) {
-      const uint8_t* o = obs + s * sh.cells();
-      for (int64_t k = begin; k < end; ++k) {
-        add_row(grad_table + (k * c + (o[k] & 15)) * kHidden, grad_out + s * kHidden);
-        if (o[k] >= 16) add_row(grad_table + (k * c + c - 1) * kHidden, grad_out + s * kHidden);
-      }
-    }
+    for (int64_t s = 0; s < n; ++s)
+      critic_gather_grad_sample(grad_out + s * kHidden, obs + s * sh.cells(), sh, begin, end, grad_table);
   });
 }
 
@@ -221,14 +264,15 @@ struct ActorCriticImpl : torch::nn::Module {
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) {
     return heads(conv1(x.permute({0, 3, 1, 2})), critic1(x.flatten(1)));
   }
-  // Gather path: the same from n compact observations (bytes, n × obs × obs, on the CPU).
+  // Gather path: the same from n compact observations (bytes, n × obs × obs, on the CPU; their
+  // tile ids checked by check_tiles).
   std::pair<torch::Tensor, torch::Tensor> forward_gathers(const torch::Tensor& bytes) {
-    check_tiles(bytes, {obs, channels});
     const auto conv_table =
         conv1->weight.permute({2, 3, 1, 0}).reshape({kKernel * kKernel * channels, kHidden});
     const auto a = OneHotGather<true>::apply(conv_table, bytes, channels) + conv1->bias;
     const auto v = OneHotGather<false>::apply(critic1->weight.t(), bytes, channels) + critic1->bias;
-    return heads(a.permute({0, 3, 1, 2}).contiguous(), v);
+    // A channels-last view (no copy): the layout the dense conv1 gives conv2 too, and its fast one.
+    return heads(a.permute({0, 3, 1, 2}), v);
   }
   // The rest of both networks from the first layers' outputs (before their ReLU): the actor's as
   // n × 64 × P × P, the critic's as n × 64.
@@ -286,6 +330,7 @@ struct Agent {
   // Logits and values of compact bytes on the host (n × obs × obs). The dense path copies them to
   // the device and expands them there.
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& bytes) {
+    if (bytes.is_cpu()) check_tiles(bytes, {config.obs_size, config.tile_channels + 1});
     if (gathers) return net->forward_gathers(bytes.contiguous());
     return net->forward(net->expand(bytes.to(device)));
   }
@@ -381,17 +426,21 @@ int ppo_update(void* handle, const uint8_t* obs, const int32_t* actions, const f
     const auto all_val = torch::from_blob(const_cast<float*>(values), {n}, torch::kFloat32).to(dev);
     const auto all_adv = torch::from_blob(const_cast<float*>(advantages), {n}, torch::kFloat32).to(dev);
     const auto all_ret = torch::from_blob(const_cast<float*>(returns), {n}, torch::kFloat32).to(dev);
-    const auto all_obs =
-        torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8).to(dev);
+    const auto host_obs =
+        torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8);
+    check_tiles(host_obs, {c.obs_size, c.tile_channels + 1});
+    const auto all_obs = host_obs.to(dev);
+    const auto all_order =
+        torch::from_blob(const_cast<int64_t*>(order), {c.epochs * n}, torch::kInt64).to(dev);
     const int64_t mb = n / c.minibatches;
     // Sums of the losses in double, read back once at the end (no device wait per step).
     auto sums = torch::zeros({4}, torch::TensorOptions().dtype(torch::kFloat64).device(dev));
     int steps = 0;
     a->net->train();
     for (int e = 0; e < c.epochs; ++e) {
-      const auto perm = torch::from_blob(const_cast<int64_t*>(order + e * n), {n}, torch::kInt64);
+      const auto perm = all_order.slice(0, e * n, (e + 1) * n);
       for (int m = 0; m < c.minibatches; ++m) {
-        const auto idx = perm.slice(0, m * mb, (m + 1) * mb).to(dev);
+        const auto idx = perm.slice(0, m * mb, (m + 1) * mb);
         const auto act = all_act.index_select(0, idx), old_logp = all_logp.index_select(0, idx);
         const auto old_v = all_val.index_select(0, idx), ret = all_ret.index_select(0, idx);
         auto adv = all_adv.index_select(0, idx);
