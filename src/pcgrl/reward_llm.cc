@@ -152,12 +152,6 @@ std::string system_message(const PromptSet& prompts) {
          prompts.file("jax_code_tips.txt") + "\n" + prompts.file("reward_code_tips.txt");
 }
 
-std::string reward_error_text(const RewardError& e) {
-  std::string text = e.what();
-  if (!e.traceback().empty()) text += "\n" + e.traceback();
-  return text;
-}
-
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -202,7 +196,7 @@ GenerationResult code_loop(llm::Completer& completer, const LlmSettings& llm,
                                 fix + 1));
         return result;
       } catch (const RewardError& e) {
-        last_error = reward_error_text(e);
+        last_error = e.describe();
         result.errors.push_back(last_error);
         if (calls.log)
           calls.log(fmt::format("{}: trial {}, attempt {} rejected: {}", what, trial, fix + 1,

@@ -10,6 +10,7 @@
 #include "core/check.h"
 #include "core/json.h"
 #include "pcgrl/reward_code.h"
+#include "sandbox/sandbox_testing.h"
 #include "testing/testing.h"
 
 namespace pcglab::pcgrl {
@@ -437,6 +438,32 @@ TEST(GenerateReward, AnLlmFailureIsAnLlmStepErrorAndASetupErrorPassesThrough) {
                       {}, [](const std::string&) { throw SetupError("no sandbox here"); },
                       {"node/0001/generate", {}}),
       SetupError);
+}
+
+// End to end with the real validation (the sandboxed 100-step rollout): a reward that jit refuses is
+// fed back with JAX's error, and the built-in zero-reward example is accepted.
+TEST(GenerateReward, RealValidationFeedsBackATracingErrorThenAcceptsTheExample) {
+  PCGLAB_REQUIRE_SANDBOX();
+  const std::string traced_if =
+      "import jax.numpy as jnp\n\ndef compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n"
+      "    if jnp.sum(curr_array == 4) > 0:\n        return 1.0\n    return 0.0\n";
+  Script script{{"```python\n" + traced_if + "```", PromptSet::builtin().file("compute_reward_example.py")}};
+  auto completer = script.completer();
+  sandbox::WorkerConfig config = default_reward_worker_config();
+  config.limits.call_timeout_s = 5;
+  const auto result = generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
+                                      first_request(), {},
+                                      [&](const std::string& code) {
+                                        SandboxReward reward(code, config);
+                                        validate_reward(reward.as_batch_reward(), EnvConfig{}, 4, 7);
+                                      },
+                                      {"node/0001/generate", {}});
+  EXPECT_EQ(result.fixes, 1);
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_NE(result.errors[0].find("TracerBoolConversionError"), std::string::npos) << result.errors[0];
+  ASSERT_EQ(script.requests.size(), 2u);
+  EXPECT_NE(script.requests[1].messages.back().content.find("TracerBoolConversionError"), std::string::npos);
+  EXPECT_EQ(result.code, PromptSet::builtin().file("compute_reward_example.py"));  // a whole reply, as it is
 }
 
 TEST(AlignReward, SendsTheCodeAndStatsAndCarriesTheLastErrorIntoTheNextTrial) {
