@@ -319,12 +319,13 @@ struct Script {
   }
 };
 
-const std::string kGood =
-    "def compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n    return 0.5";
+std::string good_code() {
+  return "def compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n    return 0.5";
+}
 
-// Accepts kGood; any other code is a syntax error with a traceback.
+// Accepts good_code(); any other code is a syntax error with a traceback.
 void validate_good(const std::string& code) {
-  if (code != kGood)
+  if (code != good_code())
     throw RewardError(
         ErrorKind::kBadInput, "SyntaxError: invalid syntax (reward.py, line 1)",
         "Traceback (most recent call last):\n  File \"reward.py\", line 1\n    " + code.substr(0, 10));
@@ -342,7 +343,7 @@ GenerateRequest first_request() {
 }
 
 TEST(GenerateReward, AReplyWithoutACodeBlockIsTakenWhole) {
-  Script script{{"  " + kGood + "\n"}};
+  Script script{{"  " + good_code() + "\n"}};
   auto completer = script.completer();
   std::vector<std::string> seen;
   const auto result = generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
@@ -353,7 +354,7 @@ TEST(GenerateReward, AReplyWithoutACodeBlockIsTakenWhole) {
                                       },
                                       {"node/0001/generate", {}});
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0], "  " + kGood + "\n");  // the whole reply, as the official parser gives it
+  EXPECT_EQ(seen[0], "  " + good_code() + "\n");  // the whole reply, as the official parser gives it
   EXPECT_EQ(result.trials, 1);
   EXPECT_EQ(result.fixes, 0);
   const auto& r = script.requests.at(0);
@@ -368,13 +369,13 @@ TEST(GenerateReward, AReplyWithoutACodeBlockIsTakenWhole) {
 }
 
 TEST(GenerateReward, ARejectedCodeIsFedBackWithItsTracebackThenTheFixIsAccepted) {
-  Script script{{"```python\nbroken(\n```", "Fixed:\n```python\n" + kGood + "\n```"}};
+  Script script{{"```python\nbroken(\n```", "Fixed:\n```python\n" + good_code() + "\n```"}};
   auto completer = script.completer();
   std::vector<std::string> log;
   const auto result = generate_reward(
       completer, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(), {}, validate_good,
       {"node/0001/generate", [&](const std::string& line) { log.push_back(line); }});
-  EXPECT_EQ(result.code, kGood);
+  EXPECT_EQ(result.code, good_code());
   EXPECT_EQ(result.trials, 1);
   EXPECT_EQ(result.fixes, 1);
   ASSERT_EQ(result.errors.size(), 1u);
@@ -431,7 +432,7 @@ TEST(GenerateReward, AnLlmFailureIsAnLlmStepErrorAndASetupErrorPassesThrough) {
     EXPECT_NE(std::string(e.what()).find("HTTP 500"), std::string::npos) << e.what();
   }
   EXPECT_EQ(script.requests.size(), 1u);
-  Script ok{{kGood}};
+  Script ok{{good_code()}};
   auto completer2 = ok.completer();
   EXPECT_THROW(
       generate_reward(completer2, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(),
@@ -467,14 +468,14 @@ TEST(GenerateReward, RealValidationFeedsBackATracingErrorThenAcceptsTheExample) 
 }
 
 TEST(AlignReward, SendsTheCodeAndStatsAndCarriesTheLastErrorIntoTheNextTrial) {
-  Script script{{"```python\nbad\n```", "```python\nbad\n```", "```python\n" + kGood + "\n```"}};
+  Script script{{"```python\nbad\n```", "```python\nbad\n```", "```python\n" + good_code() + "\n```"}};
   auto completer = script.completer();
   GenerationSettings settings;
   settings.codefix_trials = 1;
   const auto result = align_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
                                    "OLD CODE", "Mean: 0.100000, Std: 0.200000, Zero Value Percent: 90.0000%",
                                    settings, validate_good, {"node/0001/align/1", {}});
-  EXPECT_EQ(result.code, kGood);
+  EXPECT_EQ(result.code, good_code());
   EXPECT_EQ(result.trials, 2);
   ASSERT_EQ(script.requests.size(), 3u);
   const auto& first = script.requests[0].messages;
