@@ -167,6 +167,15 @@ TEST(PromptSet, LoadsAFolderOfTheOfficialLayoutAndRendersIt) {
       std::string::npos)
       << user;
   EXPECT_NE(user.find("## Thought tips\nIO\n]"), std::string::npos) << user;
+  EXPECT_EQ(alignment_message(set, "CODE", "STATS", "ERR"), "ALIGN CODE STATS ERR");
+  Map level{};
+  level.fill(kEmpty);
+  const auto feedback = feedback_messages(set, scenario_preset(1), "CODE", {level}, {});
+  ASSERT_EQ(feedback.size(), 2u);
+  EXPECT_EQ(feedback[0].content, "FEEDBACK SYSTEM");
+  EXPECT_EQ(feedback[1].content, "FEEDBACK " + scenario_criteria(scenario_preset(1)) +
+                                     " ```python\nCODE\n``` " + "Available tiles: " + tile_enum_text() +
+                                     "\n\nLevel Id 0:\n" + numpy_map_string(level) + "\n\n");
 }
 
 TEST(PromptSet, AMissingFileOrABadTemplateIsASetupErrorNamingIt) {
