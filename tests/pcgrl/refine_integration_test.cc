@@ -221,21 +221,25 @@ TEST(RefineBrokenReplies, EachErrorGoesBackToTheLlmAndTheRunGoesOn) {
     std::string reply, marker;  // the marker: what the next request must contain (lower case)
   };
   const std::vector<Broken> broken = {
-      {"Sorry, I cannot write that reward today.", "syntaxerror"},         // no code block
-      {fenced(head + "    return 0.0 +* 1"), "syntaxerror"},               // syntax error
-      {fenced(head + "    return jnp.sum(curr_array) * jnp.nan"), "nan"},  // NaN reward
-      {fenced(head + "    return (1"), ""},                                // ends trial 1
+      {"Sorry, I cannot write that reward today.",
+       "syntaxerror: invalid syntax (reward.py, line 1)"},  // no code block
+      {fenced(head + "    return 0.0 +* 1"),
+       "syntaxerror: invalid syntax (reward.py, line 4)"},  // syntax error
+      {fenced(head + "    return jnp.sum(curr_array) * jnp.nan"),
+       "compute_reward returned nan for environment"},  // NaN reward
+      {fenced(head + "    return (1"), ""},             // ends trial 1
       // An exception on some calls only (after 40 steps), not at the first.
       {fenced(
            "import jax.numpy as jnp\ncalls = [0]\n\ndef compute_reward(prev_array, unused3, curr_array, "
            "unused4):\n    calls[0] += 1\n    if calls[0] > 40:\n        raise RuntimeError('broken after 40 "
            "calls')\n    return jnp.sum(curr_array == 4) * 0.1"),
-       "broken after 40 calls"},
-      {fenced(head + "    while True:\n        pass"), "time"},  // an infinite loop: the call timeout
+       "runtimeerror: broken after 40 calls"},
+      {fenced(head + "    while True:\n        pass"),
+       "call timeout of 2 s"},  // an infinite loop: the call timeout
       // Hostile: reaches for the network at import time (no network in the sandbox).
       {fenced("import socket\nsocket.create_connection(('10.11.12.13', 80), timeout=1)\n" + head +
               "    return 0.0"),
-       "error"},
+       "no network in the sandbox"},
   };
   FakeOpenAiServer server;
   std::vector<FakeReply> script;
