@@ -70,6 +70,17 @@ void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
                  "libtorch threads (fixed, so results do not depend on the machine)")
       ->check(number_in(1, 1024))
       ->capture_default_str();
+  cmd.add_option("--device", c.ppo.device,
+                 "Where the network and the update run: cpu, or cuda (needs a build against a CUDA "
+                 "libtorch, -DPCGLAB_TORCH_PREFIX: docs/nn.md)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  cmd.add_option_function<std::string>(
+         "--first-layers", [&c](const std::string& v) { c.ppo.one_hot_gathers = v == "gather"; },
+         "The actor's first conv and the critic's first layer on the CPU: gather (sums of weight rows "
+         "picked by the one-hot input) or dense (conv and matmul on the one-hot floats); same weights")
+      ->check(CLI::IsMember({"gather", "dense"}))
+      ->default_str("gather");
 }
 
 int run_train(const TrainOptions& o, const GlobalOptions& global) {
@@ -153,13 +164,14 @@ struct GenerateOptions {
   std::string out;
   bool greedy = false;
   std::string scenario;
+  std::string device = "cpu";
 };
 
 int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
   nn::set_torch_threads(
       pcgrl::TrainConfig{}.torch_threads);  // fixed, so the sampled levels do not depend on the machine
   pcgrl::check_checkpoint_weights(o.checkpoint);
-  const pcgrl::PpoAgent agent = pcgrl::PpoAgent::load(o.checkpoint);
+  const pcgrl::PpoAgent agent = pcgrl::PpoAgent::load(o.checkpoint, o.device);
   const pcgrl::EnvConfig env =
       pcgrl::checkpoint_env_config(o.checkpoint);  // the quirk switches it was trained with
   const auto gen = pcgrl::generate_levels(agent, env, o.levels, o.seed, o.greedy);
@@ -205,6 +217,9 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
       ->capture_default_str();
   cmd.add_option("-o,--out", o->out, "Output folder (default: levels/ beside the checkpoint)");
   cmd.add_flag("--greedy", o->greedy, "Take the most likely action instead of sampling");
+  cmd.add_option("--device", o->device, "Where the network runs: cpu, or cuda (see `pcgrl train --device`)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
   cmd.add_option("--scenario", o->scenario,
                  "Also report PCGRLLM's accuracy for these enemies, e.g. bat,scorpion");
   return [o, &global] { return run_generate(*o, global); };
@@ -213,24 +228,48 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
 struct PpoBenchOptions {
   pcgrl::TrainConfig config;
   int updates = 2;
+  int rounds = 1;
+  bool compare = false;
 };
+
+// One training run of `config`: each update's env steps/s and the last update's losses.
+pcgrl::TrainResult bench_train(const pcgrl::TrainConfig& config) {
+  const fs::path out = fs::temp_directory_path() / fmt::format("pcglab-ppo-bench-{}", ::getpid());
+  auto result = pcgrl::train_ppo(config, out);
+  std::error_code ec;
+  fs::remove_all(out, ec);
+  if (!result.ok()) throw SetupError(fmt::format("training failed: {}", result.error));
+  return result;
+}
 
 int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
   o.config.total_steps = static_cast<int64_t>(o.config.n_envs) * o.config.rollout * o.updates;
   pcgrl::validate_train_config(o.config);
-  const fs::path out = fs::temp_directory_path() / fmt::format("pcglab-ppo-bench-{}", ::getpid());
-  const auto result = pcgrl::train_ppo(o.config, out);
-  std::error_code ec;
-  fs::remove_all(out, ec);
-  if (!result.ok()) throw SetupError(fmt::format("training failed: {}", result.error));
-  std::vector<double> rates;
-  for (const auto& r : result.log) rates.push_back(r.steps_per_s);
-  std::sort(rates.begin(), rates.end());
+  // With --compare-dense the gather and the dense first layers train in turn, round by round (the
+  // same seed: the same initial weights and first rollout), so load on the machine hits both alike.
+  std::vector<bool> variants = {o.config.ppo.one_hot_gathers};
+  if (o.compare) variants = {true, false};
+  std::vector<std::vector<double>> rates(variants.size());
+  std::vector<pcgrl::TrainLogRow> last(variants.size());
+  for (int round = 0; round < o.rounds; ++round)
+    for (size_t v = 0; v < variants.size(); ++v) {
+      pcgrl::TrainConfig config = o.config;
+      config.ppo.one_hot_gathers = variants[v];
+      const auto result = bench_train(config);
+      for (const auto& r : result.log) rates[v].push_back(r.steps_per_s);
+      last[v] = result.log.back();
+    }
   Table t;
-  t.columns = {
-      "envs", "rollout", "epochs", "minibatches", "train_threads", "updates", "median_env_steps_per_s"};
-  t.add_row({o.config.n_envs, o.config.rollout, o.config.ppo.epochs, o.config.ppo.minibatches,
-             o.config.torch_threads, o.updates, rates[rates.size() / 2]});
+  t.columns = {"device",           "first_layers",    "envs",        "rollout", "epochs",
+               "minibatches",      "train_threads",   "updates",     "rounds",  "median_env_steps_per_s",
+               "last_policy_loss", "last_value_loss", "last_entropy"};
+  for (size_t v = 0; v < variants.size(); ++v) {
+    std::sort(rates[v].begin(), rates[v].end());
+    const auto& l = last[v].losses;
+    t.add_row({o.config.ppo.device, variants[v] ? "gather" : "dense", o.config.n_envs, o.config.rollout,
+               o.config.ppo.epochs, o.config.ppo.minibatches, o.config.torch_threads, o.updates, o.rounds,
+               rates[v][rates[v].size() / 2], l.policy, l.value, l.entropy});
+  }
   print_table(t, global);
   return kExitOk;
 }
@@ -240,6 +279,11 @@ Action setup_ppo_bench(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--updates", o->updates, "PPO updates to time (the median is reported)")
       ->check(number_in(1, 100000))
       ->capture_default_str();
+  cmd.add_option("--rounds", o->rounds, "Training runs per variant (the median is over all their updates)")
+      ->check(number_in(1, 1000))
+      ->capture_default_str();
+  cmd.add_flag("--compare-dense", o->compare,
+               "Time the gather and the dense first layers side by side, alternating runs");
   add_ppo_options(cmd, o->config);
   return [o, &global] { return run_ppo_bench(*o, global); };
 }
