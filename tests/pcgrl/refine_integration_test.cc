@@ -354,6 +354,23 @@ TEST(RefineResume, KillNineDuringTrainingThenTheSameCommandFinishesWithoutRepeat
   EXPECT_NE(html.find("<h4>Self-alignment</h4>"), std::string::npos);
 }
 
+TEST(RefineFeedback, ImageInputSendsTheLevelsAsPngPartsAndIoMakesOneNode) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(
+      refine_args(dir / "out", "io", 1, {"--self-alignment", "0", "--feedback-input", "image"}),
+      server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);  // generation, feedback
+  EXPECT_EQ(testing::count_occurrences(requests[0], "data:image/png;base64,"), 0u);
+  EXPECT_EQ(testing::count_occurrences(requests[1], "data:image/png;base64,"), 4u);  // one per level
+  EXPECT_EQ(read_json_file(dir / "out/settings.json")["feedback_input"], "image");
+  EXPECT_EQ(read_json_file(dir / "out/graph.json")["nodes"].size(), 1u);
+}
+
 TEST(RefineCli, BadSettingsAreRefusedBeforeAnything) {
   testing::TempDir dir;
   const auto io = testing::run_pcglab(refine_args(dir / "out", "io", 3));
