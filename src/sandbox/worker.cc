@@ -1,25 +1,19 @@
 #include "sandbox/worker.h"
 
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <mutex>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -33,6 +27,27 @@
 
 namespace pcglab::sandbox {
 namespace {
+
+// Processes and threads whose real user is `uid` (what RLIMIT_NPROC counts outside a user
+// namespace), from /proc/<pid>/status.
+int64_t count_user_tasks(uid_t uid) {
+  int64_t tasks = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "status");
+    std::string line;
+    bool mine = false;
+    int64_t threads = 1;
+    while (std::getline(in, line)) {
+      if (line.rfind("Uid:", 0) == 0) mine = std::strtoul(line.c_str() + 4, nullptr, 10) == uid;
+      if (line.rfind("Threads:", 0) == 0) threads = std::strtoll(line.c_str() + 8, nullptr, 10);
+    }
+    if (mine) tasks += threads;
+  }
+  return tasks;
+}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -95,6 +110,12 @@ void Worker::spawn_direct() {
   add(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_size_mb) << 20);
   add(RLIMIT_NOFILE, static_cast<rlim_t>(l.open_files));
   add(RLIMIT_CORE, 0);
+  if (!sandboxed && l.processes > 0) {
+    // Without a user namespace RLIMIT_NPROC counts every process and thread of the user: the bound
+    // is what the user runs now plus the limit (docs/sandbox.md, "When the sandbox does not work").
+    const uid_t uid = plan.drop_root ? 65534 : getuid();
+    add(RLIMIT_NPROC, static_cast<rlim_t>(count_user_tasks(uid) + l.processes));
+  }
 
   const bool fds_ok = null >= 0 && (!sandboxed || seccomp >= 0);
   const pid_t pid = fds_ok ? spawn_process(plan) : -EBADF;
@@ -143,6 +164,7 @@ void Worker::spawn() {
   Dict settings{{"output_bytes", int64_t{l.output_kb} * 1024},
                 {"reply_bytes", int64_t{l.reply_mb} << 20},
                 {"nproc", sandboxed ? l.processes : 0},
+                {"nproc_unsafe", sandboxed ? 0 : l.processes},
                 {"reap", sandboxed},
                 {"file_size_mb", l.file_size_mb},
                 {"tmp_mb", sandboxed ? l.tmp_mb : 0}};

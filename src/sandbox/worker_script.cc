@@ -243,15 +243,21 @@ def format_error(e):
     lines = traceback.format_exception(type(e), e, tb)
     return ''.join(lines)
 
+def process_hint():
+    if settings.get('nproc_unsafe'):
+        return (' [process limit: at most %d more processes and threads of this user than when the worker '
+                'started (--unsafe-no-sandbox)]' % settings['nproc_unsafe'])
+    return ' [process limit: at most %d processes and threads in the sandbox]' % settings['nproc']
+
 def hint(e):
     # Words that name the limit behind an OSError the sandbox causes.
     if isinstance(e, RuntimeError) and "can't start new thread" in str(e):
-        return ' [process limit: at most %d processes and threads in the sandbox]' % settings['nproc']
+        return process_hint()
     if not isinstance(e, OSError):
         return ''
     n = e.errno
-    if n == errno.EAGAIN and settings['nproc'] > 0:
-        return ' [process limit: at most %d processes and threads in the sandbox]' % settings['nproc']
+    if n == errno.EAGAIN and (settings['nproc'] > 0 or settings.get('nproc_unsafe')):
+        return process_hint()
     if n == errno.EFBIG:
         return ' [file size limit of %d MB]' % settings.get('file_size_mb', 0)
     if n == errno.ENOSPC:
