@@ -408,7 +408,7 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 8, 32, 4096, 16384
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_CAP_AMBIENT = 1, 24, 38, 22, 47
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_CAP_AMBIENT = 1, 4, 24, 38, 22, 47
 OP_ZYGOTE_INIT, OP_FORK = 16, 17
 
 def libc_call(libc, what, fn, *args):
@@ -445,6 +445,17 @@ def mount_private(libc, tmp_mb):
               ('size=%d,mode=1777' % (tmp_mb << 20)).encode())
     os.chdir('/tmp')
 
+def drop_capabilities(libc):
+    import ctypes
+    for cap in range(64):
+        libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    libc.prctl(PR_CAP_AMBIENT, ctypes.c_ulong(4), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    class CapHeader(ctypes.Structure):
+        _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
+    class CapData(ctypes.Structure):
+        _fields_ = [('effective', ctypes.c_uint32), ('permitted', ctypes.c_uint32), ('inheritable', ctypes.c_uint32)]
+    libc_call(libc, 'capset', libc.capset, ctypes.byref(CapHeader(0x20080522, 0)), (CapData * 2)())
+
 def confine(libc, opts, seccomp_program):
     import ctypes
     mb = 1 << 20
@@ -454,14 +465,9 @@ def confine(libc, opts, seccomp_program):
                               (resource.RLIMIT_NOFILE, opts['open_files'], 0),
                               (resource.RLIMIT_CORE, 0, 0)):
         resource.setrlimit(res, (value, value + extra))
-    for cap in range(64):
-        libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
-    libc.prctl(PR_CAP_AMBIENT, ctypes.c_ulong(4), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
-    class CapHeader(ctypes.Structure):
-        _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
-    class CapData(ctypes.Structure):
-        _fields_ = [('effective', ctypes.c_uint32), ('permitted', ctypes.c_uint32), ('inheritable', ctypes.c_uint32)]
-    libc_call(libc, 'capset', libc.capset, ctypes.byref(CapHeader(0x20080522, 0)), (CapData * 2)())
+    drop_capabilities(libc)
+    libc_call(libc, 'dumpable', libc.prctl, PR_SET_DUMPABLE, ctypes.c_ulong(1), ctypes.c_ulong(0),
+              ctypes.c_ulong(0), ctypes.c_ulong(0))
     libc_call(libc, 'no_new_privs', libc.prctl, PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), ctypes.c_ulong(0),
               ctypes.c_ulong(0), ctypes.c_ulong(0))
     class SockFprog(ctypes.Structure):
@@ -519,9 +525,14 @@ def worker_child(opts, fds, seccomp_program):
     if os.fork() != 0:
         os._exit(0)
     mount_private(libc, opts['tmp_mb'])
+    # The init is not dumpable (the worker cannot open its /proc/1/mem, whatever the uid) and keeps
+    # no capability; the worker makes itself dumpable again (its own /proc/self stays readable).
+    libc_call(libc, 'dumpable', libc.prctl, PR_SET_DUMPABLE, ctypes.c_ulong(0), ctypes.c_ulong(0),
+              ctypes.c_ulong(0), ctypes.c_ulong(0))
     worker = os.fork()
     if worker != 0:
         os.close(proto)
+        drop_capabilities(libc)
         init_process(status, worker)
     os.close(status)
     os.setsid()

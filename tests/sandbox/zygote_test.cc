@@ -56,6 +56,36 @@ TEST(SandboxZygote, WorkersCannotSeeOrSignalEachOther) {
   EXPECT_EQ(keeper.starts(), 1);
 }
 
+TEST(SandboxZygote, TheNamespacesInitIsOutOfReach) {
+  PCGLAB_REQUIRE_SANDBOX();
+  // pid 1 of a worker's namespace set it up with capabilities: the code can neither open its
+  // memory, nor kill it, nor find a capability left in it, nor create a user namespace.
+  Worker w(small_config());
+  ASSERT_TRUE(w.load("init.py", R"PY(
+import os, signal
+def probe():
+    out = []
+    try:
+        open('/proc/1/mem', 'rb').close()
+        out.append('mem open')
+    except PermissionError:
+        out.append('mem denied')
+    os.kill(1, signal.SIGKILL)  # dropped: init has no handler for it
+    caps = [l.split()[1] for l in open('/proc/1/status') if l.startswith('CapEff')]
+    return out + caps + [open('/proc/sys/user/max_user_namespaces').read().strip()]
+def alive():
+    return os.getppid()
+)PY")
+                  .ok());
+  const Reply r = w.call("probe");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(*r.value, Value(List{Value("mem denied"), Value("0000000000000000"), Value("0")}));
+  const Reply alive = w.call("alive");
+  ASSERT_TRUE(alive.ok()) << alive.describe();
+  EXPECT_EQ(alive.value->as<int64_t>(), 1);
+  EXPECT_EQ(w.starts(), 1);
+}
+
 TEST(SandboxZygote, AKilledWorkerTakesOnlyItselfAlong) {
   PCGLAB_REQUIRE_SANDBOX();
   Worker keeper(small_config());
