@@ -10,35 +10,43 @@
 #include "core/progress.h"
 #include "nn/torch_runtime.h"
 #include "pcgrl/accuracy.h"
+#include "pcgrl/level_picture.h"
+#include "pcgrl/llm_reward.h"
 #include "pcgrl/ppo_trainer.h"
 #include "pcgrl/reward.h"
+#include "sandbox/isolation.h"
 
 namespace pcglab::cli {
 namespace {
 namespace fs = std::filesystem;
-
-// Tile colours for level pictures: border, empty, wall, player, bat, scorpion, spider, key, door.
-constexpr uint8_t kTileColours[9][3] = {{40, 40, 40},   {235, 228, 210}, {90, 70, 60},
-                                        {40, 120, 220}, {150, 60, 170},  {220, 120, 30},
-                                        {200, 30, 40},  {240, 200, 0},   {30, 150, 60}};
-
-Image level_picture(const pcgrl::Map& map, int cell = 16) {
-  Image im(pcgrl::kMapSize * cell, pcgrl::kMapSize * cell, 3, 0);
-  for (int r = 0; r < pcgrl::kMapSize; ++r)
-    for (int c = 0; c < pcgrl::kMapSize; ++c) {
-      const uint8_t* colour = kTileColours[std::min<int>(map[r * pcgrl::kMapSize + c], 8)];
-      for (int y = 1; y < cell; ++y)  // a 1-px grid line above and left of each cell
-        for (int x = 1; x < cell; ++x) std::copy(colour, colour + 3, im.at(c * cell + x, r * cell + y));
-    }
-  return im;
-}
 
 struct TrainOptions {
   pcgrl::TrainConfig config;
   std::string reward = "builtin";
   std::string out = "runs/pcgrl";
   bool fix_quirks = false;
+  bool unsafe = false;
 };
+
+// The reward file's code loaded in a sandbox worker (a SetupError naming the file when it cannot
+// be read or does not load: there is nothing to train on).
+std::unique_ptr<pcgrl::SandboxReward> load_reward_file(const std::string& file, bool unsafe) {
+  std::string code;
+  try {
+    code = read_file(file);
+  } catch (const InputError& e) {
+    throw SetupError(fmt::format("--reward {}: {} (give 'builtin' or a Python file defining compute_reward)",
+                                 file, e.what()));
+  }
+  sandbox::WorkerConfig worker = pcgrl::default_reward_worker_config();
+  worker.isolation = sandbox::require_isolation(unsafe, worker);
+  try {
+    return std::make_unique<pcgrl::SandboxReward>(std::move(code), worker);
+  } catch (const pcgrl::RewardError& e) {
+    throw SetupError(fmt::format("--reward {}: the reward does not load ({}): {}", file,
+                                 error_kind_name(e.kind()), e.describe()));
+  }
+}
 
 void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
   cmd.add_option("--envs", c.n_envs, "Environments stepped together")
@@ -62,14 +70,28 @@ void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
                  "libtorch threads (fixed, so results do not depend on the machine)")
       ->check(number_in(1, 1024))
       ->capture_default_str();
+  cmd.add_option("--device", c.ppo.device,
+                 "Where the network and the update run: cpu, or cuda (needs a build against a CUDA "
+                 "libtorch, -DPCGLAB_TORCH_PREFIX: docs/nn.md)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  cmd.add_option_function<std::string>(
+         "--first-layers", [&c](const std::string& v) { c.ppo.one_hot_gathers = v == "gather"; },
+         "The actor's first conv and the critic's first layer on the CPU: gather (sums of weight rows "
+         "picked by the one-hot input) or dense (conv and matmul on the one-hot floats); same weights")
+      ->check(CLI::IsMember({"gather", "dense"}))
+      ->default_str("gather");
 }
 
 int run_train(const TrainOptions& o, const GlobalOptions& global) {
   pcgrl::TrainConfig config = o.config;
-  if (o.reward != "builtin")
-    throw SetupError(
-        fmt::format("--reward {}: only 'builtin' exists so far (LLM rewards come later)", o.reward));
   config.env.builtin_reward = true;
+  std::unique_ptr<pcgrl::SandboxReward> llm_reward;
+  if (o.reward != "builtin") {
+    pcgrl::validate_train_config(config);  // refuse bad settings before starting a sandbox
+    llm_reward = load_reward_file(o.reward, o.unsafe);
+    config.reward = llm_reward->as_batch_reward();
+  }
   if (o.fix_quirks)
     config.env.fix_observation_offset = config.env.skip_static_cells = config.env.show_static_in_first_obs =
         true;
@@ -88,12 +110,21 @@ int run_train(const TrainOptions& o, const GlobalOptions& global) {
   bar.finish();
   Table t;
   t.columns = {"updates", "env_steps", "recent_return", "entropy", "steps_per_s", "checkpoint", "log"};
-  const auto& last = result.log.back();
   const auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(); };
-  t.add_row({last.update, last.env_steps, number(last.recent_return), number(last.losses.entropy),
-             last.steps_per_s, result.ok() ? Json(result.checkpoint.string()) : Json(),
-             (fs::path(o.out) / "train_log.csv").string()});
+  if (!result.log.empty()) {
+    const auto& last = result.log.back();
+    t.add_row({last.update, last.env_steps, number(last.recent_return), number(last.losses.entropy),
+               last.steps_per_s, result.ok() ? Json(result.checkpoint.string()) : Json(),
+               (fs::path(o.out) / "train_log.csv").string()});
+  }
   print_table(t, global);
+  if (result.error_kind != ErrorKind::kNone) {
+    log_error(
+        "training stopped: {} (the log is in {}; check the reward with `pcglab pcgrl reward {} --prev "
+        "LEVELS --curr LEVELS`)\n{}",
+        result.error, (fs::path(o.out) / "train_log.csv").string(), o.reward, result.reward_error);
+    return kExitItemsFailed;
+  }
   if (!result.ok()) {
     log_error("training failed: {} (the log is in {}; try a lower --lr or more samples per minibatch)",
               result.error, (fs::path(o.out) / "train_log.csv").string());
@@ -104,8 +135,12 @@ int run_train(const TrainOptions& o, const GlobalOptions& global) {
 
 Action setup_train(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<TrainOptions>();
-  cmd.add_option("--reward", o->reward, "Reward: builtin (pcgrl-jax's dungeon reward)")
+  cmd.add_option("--reward", o->reward,
+                 "Reward: builtin (pcgrl-jax's dungeon reward) or FILE.py, an LLM-style "
+                 "compute_reward(prev_array, prev_stats, curr_array, curr_stats) run in the sandbox")
       ->capture_default_str();
+  cmd.add_flag("--unsafe-no-sandbox", o->unsafe,
+               "Run the reward file without namespaces when the sandbox does not work here (loud warning)");
   cmd.add_option("--steps", o->config.total_steps,
                  "Environment steps in all (whole updates of envs × rollout steps; at least one update)")
       ->check(number_in<int64_t>(1, 1000000000000))
@@ -129,13 +164,14 @@ struct GenerateOptions {
   std::string out;
   bool greedy = false;
   std::string scenario;
+  std::string device = "cpu";
 };
 
 int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
   nn::set_torch_threads(
       pcgrl::TrainConfig{}.torch_threads);  // fixed, so the sampled levels do not depend on the machine
   pcgrl::check_checkpoint_weights(o.checkpoint);
-  const pcgrl::PpoAgent agent = pcgrl::PpoAgent::load(o.checkpoint);
+  const pcgrl::PpoAgent agent = pcgrl::PpoAgent::load(o.checkpoint, o.device);
   const pcgrl::EnvConfig env =
       pcgrl::checkpoint_env_config(o.checkpoint);  // the quirk switches it was trained with
   const auto gen = pcgrl::generate_levels(agent, env, o.levels, o.seed, o.greedy);
@@ -148,7 +184,7 @@ int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
     const auto& map = gen.levels[i];
     const std::string name = fmt::format("level_{:03}", i);
     write_file_atomic(out / (name + ".txt"), pcgrl::format_level(map));
-    write_png(out / (name + ".png"), level_picture(map));
+    write_png(out / (name + ".png"), pcgrl::level_picture(map));
     all += pcgrl::format_level(map) + "\n";
     const auto stats = pcgrl::dungeon_stats(map);
     std::vector<Json> row = {name,
@@ -181,6 +217,9 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
       ->capture_default_str();
   cmd.add_option("-o,--out", o->out, "Output folder (default: levels/ beside the checkpoint)");
   cmd.add_flag("--greedy", o->greedy, "Take the most likely action instead of sampling");
+  cmd.add_option("--device", o->device, "Where the network runs: cpu, or cuda (see `pcgrl train --device`)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
   cmd.add_option("--scenario", o->scenario,
                  "Also report PCGRLLM's accuracy for these enemies, e.g. bat,scorpion");
   return [o, &global] { return run_generate(*o, global); };
@@ -189,24 +228,48 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
 struct PpoBenchOptions {
   pcgrl::TrainConfig config;
   int updates = 2;
+  int rounds = 1;
+  bool compare = false;
 };
+
+// One training run of `config`: each update's env steps/s and the last update's losses.
+pcgrl::TrainResult bench_train(const pcgrl::TrainConfig& config) {
+  const fs::path out = fs::temp_directory_path() / fmt::format("pcglab-ppo-bench-{}", ::getpid());
+  auto result = pcgrl::train_ppo(config, out);
+  std::error_code ec;
+  fs::remove_all(out, ec);
+  if (!result.ok()) throw SetupError(fmt::format("training failed: {}", result.error));
+  return result;
+}
 
 int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
   o.config.total_steps = static_cast<int64_t>(o.config.n_envs) * o.config.rollout * o.updates;
   pcgrl::validate_train_config(o.config);
-  const fs::path out = fs::temp_directory_path() / fmt::format("pcglab-ppo-bench-{}", ::getpid());
-  const auto result = pcgrl::train_ppo(o.config, out);
-  std::error_code ec;
-  fs::remove_all(out, ec);
-  if (!result.ok()) throw SetupError(fmt::format("training failed: {}", result.error));
-  std::vector<double> rates;
-  for (const auto& r : result.log) rates.push_back(r.steps_per_s);
-  std::sort(rates.begin(), rates.end());
+  // With --compare-dense the gather and the dense first layers train in turn, round by round (the
+  // same seed: the same initial weights and first rollout), so load on the machine hits both alike.
+  std::vector<bool> variants = {o.config.ppo.one_hot_gathers};
+  if (o.compare) variants = {true, false};
+  std::vector<std::vector<double>> rates(variants.size());
+  std::vector<pcgrl::TrainLogRow> last(variants.size());
+  for (int round = 0; round < o.rounds; ++round)
+    for (size_t v = 0; v < variants.size(); ++v) {
+      pcgrl::TrainConfig config = o.config;
+      config.ppo.one_hot_gathers = variants[v];
+      const auto result = bench_train(config);
+      for (const auto& r : result.log) rates[v].push_back(r.steps_per_s);
+      last[v] = result.log.back();
+    }
   Table t;
-  t.columns = {
-      "envs", "rollout", "epochs", "minibatches", "train_threads", "updates", "median_env_steps_per_s"};
-  t.add_row({o.config.n_envs, o.config.rollout, o.config.ppo.epochs, o.config.ppo.minibatches,
-             o.config.torch_threads, o.updates, rates[rates.size() / 2]});
+  t.columns = {"device",           "first_layers",    "envs",        "rollout", "epochs",
+               "minibatches",      "train_threads",   "updates",     "rounds",  "median_env_steps_per_s",
+               "last_policy_loss", "last_value_loss", "last_entropy"};
+  for (size_t v = 0; v < variants.size(); ++v) {
+    std::sort(rates[v].begin(), rates[v].end());
+    const auto& l = last[v].losses;
+    t.add_row({o.config.ppo.device, variants[v] ? "gather" : "dense", o.config.n_envs, o.config.rollout,
+               o.config.ppo.epochs, o.config.ppo.minibatches, o.config.torch_threads, o.updates, o.rounds,
+               rates[v][rates[v].size() / 2], l.policy, l.value, l.entropy});
+  }
   print_table(t, global);
   return kExitOk;
 }
@@ -216,6 +279,11 @@ Action setup_ppo_bench(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--updates", o->updates, "PPO updates to time (the median is reported)")
       ->check(number_in(1, 100000))
       ->capture_default_str();
+  cmd.add_option("--rounds", o->rounds, "Training runs per variant (the median is over all their updates)")
+      ->check(number_in(1, 1000))
+      ->capture_default_str();
+  cmd.add_flag("--compare-dense", o->compare,
+               "Time the gather and the dense first layers side by side, alternating runs");
   add_ppo_options(cmd, o->config);
   return [o, &global] { return run_ppo_bench(*o, global); };
 }
@@ -223,7 +291,7 @@ Action setup_ppo_bench(CLI::App& cmd, const GlobalOptions& global) {
 }  // namespace
 
 PCGLAB_REGISTER_COMMAND("pcgrl", "train",
-                        "Train a PPO dungeon generator (built-in reward); checkpoints and a CSV log",
+                        "Train a PPO dungeon generator (built-in or LLM reward); checkpoints and a CSV log",
                         setup_train);
 PCGLAB_REGISTER_COMMAND("pcgrl", "generate", "Levels from a trained PPO checkpoint (text and PNG)",
                         setup_generate);

@@ -24,9 +24,27 @@ namespace {
 
 constexpr const char* kArchitecture = "pcglab-pcgrl-ppo-conv-v1";
 
+int device_code(const std::string& device) {
+  if (device == "cpu") return PCGLAB_PPO_DEVICE_CPU;
+  if (device == "cuda") return PCGLAB_PPO_DEVICE_CUDA;
+  throw SetupError(fmt::format("PPO device '{}': expected cpu or cuda", device));
+}
+
 PcglabPpoConfig to_c(const PpoConfig& c) {
-  return {c.obs_size, c.tile_channels, c.actions,  c.epochs,  c.minibatches,   c.lr,
-          c.adam_eps, c.clip,          c.ent_coef, c.vf_coef, c.max_grad_norm, c.seed};
+  return {c.obs_size,
+          c.tile_channels,
+          c.actions,
+          c.epochs,
+          c.minibatches,
+          c.lr,
+          c.adam_eps,
+          c.clip,
+          c.ent_coef,
+          c.vf_coef,
+          c.max_grad_norm,
+          c.seed,
+          device_code(c.device),
+          c.one_hot_gathers ? 1 : 0};
 }
 
 const PcglabPcgrlTorchTable& table() {
@@ -48,11 +66,15 @@ PpoAgent PpoAgent::create(const PpoConfig& config) {
   PpoAgent a;
   a.config_ = config;
   const PcglabPpoConfig c = to_c(config);
-  a.handle_ = TorchHandle(table().ppo_create(&c), table().ppo_destroy);
+  nn::TorchError error;
+  void* handle = table().ppo_create(&c, error.text, sizeof(error.text));
+  if (handle == nullptr)
+    throw SetupError(fmt::format("PPO agent on device '{}': {}", config.device, error.text));
+  a.handle_ = TorchHandle(handle, table().ppo_destroy);
   return a;
 }
 
-PpoAgent PpoAgent::load(const std::filesystem::path& path) {
+PpoAgent PpoAgent::load(const std::filesystem::path& path, const std::string& device) {
   const SafetensorsFile file = read_safetensors(path);
   auto meta = [&](const char* key) -> const std::string& {
     auto it = file.metadata.find(key);
@@ -79,6 +101,7 @@ PpoAgent PpoAgent::load(const std::filesystem::path& path) {
   c.obs_size = size("obs_size");
   c.tile_channels = size("tile_channels");
   c.actions = size("actions");
+  c.device = device;
   PpoAgent a = create(c);
   load_module_weights(a.handle_.get(), table().ppo_load, file, path);
   return a;

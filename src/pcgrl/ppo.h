@@ -5,7 +5,10 @@
 // Conv(64, 7×7, stride 2, pad 3) → ReLU → Dense(64) → ReLU → Dense(actions); critic = the raw
 // observation flattened → Dense(64) → ReLU → Dense(64) → ReLU → Dense(1). Observations arrive in
 // the compact form of pcgrl/dungeon.h (31×31 bytes: tile id + 16·static) and are one-hot expanded
-// to 31×31×10 inside the module.
+// to 31×31×10 inside the module. On the CPU the actor's first convolution and the critic's first
+// layer run as gathers of weight rows (the input is one-hot; `one_hot_gathers`); with
+// device "cuda" the network and the update run on the GPU, the compact bytes are copied there and
+// expanded on the device (needs a pcglab built against a CUDA libtorch: docs/nn.md).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +25,11 @@ struct PpoConfig {
   int obs_size = 31, tile_channels = 9, actions = 6;
   double lr = 1e-4, adam_eps = 1e-5, clip = 0.2, ent_coef = 0.01, vf_coef = 0.5, max_grad_norm = 0.5;
   int epochs = 10, minibatches = 4;
-  uint64_t seed = 0;  // initial weights
+  uint64_t seed = 0;           // initial weights (drawn on the CPU: the same on every device)
+  std::string device = "cpu";  // "cpu" or "cuda" (the first CUDA device; TF32 matmuls allowed)
+  // The first layers as gathers of weight rows instead of a dense conv and matmul on the one-hot
+  // floats (same parameters, same values within float rounding; CPU only: CUDA runs dense).
+  bool one_hot_gathers = true;
 };
 
 // One rollout, flattened time-major (T·N samples).
@@ -40,8 +47,9 @@ struct PpoLosses {
 class PpoAgent {
  public:
   static PpoAgent create(const PpoConfig& config);
-  // A checkpoint written by save(); its configuration is read from the file's metadata.
-  static PpoAgent load(const std::filesystem::path& path);
+  // A checkpoint written by save(); its configuration is read from the file's metadata. The agent
+  // runs on `device` ("cpu" or "cuda").
+  static PpoAgent load(const std::filesystem::path& path, const std::string& device = "cpu");
 
   const PpoConfig& config() const { return config_; }
   void save(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata = {}) const;

@@ -1,6 +1,7 @@
 // PPO pieces: GAE by hand, the agent's outputs, checkpoints, determinism, the CLI.
 #include "pcgrl/ppo.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "core/check.h"
 #include "core/files.h"
+#include "core/rng.h"
 #include "nn/safetensors.h"
 #include "nn/torch_runtime.h"
 #include "pcgrl/accuracy.h"
@@ -97,6 +99,122 @@ TEST(PpoAgent, StartsNearUniformAndRoundTripsThroughACheckpoint) {
   EXPECT_NEAR(static_cast<double>(params), 1.11e6, 0.01e6);
   nn::write_safetensors(dir / "other.safetensors", {{"w", {{1}, {1}}}});
   EXPECT_THROW(pcgrl::PpoAgent::load(dir / "other.safetensors"), SetupError);
+}
+
+// Random compact observations: tile ids 0..8, a static bit on one cell in eight.
+std::vector<uint8_t> random_observations(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<uint8_t> obs(static_cast<size_t>(n) * pcgrl::kCompactObsBytes);
+  for (auto& b : obs) b = static_cast<uint8_t>(rng.below(9) + (rng.below(8) == 0 ? 16 : 0));
+  return obs;
+}
+
+pcgrl::PpoConfig first_layers(bool gathers, uint64_t seed) {
+  pcgrl::PpoConfig c;
+  c.seed = seed;
+  c.one_hot_gathers = gathers;
+  return c;
+}
+
+// The gathers (sums of weight rows picked by the one-hot input) compute what the dense conv and
+// matmul on the one-hot floats compute, with the same weights, on random and on dungeon maps.
+TEST(PpoAgent, GatherAndDenseFirstLayersGiveTheSameOutputs) {
+  nn::set_torch_threads(2);
+  auto obs = random_observations(6, 5);
+  const auto dungeon = observations(2, 7);
+  obs.insert(obs.end(), dungeon.begin(), dungeon.end());
+  const pcgrl::PpoAgent gather = pcgrl::PpoAgent::create(first_layers(true, 9));
+  const pcgrl::PpoAgent dense = pcgrl::PpoAgent::create(first_layers(false, 9));
+  std::vector<float> pg, vg, pd, vd;
+  gather.evaluate(obs.data(), 8, pg, vg);
+  dense.evaluate(obs.data(), 8, pd, vd);
+  ASSERT_EQ(pg.size(), pd.size());
+  for (size_t i = 0; i < pg.size(); ++i) EXPECT_NEAR(pg[i], pd[i], 1e-6) << i;
+  for (size_t i = 0; i < vg.size(); ++i) EXPECT_NEAR(vg[i], vd[i], 1e-4 * (1 + std::abs(vd[i]))) << i;
+  // The values differ between observations (the static channel and the tiles reach the critic).
+  EXPECT_GT(std::abs(vd[0] - vd[1]), 1e-3);
+  // A tile id the network has no channel for is refused by both.
+  obs[100] = 9;
+  EXPECT_THROW(gather.evaluate(obs.data(), 8, pg, vg), SetupError);
+  EXPECT_THROW(dense.evaluate(obs.data(), 8, pd, vd), SetupError);
+}
+
+// ... and the same gradients: with Adam's eps 1 and lr 1, the first step moves each weight by
+// −g / (|g| + 1), a function of its gradient g alone (no clipping), so equal moves mean equal
+// gradients, for every tensor (the first layers' included).
+TEST(PpoAgent, GatherAndDenseFirstLayersGiveTheSameGradients) {
+  nn::set_torch_threads(2);
+  const int n = 8;
+  pcgrl::PpoBatch batch;
+  batch.observations = random_observations(n, 11);
+  Rng rng(12);
+  std::vector<float> probs, values;
+  testing::TempDir dir;
+  std::map<std::string, nn::Tensor> moves[2];
+  pcgrl::PpoLosses losses[2];
+  for (int g = 0; g < 2; ++g) {
+    pcgrl::PpoConfig c = first_layers(g == 0, 13);
+    c.lr = 1;
+    c.adam_eps = 1;
+    c.max_grad_norm = 1e9;
+    c.epochs = 1;
+    c.minibatches = 1;
+    pcgrl::PpoAgent agent = pcgrl::PpoAgent::create(c);
+    if (g == 0) {
+      agent.evaluate(batch.observations.data(), n, probs, values);
+      for (int i = 0; i < n; ++i) {
+        batch.actions.push_back(static_cast<int32_t>(rng.below(6)));
+        batch.log_probs.push_back(std::log(probs[i * 6 + batch.actions.back()]));
+        batch.values.push_back(values[i]);
+        batch.advantages.push_back(static_cast<float>(rng.uniform() * 2 - 1));
+        batch.returns.push_back(static_cast<float>(rng.uniform() * 4 - 2));
+      }
+    }
+    agent.save(dir / "before.safetensors");
+    losses[g] = agent.update(batch, 1);
+    agent.save(dir / "after.safetensors");
+    const auto before = nn::read_safetensors(dir / "before.safetensors");
+    for (auto [name, t] : nn::read_safetensors(dir / "after.safetensors").tensors) {
+      for (size_t i = 0; i < t.values.size(); ++i) t.values[i] -= before.tensors.at(name).values[i];
+      moves[g][name] = t;
+    }
+  }
+  EXPECT_NEAR(losses[0].policy, losses[1].policy, 1e-6);
+  EXPECT_NEAR(losses[0].value, losses[1].value, 1e-4 * (1 + std::abs(losses[1].value)));
+  EXPECT_NEAR(losses[0].entropy, losses[1].entropy, 1e-6);
+  ASSERT_EQ(moves[0].size(), 14u);  // 7 layers: weight and bias each
+  for (const auto& [name, dense] : moves[1]) {
+    const auto& gather = moves[0].at(name);
+    float largest = 0, worst = 0;
+    for (size_t i = 0; i < dense.values.size(); ++i) {
+      largest = std::max(largest, std::abs(dense.values[i]));
+      worst = std::max(worst, std::abs(gather.values[i] - dense.values[i]));
+    }
+    EXPECT_GT(largest, 1e-4) << name << " did not move";
+    EXPECT_LE(worst, 1e-6 + 1e-3 * largest) << name;
+  }
+}
+
+// `cuda` on a build or machine without it is refused naming the cause; an unknown device too.
+TEST(PpoAgent, UnavailableDevicesAreRefusedNamingTheCause) {
+  pcgrl::PpoConfig c;
+  c.device = "tpu";
+  EXPECT_THAT(
+      [&] { pcgrl::PpoAgent::create(c); },
+      ::testing::ThrowsMessage<SetupError>(::testing::HasSubstr("PPO device 'tpu': expected cpu or cuda")));
+  c.device = "cuda";
+  try {
+    pcgrl::PpoAgent::create(c);
+    GTEST_SKIP() << "this build and machine have CUDA";
+  } catch (const SetupError& e) {
+    const std::string m = e.what();
+    EXPECT_THAT(m, ::testing::HasSubstr("PPO agent on device 'cuda': "));
+    EXPECT_TRUE(
+        m.find("has no CUDA (Debian's libtorch is CPU-only); build pcglab with -DPCGLAB_TORCH_PREFIX") !=
+            std::string::npos ||
+        m.find("no CUDA device is visible") != std::string::npos)
+        << m;
+  }
 }
 
 // Creating or loading an agent leaves libtorch's global generator as it was (it once reseeded it).

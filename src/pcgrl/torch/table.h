@@ -6,21 +6,29 @@
 
 extern "C" {
 
-#define PCGLAB_PCGRL_TORCH_ABI 1
+// 2: the device and the one-hot gathers in PcglabPpoConfig; ppo_create reports its failure.
+#define PCGLAB_PCGRL_TORCH_ABI 2
+
+// Where the network and the update run (PcglabPpoConfig::device).
+enum { PCGLAB_PPO_DEVICE_CPU = 0, PCGLAB_PPO_DEVICE_CUDA = 1 };
 
 // PPO settings (pcgrl/ppo.h).
 struct PcglabPpoConfig {
   int obs_size, tile_channels, actions, epochs, minibatches;
   double lr, adam_eps, clip, ent_coef, vf_coef, max_grad_norm;
   uint64_t seed;
+  int device;           // PCGLAB_PPO_DEVICE_*
+  int one_hot_gathers;  // 1: the actor's first conv and the critic's first layer as sums of weight
+                        // rows picked by the one-hot input (CPU only); 0: dense conv and matmul
 };
 
 struct PcglabPcgrlTorchTable {
   PcglabTorchTableHeader header;
 
-  // An agent with initial weights drawn from config->seed (libtorch's global generator is left as
-  // it was).
-  void* (*ppo_create)(const PcglabPpoConfig* config);
+  // An agent with initial weights drawn from config->seed on the CPU (libtorch's global generator
+  // is left as it was), then moved to config->device. Returns null with the cause in `error` (e.g.
+  // CUDA asked of a libtorch without CUDA, or no device visible).
+  void* (*ppo_create)(const PcglabPpoConfig* config, char* error, size_t error_size);
   void (*ppo_destroy)(void* handle);
   const char* (*ppo_error)(void* handle);  // the cause of the last failed evaluate or update
   PcglabTensorLoadFn ppo_load;
