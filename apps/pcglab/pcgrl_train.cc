@@ -10,35 +10,43 @@
 #include "core/progress.h"
 #include "nn/torch_runtime.h"
 #include "pcgrl/accuracy.h"
+#include "pcgrl/level_picture.h"
+#include "pcgrl/llm_reward.h"
 #include "pcgrl/ppo_trainer.h"
 #include "pcgrl/reward.h"
+#include "sandbox/isolation.h"
 
 namespace pcglab::cli {
 namespace {
 namespace fs = std::filesystem;
-
-// Tile colours for level pictures: border, empty, wall, player, bat, scorpion, spider, key, door.
-constexpr uint8_t kTileColours[9][3] = {{40, 40, 40},   {235, 228, 210}, {90, 70, 60},
-                                        {40, 120, 220}, {150, 60, 170},  {220, 120, 30},
-                                        {200, 30, 40},  {240, 200, 0},   {30, 150, 60}};
-
-Image level_picture(const pcgrl::Map& map, int cell = 16) {
-  Image im(pcgrl::kMapSize * cell, pcgrl::kMapSize * cell, 3, 0);
-  for (int r = 0; r < pcgrl::kMapSize; ++r)
-    for (int c = 0; c < pcgrl::kMapSize; ++c) {
-      const uint8_t* colour = kTileColours[std::min<int>(map[r * pcgrl::kMapSize + c], 8)];
-      for (int y = 1; y < cell; ++y)  // a 1-px grid line above and left of each cell
-        for (int x = 1; x < cell; ++x) std::copy(colour, colour + 3, im.at(c * cell + x, r * cell + y));
-    }
-  return im;
-}
 
 struct TrainOptions {
   pcgrl::TrainConfig config;
   std::string reward = "builtin";
   std::string out = "runs/pcgrl";
   bool fix_quirks = false;
+  bool unsafe = false;
 };
+
+// The reward file's code loaded in a sandbox worker (a SetupError naming the file when it cannot
+// be read or does not load: there is nothing to train on).
+std::unique_ptr<pcgrl::SandboxReward> load_reward_file(const std::string& file, bool unsafe) {
+  std::string code;
+  try {
+    code = read_file(file);
+  } catch (const InputError& e) {
+    throw SetupError(fmt::format("--reward {}: {} (give 'builtin' or a Python file defining compute_reward)",
+                                 file, e.what()));
+  }
+  sandbox::WorkerConfig worker = pcgrl::default_reward_worker_config();
+  worker.isolation = sandbox::require_isolation(unsafe, worker);
+  try {
+    return std::make_unique<pcgrl::SandboxReward>(std::move(code), worker);
+  } catch (const pcgrl::RewardError& e) {
+    throw SetupError(fmt::format("--reward {}: the reward does not load ({}): {}", file,
+                                 error_kind_name(e.kind()), e.describe()));
+  }
+}
 
 void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
   cmd.add_option("--envs", c.n_envs, "Environments stepped together")
@@ -77,10 +85,13 @@ void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
 
 int run_train(const TrainOptions& o, const GlobalOptions& global) {
   pcgrl::TrainConfig config = o.config;
-  if (o.reward != "builtin")
-    throw SetupError(
-        fmt::format("--reward {}: only 'builtin' exists so far (LLM rewards come later)", o.reward));
   config.env.builtin_reward = true;
+  std::unique_ptr<pcgrl::SandboxReward> llm_reward;
+  if (o.reward != "builtin") {
+    pcgrl::validate_train_config(config);  // refuse bad settings before starting a sandbox
+    llm_reward = load_reward_file(o.reward, o.unsafe);
+    config.reward = llm_reward->as_batch_reward();
+  }
   if (o.fix_quirks)
     config.env.fix_observation_offset = config.env.skip_static_cells = config.env.show_static_in_first_obs =
         true;
@@ -99,12 +110,21 @@ int run_train(const TrainOptions& o, const GlobalOptions& global) {
   bar.finish();
   Table t;
   t.columns = {"updates", "env_steps", "recent_return", "entropy", "steps_per_s", "checkpoint", "log"};
-  const auto& last = result.log.back();
   const auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(); };
-  t.add_row({last.update, last.env_steps, number(last.recent_return), number(last.losses.entropy),
-             last.steps_per_s, result.ok() ? Json(result.checkpoint.string()) : Json(),
-             (fs::path(o.out) / "train_log.csv").string()});
+  if (!result.log.empty()) {
+    const auto& last = result.log.back();
+    t.add_row({last.update, last.env_steps, number(last.recent_return), number(last.losses.entropy),
+               last.steps_per_s, result.ok() ? Json(result.checkpoint.string()) : Json(),
+               (fs::path(o.out) / "train_log.csv").string()});
+  }
   print_table(t, global);
+  if (result.error_kind != ErrorKind::kNone) {
+    log_error(
+        "training stopped: {} (the log is in {}; check the reward with `pcglab pcgrl reward {} --prev "
+        "LEVELS --curr LEVELS`)\n{}",
+        result.error, (fs::path(o.out) / "train_log.csv").string(), o.reward, result.reward_error);
+    return kExitItemsFailed;
+  }
   if (!result.ok()) {
     log_error("training failed: {} (the log is in {}; try a lower --lr or more samples per minibatch)",
               result.error, (fs::path(o.out) / "train_log.csv").string());
@@ -115,8 +135,12 @@ int run_train(const TrainOptions& o, const GlobalOptions& global) {
 
 Action setup_train(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<TrainOptions>();
-  cmd.add_option("--reward", o->reward, "Reward: builtin (pcgrl-jax's dungeon reward)")
+  cmd.add_option("--reward", o->reward,
+                 "Reward: builtin (pcgrl-jax's dungeon reward) or FILE.py, an LLM-style "
+                 "compute_reward(prev_array, prev_stats, curr_array, curr_stats) run in the sandbox")
       ->capture_default_str();
+  cmd.add_flag("--unsafe-no-sandbox", o->unsafe,
+               "Run the reward file without namespaces when the sandbox does not work here (loud warning)");
   cmd.add_option("--steps", o->config.total_steps,
                  "Environment steps in all (whole updates of envs × rollout steps; at least one update)")
       ->check(number_in<int64_t>(1, 1000000000000))
@@ -160,7 +184,7 @@ int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
     const auto& map = gen.levels[i];
     const std::string name = fmt::format("level_{:03}", i);
     write_file_atomic(out / (name + ".txt"), pcgrl::format_level(map));
-    write_png(out / (name + ".png"), level_picture(map));
+    write_png(out / (name + ".png"), pcgrl::level_picture(map));
     all += pcgrl::format_level(map) + "\n";
     const auto stats = pcgrl::dungeon_stats(map);
     std::vector<Json> row = {name,
@@ -267,7 +291,7 @@ Action setup_ppo_bench(CLI::App& cmd, const GlobalOptions& global) {
 }  // namespace
 
 PCGLAB_REGISTER_COMMAND("pcgrl", "train",
-                        "Train a PPO dungeon generator (built-in reward); checkpoints and a CSV log",
+                        "Train a PPO dungeon generator (built-in or LLM reward); checkpoints and a CSV log",
                         setup_train);
 PCGLAB_REGISTER_COMMAND("pcgrl", "generate", "Levels from a trained PPO checkpoint (text and PNG)",
                         setup_generate);

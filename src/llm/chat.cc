@@ -20,7 +20,17 @@ std::string request_json(const ChatRequest& r) {
   OrderedJson j;
   j["model"] = r.model;
   j["messages"] = OrderedJson::array();
-  for (const auto& m : r.messages) j["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  for (const auto& m : r.messages) {
+    if (m.image_urls.empty()) {
+      j["messages"].push_back({{"role", m.role}, {"content", m.content}});
+      continue;
+    }
+    OrderedJson parts = OrderedJson::array();
+    parts.push_back({{"type", "text"}, {"text", m.content}});
+    for (const auto& url : m.image_urls)
+      parts.push_back({{"type", "image_url"}, {"image_url", {{"url", url}}}});
+    j["messages"].push_back({{"role", m.role}, {"content", parts}});
+  }
   if (r.temperature) j["temperature"] = *r.temperature;
   if (r.top_p) j["top_p"] = *r.top_p;
   if (r.seed) j["seed"] = *r.seed;

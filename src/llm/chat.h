@@ -13,6 +13,9 @@ namespace pcglab::llm {
 struct ChatMessage {
   std::string role;  // "system", "user", "assistant"
   std::string content;
+  // Images for a vision model (URLs, usually "data:image/png;base64,..."), sent after the text as
+  // OpenAI content parts. Empty for a text message, whose wire form stays a plain content string.
+  std::vector<std::string> image_urls{};
   bool operator==(const ChatMessage&) const = default;
 };
 
@@ -46,7 +49,9 @@ struct ChatResponse {
 };
 
 // The request body as JSON: the server's wire format, the cache key's input and the exchange log's
-// record (never the API key or the server URL).
+// record (never the API key or the server URL). A message with images has a content array
+// [{"type":"text","text":...},{"type":"image_url","image_url":{"url":...}},...]; every other
+// message a content string, as before images existed (so old cache keys still match).
 std::string request_json(const ChatRequest& request);
 
 // Hex SHA-256 of `data` (cache keys, exchange keys).

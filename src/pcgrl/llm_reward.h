@@ -33,23 +33,31 @@ namespace pcglab::pcgrl {
 // refinement loop feeds back to the LLM.
 class RewardError : public std::runtime_error {
  public:
-  RewardError(ErrorKind kind, const std::string& message, std::string traceback = {})
-      : std::runtime_error(message), kind_(kind), traceback_(std::move(traceback)) {}
+  // environment: the environment whose reward was NaN or infinite (-1: the error is not one
+  // environment's).
+  RewardError(ErrorKind kind, const std::string& message, std::string traceback = {}, int environment = -1)
+      : std::runtime_error(message),
+        kind_(kind),
+        traceback_(std::move(traceback)),
+        environment_(environment) {}
   ErrorKind kind() const { return kind_; }
   const std::string& traceback() const { return traceback_; }
+  int environment() const { return environment_; }
   std::string describe() const;  // message, then the traceback when there is one
 
  private:
   ErrorKind kind_;
   std::string traceback_;
+  int environment_ = -1;
 };
 
 // Rewards of n steps of n environments: rewards[i] for the map prev[i] before and curr[i] after
 // environment i's step. Throws RewardError.
 using BatchReward = std::function<void(const Map* prev, const Map* curr, int n, float* rewards)>;
 
-// Sandbox limits for reward code: a call (one step of all environments) and a load time out after
-// a few seconds, 1 GiB of memory.
+// Sandbox limits for reward code: a call (one step of all environments) times out after 5 s, a
+// load after 10 s, 1 GiB of memory; the jax stand-in preloaded. The isolation is the default
+// (kSandbox): a command sets it from sandbox::require_isolation(--unsafe-no-sandbox).
 sandbox::WorkerConfig default_reward_worker_config();
 
 class SandboxReward {
@@ -74,6 +82,27 @@ class SandboxReward {
  private:
   std::string code_;
   std::unique_ptr<sandbox::Worker> worker_;
+};
+
+// The rewards of one step of a BatchedDungeon as training computes them (train_ppo and
+// random_rollout use this): before_step copies the maps, after_step makes one `reward` call for
+// the environments whose episode goes on, with their maps before and after the step. A step that
+// ended its environment's episode gets 0 (the official LLMRewardWrapper replaces the terminal
+// step's reward by the environment's, 0: the map has already been reset) and is not sent to the
+// reward (its value would be dropped; all environments end their episodes on the same step, so
+// that step makes no call). A RewardError names the environment by its index in `envs`.
+class StepRewards {
+ public:
+  explicit StepRewards(BatchReward reward) : reward_(std::move(reward)) {}
+  void before_step(BatchedDungeon& envs);
+  // rewards[i] for every environment i of `envs`; dones as BatchedDungeon::step wrote them.
+  void after_step(BatchedDungeon& envs, const uint8_t* dones, float* rewards);
+
+ private:
+  BatchReward reward_;
+  std::vector<Map> prev_, call_prev_, curr_;
+  std::vector<int> index_;
+  std::vector<float> out_;
 };
 
 // A random agent's rollout, stepped and rewarded as training does (ppo_trainer.h: the reward of

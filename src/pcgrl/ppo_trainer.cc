@@ -6,6 +6,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -35,7 +36,9 @@ std::string csv_number(double v) {
 std::map<std::string, std::string> checkpoint_metadata(const TrainConfig& config, int64_t env_steps) {
   return {{"env_steps", std::to_string(env_steps)},
           {"seed", std::to_string(config.seed)},
-          {"reward", config.env.builtin_reward ? "builtin" : "none"},
+          {"reward", config.reward               ? "llm"
+                     : config.env.builtin_reward ? "builtin"
+                                                 : "none"},
           {"max_board_scans", std::to_string(config.env.max_board_scans)},
           {"fix_observation_offset", config.env.fix_observation_offset ? "1" : "0"},
           {"skip_static_cells", config.env.skip_static_cells ? "1" : "0"},
@@ -122,7 +125,11 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
   PpoConfig ppo = config.ppo;
   ppo.seed = config.seed;
   PpoAgent agent = PpoAgent::create(ppo);
-  BatchedDungeon envs(config.n_envs, config.seed, config.env);
+  EnvConfig env_config = config.env;
+  if (config.reward) env_config.builtin_reward = false;  // replaced by the LLM reward
+  BatchedDungeon envs(config.n_envs, config.seed, env_config);
+  std::optional<StepRewards> llm_rewards;
+  if (config.reward) llm_rewards.emplace(config.reward);
   envs.observe_all();
   Rng rng(derive_seed(config.seed, 0xac7));
   const int n = config.n_envs, obs_bytes = kCompactObsBytes;
@@ -134,6 +141,7 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
       "update,env_steps,episodes,mean_return,recent_return,policy_loss,value_loss,entropy,approx_kl,steps_"
       "per_s\n";
   fs::create_directories(out);
+  write_file_atomic(out / "train_log.csv", csv);  // the header, so a log exists even without an update
   PpoBatch batch;
   std::vector<float> rewards(per_update), probs, values;
   std::vector<uint8_t> dones(per_update), step_dones(n);
@@ -159,7 +167,19 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
             std::log(std::max(probs[static_cast<size_t>(i) * ppo.actions + actions[i]], 1e-12f));
         batch.values[base + i] = values[i];
       }
+      if (llm_rewards) llm_rewards->before_step(envs);
       envs.step(actions.data(), step_dones.data(), &rewards[base]);
+      if (llm_rewards) {
+        try {
+          llm_rewards->after_step(envs, step_dones.data(), &rewards[base]);
+        } catch (const RewardError& e) {
+          result.error_kind = e.kind();
+          result.reward_error = e.describe();
+          result.error = fmt::format("update {}, step {} of {}: the reward failed ({}): {}; training stopped",
+                                     u + 1, t + 1, config.rollout, error_kind_name(e.kind()), e.what());
+          break;
+        }
+      }
       for (int i = 0; i < n; ++i) {
         dones[base + i] = step_dones[i];
         episode_return[i] += rewards[base + i];
@@ -172,6 +192,7 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
         }
       }
     }
+    if (!result.ok()) break;  // the reward failed during this update's rollout
     std::vector<float> last_probs, last_values;
     agent.evaluate(envs.observations(), n, last_probs, last_values);
     compute_gae(rewards, batch.values, dones, last_values, n, config.gamma, config.gae_lambda,

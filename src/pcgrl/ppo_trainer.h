@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/item_outcome.h"
 #include "pcgrl/dungeon.h"
+#include "pcgrl/llm_reward.h"
 #include "pcgrl/ppo.h"
 
 namespace pcglab::pcgrl {
@@ -23,6 +25,11 @@ struct TrainConfig {
   int64_t checkpoint_every = 0;  // environment steps; 0: only the final checkpoint
   PpoConfig ppo;
   EnvConfig env;  // builtin_reward true: pcgrl-jax's dungeon reward
+  // An LLM-written reward (SandboxReward::as_batch_reward()). When set, it replaces the
+  // environment's reward: every step's rewards come from one call for all environments with
+  // their maps before and after the step (StepRewards, llm_reward.h); a step that ends an episode
+  // gets 0, as the official LLMRewardWrapper. env.builtin_reward is then ignored (not computed).
+  BatchReward reward;
 };
 
 // Throws SetupError naming the setting (by its `pcgrl train` option) when `config` cannot train:
@@ -45,15 +52,20 @@ struct TrainResult {
   std::vector<TrainLogRow> log;
   std::filesystem::path checkpoint;  // empty when training failed
   std::string error;                 // why training stopped early (non-finite loss or weights); empty: ok
+  // When the LLM reward failed (a RewardError: the code raised, timed out, hit a limit or
+  // returned NaN): its kind and describe() (message and traceback, for the LLM). kNone otherwise.
+  ErrorKind error_kind = ErrorKind::kNone;
+  std::string reward_error;
   bool ok() const { return error.empty(); }
 };
 
 // Trains total_steps / (envs × rollout) updates (whole updates; validate_train_config first);
 // writes <out>/train_log.csv (one row per update), <out>/checkpoint.safetensors and, with
 // checkpoint_every, <out>/checkpoints/step_<N>.safetensors. `on_update` sees each row.
-// Training stops at the first update whose losses or weights are not finite (NaN, inf): the log
-// keeps every update so far, `error` says why, and no checkpoint with such weights is written
-// (the periodic ones written before stay).
+// Training stops at the first update whose losses or weights are not finite (NaN, inf), or at the
+// first step whose LLM reward fails (a RewardError: `error` names the update, the step and the
+// reward's error; error_kind and reward_error keep it): the log keeps every finished update, `error`
+// says why, and no final checkpoint is written (the periodic ones written before stay).
 TrainResult train_ppo(const TrainConfig& config, const std::filesystem::path& out,
                       const std::function<void(const TrainLogRow&)>& on_update = {});
 

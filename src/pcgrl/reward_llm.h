@@ -38,6 +38,12 @@ struct Scenario {
   std::array<bool, 3> important{};
 };
 const Scenario& scenario_preset(int id);  // SetupError for another id
+// The feedback's {evaluation_criteria}: the story, then what the accuracy checks (pcglab's wording;
+// the official passes the Python repr of its Scenario object).
+std::string scenario_criteria(const Scenario& scenario);
+
+// The tile list of the prompts: "EMPTY = 1, WALL = 2, PLAYER = 3, ..., DOOR = 8".
+std::string tile_enum_text();
 
 // A template set: file name ("system.txt", "pe/cot.txt", ...) → text.
 class PromptSet {
@@ -92,8 +98,24 @@ struct GenerationResult {
 // bad-input when no trial gave a valid code, naming the last error).
 struct GenerationSettings {
   int codegen_trials = 3, codefix_trials = 3;
-  int breadth = 2;  // ToT/GoT's counter in the thought tips: (iteration − 1) / breadth + 1
+  // ToT's counter in the thought tips: (iteration − 1) / breadth + 1 of (iterations − 1) / breadth + 1.
+  // GoT's tips embed the CoT tips, counted as CoT (iteration of iterations), as the official does.
+  int breadth = 2;
 };
+
+// The opening messages of reward generation (system, user), as generate_reward sends them.
+std::vector<llm::ChatMessage> generation_messages(const PromptSet& prompts, const Scenario& scenario,
+                                                  const refine::GenerateRequest& request,
+                                                  const GenerationSettings& settings);
+// The user message sent after a rejected code: the error (and traceback) and a request to fix it.
+std::string fix_message(const std::string& error);
+// The self-alignment user message (the official sends no system message here).
+std::string alignment_message(const PromptSet& prompts, const std::string& code,
+                              const std::string& stats_line, const std::string& error_prompt);
+// The feedback messages (system, user); with `images`, the user message carries them (data URIs).
+std::vector<llm::ChatMessage> feedback_messages(const PromptSet& prompts, const Scenario& scenario,
+                                                const std::string& code, const std::vector<Map>& levels,
+                                                const std::vector<std::string>& images);
 GenerationResult generate_reward(llm::Completer& completer, const LlmSettings& llm, const PromptSet& prompts,
                                  const Scenario& scenario, const refine::GenerateRequest& request,
                                  const GenerationSettings& settings,

@@ -73,15 +73,17 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
     }
 
     std::string last_error;
+    StepEvent event;  // the last step's, reported by emit() once the node holds its result
     // One step: read back when recorded ok (with the same context), else run and record.
     auto step = [&](const std::string& name,
                     const std::function<OrderedJson()>& body) -> std::optional<OrderedJson> {
       const std::string key = step_key(it, name);
+      event = StepEvent{it, name, false, true, "", &result.graph, &node};
       if (const auto done = store_.item(run_, key); done && done->status == ItemStatus::kOk) {
         const Json stored = Json::parse(done->output, nullptr, false);
         if (!stored.is_discarded() && stored.value("context", Json()) == Json::parse(context.dump())) {
           ++result.steps_resumed;
-          if (on_step) on_step({it, name, true, true});
+          event.resumed = true;
           return OrderedJson::parse(stored["value"].dump());
         }
       }
@@ -101,26 +103,33 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
         store_.finish(run_, key, ItemStatus::kError, "", OrderedJson{{"kind", error_kind_name(kind)}}.dump(),
                       error.describe());
         last_error = error.describe();
-        if (on_step) on_step({it, name, false, false});
+        event.ok = false;
+        event.error = last_error;
         return std::nullopt;
       }
       store_.finish(run_, key, ItemStatus::kOk,
                     OrderedJson{{"context", context}, {"value", outcome.value()}}.dump(), "{}", "");
-      if (on_step) on_step({it, name, false, true});
       return outcome.value();
+    };
+
+    auto emit = [&] {
+      if (on_step) on_step(event);
     };
 
     if (auto g = step("generate", [&] { return OrderedJson(steps.generate(request)); })) {
       node.artifact = g->get<std::string>();
+      emit();
       for (int r = 1; r <= config_.align_rounds && node.usable(); ++r) {
         if (auto a = step(fmt::format("align/{}", r),
                           [&] { return OrderedJson(steps.align(node.artifact, it, r)); }))
           node.artifact = a->get<std::string>();
         else
           node.error = last_error;
+        emit();
       }
     } else {
       node.error = last_error;
+      emit();
     }
     Evaluation evaluation;
     if (node.usable()) {
@@ -137,6 +146,7 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
       } else {
         node.error = last_error;
       }
+      emit();
     }
     if (node.usable() && config_.feedback && steps.feedback) {
       if (auto f =
@@ -144,6 +154,7 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
         node.feedback = f->get<std::string>();
       else
         node.metadata["feedback_error"] = last_error;  // still a usable node, with no feedback
+      emit();
     }
     result.graph.add(std::move(node));
   }

@@ -79,6 +79,9 @@ struct StepEvent {
   std::string step;      // "generate", "align 2", "evaluate", "feedback"
   bool resumed = false;  // read back from the store, not run
   bool ok = true;
+  std::string error;                    // why the step failed (ok false)
+  const ThoughtGraph* graph = nullptr;  // the nodes finished so far (valid during the call)
+  const ThoughtNode* node = nullptr;    // the node being made, holding this step's result
 };
 
 struct RefineResult {

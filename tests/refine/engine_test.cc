@@ -158,5 +158,44 @@ TEST(RefinementEngine, BadSettingsAreSetupErrors) {
   EXPECT_THROW(RefinementEngine(store, "c", c, OrderedJson::object()), SetupError);
 }
 
+TEST(RefinementEngine, StepEventsCarryTheNodeWithTheStepsResultAndTheFinishedNodes) {
+  testing::TempDir dir;
+  store::RunStore store(dir / "run.sqlite");
+  Script s({{1, 0.4}, {2, 0.6}});
+  s.fail_generate_at = 2;
+  RefineConfig config{ThoughtStrategy::kCot, 2};
+  config.align_rounds = 1;
+  std::vector<std::string> seen;
+  const auto run = [&](bool expect_resumed) {
+    RefinementEngine e(store, "events", config, OrderedJson::object());
+    seen.clear();
+    e.run(s.steps(), [&](const StepEvent& ev) {
+      ASSERT_NE(ev.graph, nullptr);
+      ASSERT_NE(ev.node, nullptr);
+      std::string line =
+          fmt::format("{} {} finished={} ok={}", ev.iteration, ev.step, ev.graph->size(), ev.ok);
+      if (ev.step == "generate" && ev.ok) line += " artifact=" + ev.node->artifact;
+      if (ev.step == "align/1") line += " artifact=" + ev.node->artifact;
+      if (ev.step == "evaluate") line += fmt::format(" fitness={}", ev.node->fitness);
+      if (ev.step == "feedback") line += " feedback=" + ev.node->feedback;
+      if (!ev.ok) line += " error=" + ev.error;
+      if (ev.iteration == 1) {
+        EXPECT_EQ(ev.resumed, expect_resumed) << line;
+      }
+      seen.push_back(line);
+    });
+  };
+  run(false);
+  const std::vector<std::string> expected{
+      "1 generate finished=0 ok=true artifact=code 1 from 0",
+      "1 align/1 finished=0 ok=true artifact=code 1 from 0 aligned 1",
+      "1 evaluate finished=0 ok=true fitness=0.4",
+      "1 feedback finished=0 ok=true feedback=feedback on [code 1 from 0 aligned 1] at 0.4",
+      "2 generate finished=1 ok=false error=iteration 2 generate: HTTP 500 after 5 retries"};
+  EXPECT_EQ(seen, expected);
+  run(true);  // resumed steps report the same node state
+  EXPECT_EQ(seen, expected);
+}
+
 }  // namespace
 }  // namespace pcglab::refine

@@ -1,0 +1,15 @@
+// Level pictures: what `pcgrl generate`, `pcgrl refine` (levels/*.png, the feedback images of a
+// vision model) and `pcgrl report` show of a dungeon map.
+#pragma once
+
+#include "core/image.h"
+#include "pcgrl/dungeon.h"
+
+namespace pcglab::pcgrl {
+
+// `cell` pixels a tile, with a 1-px grid line above and left of each cell. Colours: border dark
+// grey, empty cream, wall dark brown, player blue, bat purple, scorpion orange, spider red, key
+// yellow, door green.
+Image level_picture(const Map& map, int cell = 16);
+
+}  // namespace pcglab::pcgrl
