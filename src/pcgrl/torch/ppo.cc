@@ -36,8 +36,7 @@ int64_t conv_out(int64_t n) {
 // The gathers work on compact bytes (n × size × size, tile id + 16·static) and a weight table of
 // rows × 64: conv1's weight seen as rows [ky][kx][c] (row (ky·7 + kx)·C + c, C = channels), or
 // critic1's weight transposed (row (y·size + x)·C + c, the flattened NHWC input). Each cell picks
-// the row of its tile and, when static, the row of channel C − 1. Loops over 64 contiguous floats,
-// compiled twice (AVX2 and the x86-64 baseline; the CPU picks at load time).
+// the row of its tile and, when static, the row of channel C − 1.
 struct OneHotShape {
   int64_t size, channels;
   int64_t p() const { return conv_out(size); }
@@ -56,8 +55,7 @@ void check_tiles(const torch::Tensor& bytes, const OneHotShape& shape) {
 
 // 64 floats as 8 vectors of 8: AVX2 registers in the AVX2 clones of the kernels below, pairs of
 // SSE registers in the baseline ones. The forward kernels keep their sum in 8 named vectors so that
-// it stays in registers.
-// Unaligned, and allowed to alias the floats it is read from and written to.
+// it stays in registers. Float8 is unaligned and may alias the floats it is read from and written to.
 using Float8 = float __attribute__((vector_size(32), aligned(4), may_alias));
 inline const Float8& at8(const float* p) {
   return *reinterpret_cast<const Float8*>(p);
