@@ -240,12 +240,14 @@ Failure Worker::death_failure(const char* what) {
   int signal = 0;
   int code = -1;
   if (got <= 0) {
-    return Failure{
-        ErrorKind::kCrash,
-        "protocol",
-        fmt::format("the worker stopped answering during the {} (its code closed the protocol channel)",
-                    what),
-        {}};
+    // A zygote's worker whose setup failed (its error is in `early`) ends the same way.
+    std::string message =
+        was_ready || early.empty()
+            ? fmt::format("the worker stopped answering during the {} (its code closed the protocol channel)",
+                          what)
+            : fmt::format("the worker ended during the {}", what);
+    if (!early.empty()) message += ": " + early;
+    return Failure{ErrorKind::kCrash, "protocol", std::move(message), {}};
   }
   if (WIFSIGNALED(status)) signal = WTERMSIG(status);
   if (WIFEXITED(status)) {
