@@ -66,5 +66,32 @@ TEST(PpoCli, ImpossibleSettingsAndNonFiniteCheckpointsAreRefused) {
   EXPECT_FALSE(fs::exists(dir / "levels"));
 }
 
+// `--device cuda` where libtorch has no CUDA (Debian's) or no device is visible: exit 2 naming the
+// cause, before any training; a checkpoint trained with the dense first layers is generated from
+// with the (default) gathers: the same parameters.
+TEST(PpoCli, DeviceAndFirstLayers) {
+  testing::TempDir dir;
+  const auto cuda = testing::run_pcglab({"pcgrl", "train", "--steps", "64", "--envs", "4", "--rollout", "16",
+                                         "--epochs", "1", "--device", "cuda", "-o", (dir / "gpu").string()});
+  if (cuda.exit_code != 0) {
+    EXPECT_EQ(cuda.exit_code, 2);
+    EXPECT_NE(cuda.err.find("PPO agent on device 'cuda': "), std::string::npos) << cuda.err;
+    EXPECT_TRUE(cuda.err.find("has no CUDA") != std::string::npos ||
+                cuda.err.find("no CUDA device is visible") != std::string::npos)
+        << cuda.err;
+    EXPECT_FALSE(fs::exists(dir / "gpu/checkpoint.safetensors"));
+  }
+  EXPECT_EQ(testing::run_pcglab({"pcgrl", "train", "--device", "tpu", "-o", (dir / "x").string()}).exit_code,
+            2);
+  const auto dense =
+      testing::run_pcglab({"pcgrl", "train", "--steps", "64", "--envs", "4", "--rollout", "16", "--epochs",
+                           "1", "--first-layers", "dense", "-o", (dir / "dense").string()});
+  ASSERT_EQ(dense.exit_code, 0) << dense.err;
+  const auto gen = testing::run_pcglab({"pcgrl", "generate", "--checkpoint",
+                                        (dir / "dense/checkpoint.safetensors").string(), "--levels", "1"});
+  EXPECT_EQ(gen.exit_code, 0) << gen.err;
+  EXPECT_TRUE(fs::exists(dir / "dense/levels/level_000.txt"));
+}
+
 }  // namespace
 }  // namespace pcglab

@@ -1,0 +1,388 @@
+#include "pcgrl/pcgrllm.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "batch/driver.h"
+#include "core/check.h"
+#include "core/files.h"
+#include "nn/torch_runtime.h"
+#include "pcgrl/level_picture.h"
+#include "store/run_lock.h"
+#include "store/run_store.h"
+
+namespace pcglab::pcgrl {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A reward's failure as the engine records it: the same kind, the text the LLM
+// would be shown.
+refine::StepError step_error(const RewardError& e, const std::string& during) {
+  return refine::StepError(e.kind(), fmt::format("{}: {}", during, e.describe()));
+}
+
+std::string strategy_label(refine::ThoughtStrategy s) {
+  return refine::strategy_name(s);
+}
+
+// The loop's state and its four steps.
+class Loop {
+ public:
+  Loop(const PcgrllmOptions& o, llm::Completer& completer, const PcgrllmProgress& progress)
+      : o_(o),
+        completer_(completer),
+        progress_(progress),
+        prompts_(o.prompts ? PromptSet::load(*o.prompts) : PromptSet::builtin()),
+        scenario_(scenario_preset(o.scenario)) {
+    generation_.breadth = o.breadth;
+    env_ = o.train.env;
+  }
+
+  refine::RefineSteps steps() {
+    refine::RefineSteps s;
+    s.generate = [this](const refine::GenerateRequest& r) { return generate(r); };
+    if (o_.self_alignment > 0)
+      s.align = [this](const std::string& code, int it, int round) { return align(code, it, round); };
+    s.evaluate = [this](const std::string& code, int it) { return evaluate(code, it); };
+    if (o_.feedback)
+      s.feedback = [this](const std::string& code, const refine::Evaluation& e, int it) {
+        return feedback(code, e, it);
+      };
+    return s;
+  }
+
+  // graph.json: the finished nodes, then the node being made (with the step it
+  // is at).
+  void write_graph(const refine::ThoughtGraph& finished, const refine::ThoughtNode* current, int current_id,
+                   const std::string& status) const {
+    OrderedJson nodes = finished.to_json();
+    for (auto& n : nodes) {
+      n["status"] = n.contains("error") ? "failed" : "done";
+      add_context(n);
+    }
+    if (current != nullptr) {
+      OrderedJson n{{"id", current_id},
+                    {"parent", current->parent},
+                    {"fitness", current->fitness},
+                    {"artifact", current->artifact},
+                    {"feedback", current->feedback},
+                    {"children", OrderedJson::array()}};
+      if (!current->error.empty()) n["error"] = current->error;
+      n["metadata"] = current->metadata;
+      n["status"] = status;
+      add_context(n);
+      nodes.push_back(std::move(n));
+    }
+    const std::optional<int> best = finished.best();
+    OrderedJson graph{{"strategy", strategy_label(o_.strategy)},
+                      {"iterations", o_.iterations},
+                      {"scenario", o_.scenario},
+                      {"best", best ? OrderedJson(*best) : OrderedJson()},
+                      {"nodes", std::move(nodes)}};
+    write_file_atomic(o_.out / "graph.json", graph.dump(2) + "\n");
+  }
+
+ private:
+  void log(const std::string& line) const {
+    if (progress_.log) progress_.log(line);
+  }
+
+  StepCalls calls(int it, const std::string& step) const {
+    StepCalls c;
+    c.item = fmt::format("node/{:04}/{}", it, step);
+    c.log = [this, it](const std::string& line) { log(fmt::format("node {}: {}", it, line)); };
+    return c;
+  }
+
+  void add_context(OrderedJson& n) const {
+    const fs::path file = node_dir(o_.out, n["id"].get<int>()) / "context.json";
+    if (!fs::exists(file)) return;
+    const Json context = read_json_file(file);
+    if (context.contains("auxiliary")) n["auxiliary"] = OrderedJson::parse(context["auxiliary"].dump());
+  }
+
+  SandboxReward load_reward(const std::string& code) const {
+    try {
+      return SandboxReward(code, o_.worker);
+    } catch (const RewardError& e) {
+      throw step_error(e, "the reward does not load");
+    }
+  }
+
+  // The official validation of a new code: a 100-step random rollout over the
+  // training environments. RewardError goes back to the LLM; SetupError (no
+  // sandbox) stops the run.
+  void validate(const std::string& code) const {
+    SandboxReward reward(code, o_.worker);
+    validate_reward(reward.as_batch_reward(), env_, o_.train.n_envs, o_.train.seed);
+  }
+
+  std::function<void(const std::string&)> validator() const {
+    return [this](const std::string& code) { validate(code); };
+  }
+
+  std::string generate(const refine::GenerateRequest& r) {
+    const fs::path dir = node_dir(o_.out, r.iteration);
+    OrderedJson context{{"parent", r.parent != nullptr ? r.parent->id : 0},
+                        {"auxiliary", OrderedJson::array()}};
+    for (const refine::ThoughtNode* a : r.auxiliary)
+      context["auxiliary"].push_back({{"id", a->id}, {"fitness", a->fitness}});
+    write_file_atomic(dir / "context.json", context.dump(2) + "\n");
+    log(r.parent != nullptr ? fmt::format("node {}/{}: generating a reward (refining node {})", r.iteration,
+                                          r.iterations, r.parent->id)
+                            : fmt::format("node {}/{}: generating a reward", r.iteration, r.iterations));
+    const GenerationResult g = generate_reward(completer_, o_.llm, prompts_, scenario_, r, generation_,
+                                               validator(), calls(r.iteration, "generate"));
+    write_file_atomic(dir / "reward.py", g.code + "\n");
+    write_file_atomic(
+        dir / "generation.json",
+        OrderedJson{{"trials", g.trials}, {"fixes", g.fixes}, {"errors", g.errors}}.dump(2) + "\n");
+    log(fmt::format("node {}: valid reward after {} trial(s), {} fix(es)", r.iteration, g.trials, g.fixes));
+    return g.code;
+  }
+
+  std::string align(const std::string& code, int it, int round) {
+    const fs::path dir = node_dir(o_.out, it) / "alignment";
+    RolloutRewards stats;
+    {
+      SandboxReward reward = load_reward(code);
+      try {
+        stats =
+            random_rollout(reward.as_batch_reward(), env_, o_.train.n_envs, kAlignmentSteps, o_.train.seed,
+                           /*constant_actions=*/true);
+      } catch (const RewardError& e) {
+        throw step_error(e, fmt::format("alignment round {}: the rollout", round));
+      }
+    }
+    const std::string line = stats.stats_line();
+    write_file_atomic(dir / fmt::format("round_{}_stats.json", round),
+                      OrderedJson{{"round", round},
+                                  {"n_envs", stats.n_envs},
+                                  {"steps", stats.steps},
+                                  {"mean", stats.mean},
+                                  {"std", stats.std},
+                                  {"zero_percent", stats.zero_percent},
+                                  {"stats_line", line}}
+                              .dump(2) +
+                          "\n");
+    log(fmt::format("node {}: alignment {}/{}: {}", it, round, o_.self_alignment, line));
+    const GenerationResult g = align_reward(completer_, o_.llm, prompts_, scenario_, code, line, generation_,
+                                            validator(), calls(it, fmt::format("align/{}", round)));
+    write_file_atomic(dir / fmt::format("round_{}.py", round), g.code + "\n");
+    return g.code;
+  }
+
+  refine::Evaluation evaluate(const std::string& code, int it) {
+    const fs::path dir = node_dir(o_.out, it);
+    write_file_atomic(dir / "reward_final.py", code + "\n");
+    SandboxReward reward = load_reward(code);
+    TrainConfig config = o_.train;
+    config.reward = reward.as_batch_reward();
+    log(fmt::format("node {}: training {} environment steps", it, config.total_steps));
+    const TrainResult trained = train_ppo(config, dir / "train", [&](const TrainLogRow& row) {
+      if (progress_.train) progress_.train(row, it);
+    });
+    if (!trained
+             .ok())  // the reward failed (its kind: timeout, exception, NaN...) or the losses were not finite
+      throw refine::StepError(
+          trained.error_kind != ErrorKind::kNone ? trained.error_kind : ErrorKind::kBadInput,
+          "training: " + trained.error);
+
+    nn::set_torch_threads(config.torch_threads);  // so the sampled levels do not
+                                                  // depend on the machine
+    const PpoAgent agent = PpoAgent::load(trained.checkpoint);
+    const GeneratedLevels gen =
+        generate_levels(agent, checkpoint_env_config(trained.checkpoint), o_.levels, o_.eval_seed, false);
+    std::string all;
+    OrderedJson per_level = OrderedJson::array();
+    std::vector<LevelEvaluation> evaluations;
+    for (size_t i = 0; i < gen.levels.size(); ++i) {
+      const Map& map = gen.levels[i];
+      all += fmt::format("Level Id {}:\n{}\n", i, format_level(map));
+      write_png(dir / "levels" / fmt::format("level_{:03}.png", i), level_picture(map));
+      const LevelEvaluation e = evaluate_level(map, scenario_.important);
+      evaluations.push_back(e);
+      per_level.push_back({{"level", i},
+                           {"solutions", e.solutions},
+                           {"bats", e.encountered[0]},
+                           {"scorpions", e.encountered[1]},
+                           {"spiders", e.encountered[2]},
+                           {"playable", e.playable},
+                           {"path_length", e.path_length},
+                           {"solvable", e.solvable},
+                           {"accuracy", e.accuracy}});
+    }
+    write_file_atomic(dir / "levels.txt", all);
+    const LevelScores scores = level_scores(evaluations, scenario_.important);
+    const TrainLogRow& last = trained.log.back();
+    const auto finite = [](double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(); };
+    OrderedJson train{{"env_steps", last.env_steps},
+                      {"updates", last.update},
+                      {"recent_return", finite(last.recent_return)},
+                      {"steps_per_s", last.steps_per_s}};
+    write_file_atomic(dir / "evaluation.json", OrderedJson{{"fitness", scores.accuracy},
+                                                           {"scores", scores.to_json()},
+                                                           {"train", train},
+                                                           {"eval_seed", o_.eval_seed},
+                                                           {"levels", per_level}}
+                                                       .dump(2) +
+                                                   "\n");
+    log(
+        fmt::format("node {}: accuracy {:.3f} (solvability {:.3f}, solutions "
+                    "{:.2f}, important reached {:.3f})",
+                    it, scores.accuracy, scores.solvability, scores.n_solutions, scores.reach_important));
+    refine::Evaluation ev;
+    ev.fitness = scores.accuracy;
+    ev.metadata = {{"scores", scores.to_json()}, {"train", train}};
+    return ev;
+  }
+
+  std::string feedback(const std::string& code, const refine::Evaluation&, int it) {
+    const fs::path dir = node_dir(o_.out, it);
+    const std::vector<Map> levels =
+        parse_levels(read_file(dir / "levels.txt"), (dir / "levels.txt").string());
+    std::vector<std::string> images;
+    if (o_.feedback_images)
+      for (const Map& map : levels) images.push_back(encode_png(level_picture(map)));
+    log(fmt::format("node {}: feedback on {} levels ({})", it, levels.size(),
+                    o_.feedback_images ? "images" : "text"));
+    std::string text =
+        level_feedback(completer_, o_.llm, prompts_, scenario_, code, levels, images, calls(it, "feedback"));
+    write_file_atomic(dir / "feedback.txt", text + "\n");
+    return text;
+  }
+
+  const PcgrllmOptions& o_;
+  llm::Completer& completer_;
+  const PcgrllmProgress& progress_;
+  PromptSet prompts_;
+  const Scenario& scenario_;
+  GenerationSettings generation_;
+  EnvConfig env_;
+};
+
+}  // namespace
+
+OrderedJson LevelScores::to_json() const {
+  return {{"accuracy", accuracy},
+          {"solvability", solvability},
+          {"n_solutions", n_solutions},
+          {"reach_important", reach_important}};
+}
+
+LevelScores level_scores(const std::vector<LevelEvaluation>& evaluations,
+                         const std::array<bool, 3>& scenario) {
+  LevelScores s;
+  if (evaluations.empty()) return s;
+  const int important = static_cast<int>(std::count(scenario.begin(), scenario.end(), true));
+  for (const LevelEvaluation& e : evaluations) {
+    s.accuracy += e.accuracy;
+    s.solvability += e.solvable ? 1 : 0;
+    s.n_solutions += e.solutions;
+    if (e.solutions > 0 && important > 0) {
+      int reached = 0;
+      for (int t = 0; t < 3; ++t) reached += scenario[t] && e.encountered[t] > 0;
+      s.reach_important += static_cast<double>(reached) / important;
+    }
+  }
+  const double n = static_cast<double>(evaluations.size());
+  s.accuracy /= n;
+  s.solvability /= n;
+  s.n_solutions /= n;
+  s.reach_important /= n;
+  return s;
+}
+
+fs::path refine_store_path(const fs::path& out) {
+  return out / "logs" / "refine.sqlite";
+}
+fs::path node_dir(const fs::path& out, int id) {
+  return out / "nodes" / fmt::format("{:04}", id);
+}
+
+void validate_pcgrllm_options(const PcgrllmOptions& o) {
+  scenario_preset(o.scenario);  // SetupError for another id
+  if (o.iterations < 1) throw SetupError(fmt::format("--iterations {}: at least 1", o.iterations));
+  if (o.strategy == refine::ThoughtStrategy::kIo && o.iterations > 1)
+    throw SetupError(
+        fmt::format("--pe io makes one reward without refinement (the official "
+                    "loop forces total_iterations < 2): "
+                    "give --iterations 1, or --pe cot, tot or got to refine "
+                    "over {} iterations",
+                    o.iterations));
+  if (o.self_alignment < 0) throw SetupError("--self-alignment: at least 0");
+  if (o.breadth < 1) throw SetupError("--breadth: at least 1");
+  if (o.levels < 1) throw SetupError("--levels: at least 1");
+  if (o.llm.model.empty()) throw SetupError("--model: give the model name the server knows");
+  if (o.out.empty()) throw SetupError("--out: give the output folder");
+  const int64_t per_update = static_cast<int64_t>(o.train.n_envs) * o.train.rollout;
+  if (o.train.total_steps < per_update)
+    throw SetupError(fmt::format("--train-steps {}: at least one PPO update, --envs × --rollout = {}",
+                                 o.train.total_steps, per_update));
+  validate_train_config(o.train);
+}
+
+OrderedJson pcgrllm_settings(const PcgrllmOptions& o) {
+  const PromptSet prompts = o.prompts ? PromptSet::load(*o.prompts) : PromptSet::builtin();
+  batch::ContentHash hash;
+  for (const std::string& name : prompt_file_names()) hash.add(name).add(prompts.file(name));
+  const int64_t per_update = static_cast<int64_t>(o.train.n_envs) * o.train.rollout;
+  return {{"scenario", o.scenario},
+          {"pe", refine::strategy_name(o.strategy)},
+          {"iterations", o.iterations},
+          {"self_alignment", o.self_alignment},
+          {"feedback", o.feedback},
+          {"feedback_input", o.feedback_images ? "image" : "text"},
+          {"breadth", o.breadth},
+          {"n_best", o.n_best},
+          {"model", o.llm.model},
+          {"temperature", o.llm.temperature},
+          {"top_p", o.llm.top_p},
+          {"max_tokens", o.llm.max_tokens},
+          {"prompts", prompts.origin()},
+          {"prompts_hash", hash.hex()},
+          {"train_steps", o.train.total_steps / per_update * per_update},
+          {"envs", o.train.n_envs},
+          {"rollout", o.train.rollout},
+          {"seed", o.train.seed},
+          {"lr", o.train.ppo.lr},
+          {"epochs", o.train.ppo.epochs},
+          {"minibatches", o.train.ppo.minibatches},
+          {"train_threads", o.train.torch_threads},
+          {"board_scans", o.train.env.max_board_scans},
+          {"levels", o.levels},
+          {"eval_seed", o.eval_seed}};
+}
+
+refine::RefineResult run_pcgrllm(const PcgrllmOptions& options, llm::Completer& completer,
+                                 const PcgrllmProgress& progress) {
+  validate_pcgrllm_options(options);
+  fs::create_directories(options.out / "logs");
+  store::RunLock lock(options.out, options.out / "logs" / "refine.lock");
+  store::RunStore store(refine_store_path(options.out));
+  const OrderedJson settings = pcgrllm_settings(options);
+  refine::RefineConfig config;
+  config.strategy = options.strategy;
+  config.iterations = options.iterations;
+  config.breadth = options.breadth;
+  config.n_best = options.n_best;
+  config.align_rounds = options.self_alignment;
+  config.feedback = options.feedback;
+  refine::RefinementEngine engine(store, kRefineRunName, config,
+                                  settings);  // refuses other settings
+  write_file_atomic(options.out / "settings.json", settings.dump(2) + "\n");
+
+  Loop loop(options, completer, progress);
+  const refine::RefineResult result = engine.run(loop.steps(), [&](const refine::StepEvent& e) {
+    loop.write_graph(*e.graph, e.node, e.iteration, (e.ok ? "after " : "failed at ") + e.step);
+    if (progress.step) progress.step(e);
+  });
+  loop.write_graph(result.graph, nullptr, 0, "");
+  return result;
+}
+
+}  // namespace pcglab::pcgrl

@@ -1,0 +1,388 @@
+// `pcglab pcgrl refine` end to end against the fake OpenAI-compatible server (scripted replies: they
+// test the loop's plumbing, never a model's ability), with the rewards run in the sandbox and tiny
+// budgets (4 environments, one or two PPO updates of 128 samples, 4 levels): CoT, ToT and GoT runs
+// complete with the parents the ThoughtGraph rules give for the recorded fitness; broken replies
+// are fed back and the run goes on; kill -9 during training, then the same command finishes
+// without repeating an LLM call; the report of the result.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "core/files.h"
+#include "core/json.h"
+#include "llm/fake_openai_server.h"
+#include "refine/thought_graph.h"
+#include "sandbox/isolation.h"
+#include "testing/testing.h"
+
+namespace pcglab {
+namespace {
+namespace fs = std::filesystem;
+using llm::testing::FakeOpenAiServer;
+using llm::testing::FakeReply;
+using llm::testing::reply;
+
+// The sandbox needs user namespaces; where it cannot run, these tests cannot either (as the
+// sandbox's own tests). PCGLAB_REQUIRE_EVERY_TEST=1 turns the skip into a failure.
+#define REQUIRE_SANDBOX()                                                            \
+  do {                                                                               \
+    static const sandbox::IsolationReport report = sandbox::check_isolation();       \
+    if (!report.sandbox_works) {                                                     \
+      if (testing::skips_are_failures()) FAIL() << "no sandbox: " << report.problem; \
+      GTEST_SKIP() << "the sandbox does not work here: " << report.problem;          \
+    }                                                                                \
+  } while (0)
+
+// A valid reward whose weight differs per request, so that the nodes' rewards (and their levels
+// and fitness) differ.
+std::string reward_code(int index) {
+  return fmt::format(
+      "import jax.numpy as jnp\n\n"
+      "def compute_reward(prev_array, unused3, curr_array, unused4) -> float:\n"
+      "    reward = 0.0\n"
+      "    bats = jnp.sum(curr_array == 4) - jnp.sum(prev_array == 4)\n"
+      "    walls = jnp.sum(curr_array == 2) - jnp.sum(prev_array == 2)\n"
+      "    reward += {:.2f} * bats + {:.2f} * walls\n"
+      "    return reward\n",
+      0.5 + 0.25 * (index % 4), 0.1 * (index % 3));
+}
+
+FakeReply valid_reply(int index) {
+  return reply(200, "",
+               "Here is the reward:\n```python\n" + reward_code(index) + "```\nFeedback: more bats.");
+}
+
+std::vector<std::string> refine_args(const fs::path& out, const std::string& pe, int iterations,
+                                     std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"pcgrl",
+                                "refine",
+                                "--scenario",
+                                "2",
+                                "--pe",
+                                pe,
+                                "--iterations",
+                                std::to_string(iterations),
+                                "--model",
+                                "fake-model",
+                                "--envs",
+                                "4",
+                                "--rollout",
+                                "32",
+                                "--train-steps",
+                                "128",
+                                "--levels",
+                                "4",
+                                "--board-scans",
+                                "1",
+                                "--epochs",
+                                "2",
+                                "--minibatches",
+                                "2",
+                                "--train-threads",
+                                "1",
+                                "--reward-timeout",
+                                "2",
+                                "--backoff",
+                                "0.01",
+                                "--out",
+                                out.string(),
+                                "--format",
+                                "json"};
+  // An option of `extra` given above too: its value replaces the default (CLI11 takes one).
+  for (size_t i = 0; i < extra.size(); ++i) {
+    const auto at = std::find(args.begin(), args.end(), extra[i]);
+    if (extra[i].starts_with("--") && at != args.end() && i + 1 < extra.size()) {
+      *(at + 1) = extra[++i];
+    } else {
+      args.push_back(extra[i]);
+    }
+  }
+  return args;
+}
+
+std::map<std::string, std::string> server_env(const FakeOpenAiServer& server) {
+  return {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}};
+}
+
+// The parents (and GoT's auxiliary nodes) the ThoughtGraph rules give, node by node, for the
+// fitness and errors graph.json recorded, must be the ones the run used.
+void expect_rule_parents(const Json& graph, refine::ThoughtStrategy strategy, int breadth) {
+  refine::ThoughtGraph rebuilt;
+  for (const Json& n : graph["nodes"]) {
+    const int id = n["id"].get<int>();
+    const int expected_parent = rebuilt.select_parent(strategy, breadth).value_or(0);
+    EXPECT_EQ(n["parent"].get<int>(), expected_parent) << "node " << id;
+    if (strategy == refine::ThoughtStrategy::kGot && expected_parent != 0) {
+      std::vector<int> aux;
+      for (const Json& a : n.value("auxiliary", Json::array())) aux.push_back(a["id"].get<int>());
+      EXPECT_EQ(aux, rebuilt.auxiliary(expected_parent, 2)) << "node " << id;
+    }
+    refine::ThoughtNode node;
+    node.parent = n["parent"].get<int>();
+    node.artifact = n["artifact"].get<std::string>();
+    node.fitness = n["fitness"].get<double>();
+    node.error = n.value("error", std::string());
+    rebuilt.add(std::move(node));
+  }
+}
+
+void expect_node_files(const fs::path& out, int id, int alignment_rounds, bool feedback, int levels) {
+  const fs::path dir = out / "nodes" / fmt::format("{:04}", id);
+  for (const char* f : {"context.json", "reward.py", "reward_final.py", "levels.txt", "evaluation.json",
+                        "train/train_log.csv", "train/checkpoint.safetensors"})
+    EXPECT_TRUE(fs::exists(dir / f)) << dir / f;
+  EXPECT_EQ(fs::exists(dir / "feedback.txt"), feedback) << dir;
+  for (int r = 1; r <= alignment_rounds; ++r) {
+    EXPECT_TRUE(fs::exists(dir / "alignment" / fmt::format("round_{}.py", r))) << dir << " round " << r;
+    EXPECT_TRUE(fs::exists(dir / "alignment" / fmt::format("round_{}_stats.json", r)))
+        << dir << " round " << r;
+  }
+  const Json evaluation = read_json_file(dir / "evaluation.json");
+  EXPECT_EQ(evaluation["levels"].size(), static_cast<size_t>(levels));
+  for (const char* key : {"accuracy", "solvability", "n_solutions", "reach_important"})
+    EXPECT_TRUE(evaluation["scores"].contains(key)) << key;
+  for (int l = 0; l < levels; ++l)
+    EXPECT_TRUE(fs::exists(dir / "levels" / fmt::format("level_{:03}.png", l)));
+}
+
+struct StrategyCase {
+  const char* pe;
+  refine::ThoughtStrategy strategy;
+  int alignment_rounds;
+};
+
+class RefineStrategies : public ::testing::TestWithParam<StrategyCase> {};
+
+TEST_P(RefineStrategies, ThreeIterationsCompleteWithTheRuleParentsAndARerunCostsNothing) {
+  REQUIRE_SANDBOX();
+  const StrategyCase c = GetParam();
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto args =
+      refine_args(dir / "out", c.pe, 3, {"--self-alignment", std::to_string(c.alignment_rounds)});
+  const auto r = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Per node: one generation, the alignment rounds, one feedback (all replies valid).
+  EXPECT_EQ(server.request_count(), static_cast<size_t>(3 * (2 + c.alignment_rounds)));
+  const Json graph = read_json_file(dir / "out/graph.json");
+  ASSERT_EQ(graph["nodes"].size(), 3u);
+  for (const Json& n : graph["nodes"]) {
+    EXPECT_EQ(n["status"], "done") << n.dump();
+    EXPECT_FALSE(n.contains("error")) << n.dump();
+    EXPECT_NE(n["feedback"].get<std::string>().find("more bats"), std::string::npos);
+    expect_node_files(dir / "out", n["id"].get<int>(), c.alignment_rounds, true, 4);
+  }
+  expect_rule_parents(graph, c.strategy, 2);
+  const Json table = parse_json(r.out, "stdout");
+  ASSERT_EQ(table.size(), 3u);
+  EXPECT_EQ(table[0]["status"], "ok");
+  // The same command again: every step finished, nothing requested.
+  const auto again = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(server.request_count(), static_cast<size_t>(3 * (2 + c.alignment_rounds)));
+  EXPECT_EQ(read_json_file(dir / "out/graph.json"), graph);
+  // Another setting on the same folder is refused.
+  auto other = args;
+  other.push_back("--seed");
+  other.push_back("5");
+  EXPECT_EQ(testing::run_pcglab(other, server_env(server)).exit_code, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pe, RefineStrategies,
+                         ::testing::Values(StrategyCase{"cot", refine::ThoughtStrategy::kCot, 1},
+                                           StrategyCase{"tot", refine::ThoughtStrategy::kTot, 0},
+                                           StrategyCase{"got", refine::ThoughtStrategy::kGot, 0}),
+                         [](const auto& info) { return std::string(info.param.pe); });
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string fenced(const std::string& code) {
+  return "```python\n" + code + "\n```";
+}
+
+TEST(RefineBrokenReplies, EachErrorGoesBackToTheLlmAndTheRunGoesOn) {
+  REQUIRE_SANDBOX();
+  const std::string head =
+      "import jax.numpy as jnp\n\ndef compute_reward(prev_array, unused3, curr_array, unused4):\n";
+  // Generation trial 1: its first three replies are fixed, their errors in the next request; the
+  // fourth ends the trial. Trial 2 likewise, then a valid reply.
+  struct Broken {
+    std::string reply, marker;  // the marker: what the next request must contain (lower case)
+  };
+  const std::vector<Broken> broken = {
+      {"Sorry, I cannot write that reward today.",
+       "syntaxerror: invalid syntax (reward.py, line 1)"},  // no code block
+      {fenced(head + "    return 0.0 +* 1"),
+       "syntaxerror: invalid syntax (reward.py, line 4)"},  // syntax error
+      {fenced(head + "    return jnp.sum(curr_array) * jnp.nan"),
+       "compute_reward returned nan for environment"},  // NaN reward
+      {fenced(head + "    return (1"), ""},             // ends trial 1
+      // An exception on some calls only (after 40 steps), not at the first.
+      {fenced(
+           "import jax.numpy as jnp\ncalls = [0]\n\ndef compute_reward(prev_array, unused3, curr_array, "
+           "unused4):\n    calls[0] += 1\n    if calls[0] > 40:\n        raise RuntimeError('broken after 40 "
+           "calls')\n    return jnp.sum(curr_array == 4) * 0.1"),
+       "runtimeerror: broken after 40 calls"},
+      {fenced(head + "    while True:\n        pass"),
+       "call timeout of 2 s"},  // an infinite loop: the call timeout
+      // Hostile: reaches for the network at import time (no network in the sandbox).
+      {fenced("import socket\nsocket.create_connection(('10.11.12.13', 80), timeout=1)\n" + head +
+              "    return 0.0"),
+       "no network in the sandbox"},
+  };
+  FakeOpenAiServer server;
+  std::vector<FakeReply> script;
+  for (const Broken& b : broken) script.push_back(reply(200, "", b.reply));
+  server.script(script);
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(
+      refine_args(dir / "out", "cot", 2, {"--self-alignment", "0", "--feedback", "off"}), server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto requests = server.requests();
+  // Node 1: 7 broken replies and the valid 8th; node 2: one.
+  ASSERT_EQ(requests.size(), 9u);
+  for (size_t i = 0; i < broken.size(); ++i) {
+    if (broken[i].marker.empty()) continue;
+    EXPECT_NE(lower(requests[i + 1]).find(broken[i].marker), std::string::npos)
+        << "request " << i + 2 << " should feed back the error of reply " << i + 1 << ":\n"
+        << requests[i + 1].substr(0, 3000);
+  }
+  const Json generation = read_json_file(dir / "out/nodes/0001/generation.json");
+  EXPECT_EQ(generation["trials"], 2);
+  EXPECT_EQ(generation["errors"].size(), 7u);
+  const Json graph = read_json_file(dir / "out/graph.json");
+  ASSERT_EQ(graph["nodes"].size(), 2u);
+  EXPECT_EQ(graph["nodes"][1]["parent"], 1);
+  EXPECT_FALSE(graph["nodes"][0].contains("error"));
+}
+
+TEST(RefineBrokenReplies, ANodeWithNoValidRewardFailsAndTheNextStartsAfresh) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  // 3 trials × (1 + 3 fixes) replies without code: node 1 fails; node 2 gets valid replies.
+  std::vector<FakeReply> script(12, reply(200, "", "no code, sorry"));
+  server.script(script);
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(
+      refine_args(dir / "out", "cot", 2, {"--self-alignment", "0", "--feedback", "off"}), server_env(server));
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // a failed node
+  EXPECT_EQ(server.request_count(), 13u);
+  const Json graph = read_json_file(dir / "out/graph.json");
+  ASSERT_EQ(graph["nodes"].size(), 2u);
+  EXPECT_TRUE(graph["nodes"][0].contains("error"));
+  EXPECT_EQ(graph["nodes"][0]["status"], "failed");
+  EXPECT_EQ(graph["nodes"][1]["parent"], 0);  // a failed node is never refined
+  EXPECT_FALSE(graph["nodes"][1].contains("error"));
+  // The report shows the failure.
+  const auto report = testing::run_pcglab({"pcgrl", "report", (dir / "out").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(read_file(dir / "out/report.html").find("1 (failed)"), std::string::npos);
+}
+
+// Starts pcglab with `args` in the background (output to `log`); returns its PID.
+pid_t spawn_pcglab(const std::vector<std::string>& args, const FakeOpenAiServer& server,
+                   const fs::path& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
+    setenv("OPENAI_API_KEY", "", 1);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> argv = {const_cast<char*>(PCGLAB_CLI)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(PCGLAB_CLI, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+TEST(RefineResume, KillNineDuringTrainingThenTheSameCommandFinishesWithoutRepeatingAnLlmCall) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto args = refine_args(dir / "out", "cot", 2, {"--self-alignment", "1", "--train-steps", "256"});
+  const pid_t pid = spawn_pcglab(args, server, dir / "first.log");
+  ASSERT_GT(pid, 0);
+  // Node 1's training has started once its train/ folder exists (the generation and alignment
+  // calls are finished and recorded by then).
+  ASSERT_TRUE(testing::wait_for([&] { return fs::exists(dir / "out/nodes/0001/train"); }))
+      << read_file(dir / "first.log");
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << read_file(dir / "first.log");
+  EXPECT_FALSE(fs::exists(dir / "out/nodes/0001/evaluation.json"));
+  const size_t before = server.request_count();
+  EXPECT_EQ(before, 2u);  // node 1: generation, alignment round 1
+
+  const auto r = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Node 1's feedback, node 2's three calls: none of the two finished ones again.
+  EXPECT_EQ(server.request_count(), 2u + 1u + 3u);
+  const auto requests = server.requests();
+  EXPECT_EQ(std::set<std::string>(requests.begin(), requests.end()).size(), requests.size());
+  EXPECT_NE(r.err.find("node 1: generate done earlier (resumed)"), std::string::npos) << r.err;
+  const Json graph = read_json_file(dir / "out/graph.json");
+  ASSERT_EQ(graph["nodes"].size(), 2u);
+  expect_node_files(dir / "out", 1, 1, true, 4);
+  expect_node_files(dir / "out", 2, 1, true, 4);
+
+  // The report of the result: both nodes, node 2's code as a diff to node 1's.
+  const auto report =
+      testing::run_pcglab({"pcgrl", "report", (dir / "out").string(), "-o", (dir / "r.html").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string html = read_file(dir / "r.html");
+  EXPECT_EQ(testing::count_occurrences(html, "<g class=\"node\""), 2u);
+  EXPECT_NE(html.find("Reward code (diff to node 1)"), std::string::npos);
+  EXPECT_EQ(testing::count_occurrences(html, "data:image/png;base64,"), 8u);
+  EXPECT_NE(html.find("<h4>Self-alignment</h4>"), std::string::npos);
+}
+
+TEST(RefineFeedback, ImageInputSendsTheLevelsAsPngPartsAndIoMakesOneNode) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(
+      refine_args(dir / "out", "io", 1, {"--self-alignment", "0", "--feedback-input", "image"}),
+      server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);  // generation, feedback
+  EXPECT_EQ(testing::count_occurrences(requests[0], "data:image/png;base64,"), 0u);
+  EXPECT_EQ(testing::count_occurrences(requests[1], "data:image/png;base64,"), 4u);  // one per level
+  EXPECT_EQ(read_json_file(dir / "out/settings.json")["feedback_input"], "image");
+  EXPECT_EQ(read_json_file(dir / "out/graph.json")["nodes"].size(), 1u);
+}
+
+TEST(RefineCli, BadSettingsAreRefusedBeforeAnything) {
+  testing::TempDir dir;
+  const auto io = testing::run_pcglab(refine_args(dir / "out", "io", 3));
+  EXPECT_EQ(io.exit_code, 2);
+  EXPECT_NE(io.err.find("--pe io"), std::string::npos) << io.err;
+  const auto steps = testing::run_pcglab(refine_args(dir / "out", "cot", 1, {"--train-steps", "64"}));
+  EXPECT_EQ(steps.exit_code, 2);
+  EXPECT_NE(steps.err.find("--train-steps 64"), std::string::npos) << steps.err;
+  const auto help = testing::run_pcglab({"pcgrl", "refine", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("30 minutes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pcglab
