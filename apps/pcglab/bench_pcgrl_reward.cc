@@ -25,9 +25,9 @@ struct RewardBenchOptions {
   std::string reward = "tests/pcgrl/data/reward_30ops.py";
   pcgrl::TrainConfig config;
   int updates = 3;
-  int rounds = 1;
+  int rounds = 2;
   std::vector<int> call_envs = {16, 600};
-  int calls = 30;
+  int calls = 50;
   bool unsafe = false;
 };
 
