@@ -26,6 +26,16 @@ find_package(pybind11 REQUIRED)
 set(PCGLAB_TORCH_PREFIX "" CACHE PATH
     "Build the libtorch modules against the libtorch whose CMake config is under this prefix, e.g. \
 the output of python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' (empty: Debian's)")
+# A changed prefix forgets the libtorch found before (find_package keeps its folders in the cache).
+if(NOT "${PCGLAB_TORCH_PREFIX}" STREQUAL "${PCGLAB_TORCH_PREFIX_USED}")
+  unset(Torch_DIR CACHE)
+  unset(Caffe2_DIR CACHE)
+  unset(TORCH_LIBRARY CACHE)
+  unset(C10_CUDA_LIBRARY CACHE)
+  unset(CAFFE2_NVRTC_LIBRARY CACHE)
+  unset(LIBNVTOOLSEXT CACHE)
+  set(PCGLAB_TORCH_PREFIX_USED "${PCGLAB_TORCH_PREFIX}" CACHE INTERNAL "")
+endif()
 if(PCGLAB_TORCH_PREFIX)
   find_package(Torch PATHS ${PCGLAB_TORCH_PREFIX} NO_DEFAULT_PATH)
   if(NOT Torch_FOUND)

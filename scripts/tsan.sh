@@ -4,7 +4,8 @@
 # the LLM rate limiter, client (keep-alive handles shared by threads), completer layers and
 # `birds run` through the CLI, the letter classifier shared by many threads, and the Science Birds
 # simulate / classify / generate pipelines (in process and through the CLI), and the batch driver
-# (items on the pool, concurrent shards).
+# (items on the pool, concurrent shards), and the sandbox's worker pool, zygote and `sandbox run`
+# batches (leases from many threads, workers forked concurrently, the driver over the pool).
 #
 #   bash scripts/tsan.sh             # build and run
 #   JOBS=2 bash scripts/tsan.sh      # fewer parallel jobs
@@ -17,10 +18,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-REGEX=${TSAN_REGEX:-'^(ThreadPool|ProgressBar|RateLimiter|ChatClientKeepAlive|Completers|Dialogue|BirdsRun|LetterClassifierConcurrency|Capture\.SameBytesOnAnyThreadAndRun|Stability|BirdsSimCli|BirdsClassify|GeneratorRun|Driver|BirdsShards)\.'}
+REGEX=${TSAN_REGEX:-'^(ThreadPool|ProgressBar|RateLimiter|ChatClientKeepAlive|Completers|Dialogue|BirdsRun|LetterClassifierConcurrency|Capture\.SameBytesOnAnyThreadAndRun|Stability|BirdsSimCli|BirdsClassify|GeneratorRun|Driver|BirdsShards|SandboxPool|SandboxZygote|SandboxBatch)\.'}
 
 cmake --preset tsan >/dev/null
 cmake --build build/tsan -j "$JOBS" --target pcglab pcglab_torch core_unit_tests llm_unit_tests nn_unit_tests \
-  batch_unit_tests birds_unit_tests birds_integration_tests
+  batch_unit_tests birds_unit_tests birds_integration_tests sandbox_unit_tests
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp ${TSAN_OPTIONS:-}"
 ctest --test-dir build/tsan --output-on-failure -j "$JOBS" --timeout 1800 -R "$REGEX"

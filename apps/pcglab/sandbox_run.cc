@@ -1,19 +1,37 @@
 // `pcglab sandbox run FILE.py [--call FUNC --args JSON]`: runs a file as the tracks run generated
 // code (same worker, limits and isolation) and prints what each step returned or why it failed.
+//
+// With several files, or --out DIR, each file is one item of the batch driver (batch/driver.h) on a
+// WorkerPool of --workers sandbox workers: its outcome (the value and captured output, or the
+// error with its kind and cause) is stored in DIR/logs/batch.sqlite and DIR/logs/run.json, keyed by
+// the file as given and hashed over its bytes, the call, its arguments, the limits and the preload.
+// A rerun runs only the files that changed and those that ran into a timeout, a limit or a crash
+// (bad input, e.g. an exception, is reused: the same code raises again); --shard splits the files
+// over processes and `pcglab merge DIR` completes them. The stored outcomes carry no times, so they
+// are the same bytes for any number of workers and threads.
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "batch/driver.h"
+#include "batch/merge.h"
+#include "batch_options.h"
 #include "command.h"
 #include "core/check.h"
 #include "core/json.h"
+#include "core/log.h"
+#include "core/version.h"
 #include "sandbox/isolation.h"
 #include "sandbox/worker.h"
+#include "sandbox/worker_pool.h"
 
 namespace pcglab::cli {
 namespace {
 
+namespace fs = std::filesystem;
+
 struct RunOptions {
-  std::string file;
+  std::vector<std::string> files;
   std::string call;
   std::string args = "[]";
   double timeout = 10;
@@ -21,6 +39,10 @@ struct RunOptions {
   int memory = 1024;
   std::vector<std::string> preload;  // NAME=FILE
   bool unsafe = false;
+  std::string out;    // batch: the folder of the store and logs/run.json
+  std::string shard;  // batch: i/n or auto
+  int workers = 0;    // batch: sandbox workers (0: --threads)
+  bool keep_state = false;
 };
 
 std::string read_text(const std::string& path, const char* what) {
@@ -31,15 +53,14 @@ std::string read_text(const std::string& path, const char* what) {
   return s.str();
 }
 
-int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
-  const std::string source = read_text(opt.file, "sandbox run: file");
-  sandbox::List args;
-  {
-    const Json parsed = as_setup_input([&] { return parse_json(opt.args, "--args"); });
-    if (!parsed.is_array())
-      throw SetupError("--args must be a JSON array of the call's arguments, e.g. '[1, \"a\"]'");
-    args = as_setup_input([&] { return sandbox::from_json(parsed).as<sandbox::List>(); });
-  }
+sandbox::List parse_args(const std::string& text) {
+  const Json parsed = as_setup_input([&] { return parse_json(text, "--args"); });
+  if (!parsed.is_array())
+    throw SetupError("--args must be a JSON array of the call's arguments, e.g. '[1, \"a\"]'");
+  return as_setup_input([&] { return sandbox::from_json(parsed).as<sandbox::List>(); });
+}
+
+sandbox::WorkerConfig worker_config(const RunOptions& opt) {
   sandbox::WorkerConfig config;
   config.limits.call_timeout_s = opt.timeout;
   config.limits.load_timeout_s = opt.load_timeout;
@@ -51,6 +72,105 @@ int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
     config.preload.push_back({p.substr(0, eq), read_text(p.substr(eq + 1), "--preload file")});
   }
   config.isolation = sandbox::require_isolation(opt.unsafe, config);
+  return config;
+}
+
+// One file as one item: load it in a worker of the pool and make the call (load only without
+// --call). The outcome's metadata: value (ok), output, cause (errors); no times.
+ItemOutcome run_file_item(sandbox::WorkerPool& pool, const std::string& file, const RunOptions& opt,
+                          const sandbox::List& args) {
+  std::string source;
+  try {
+    source = read_text(file, "sandbox run: file");
+  } catch (const SetupError& e) {  // a file that went away: this item's error, not the batch's
+    return ItemOutcome::failure("", ErrorKind::kBadInput, e.what());
+  }
+  const std::string name = fs::path(file).filename().string();
+  sandbox::Reply reply;
+  if (opt.call.empty()) {
+    auto lease = pool.acquire();
+    reply = lease->load(name, source);
+  } else {
+    reply = pool.run(name, source, opt.call, args);
+  }
+  ItemOutcome o = reply.outcome("");
+  o.metadata.erase("seconds");
+  return o;
+}
+
+OrderedJson batch_settings(const RunOptions& opt, const sandbox::WorkerConfig& config) {
+  OrderedJson preload = OrderedJson::array();
+  for (const auto& p : opt.preload) preload.push_back(p);
+  OrderedJson j = {{"files", opt.files},
+                   {"call", opt.call},
+                   {"args", opt.args},
+                   {"timeout", opt.timeout},
+                   {"load_timeout", opt.load_timeout},
+                   {"memory", opt.memory},
+                   {"preload", preload},
+                   {"keep_state", opt.keep_state},
+                   {"unsafe_no_sandbox", opt.unsafe}};
+  j.update(sandbox::isolation_settings(config.isolation));
+  return j;
+}
+
+int run_sandbox_batch(const RunOptions& opt, const GlobalOptions& global) {
+  const batch::Shard shard = shard_of(opt.shard);
+  if (!shard.all() && opt.out.empty())
+    throw SetupError("--shard: give --out DIR, where the shards store their results for `pcglab merge DIR`");
+  const sandbox::List args = parse_args(opt.args);
+  const sandbox::WorkerConfig config = worker_config(opt);
+  ThreadPool threads(global.threads);
+  sandbox::PoolConfig pool_config{config, opt.workers > 0 ? opt.workers : threads.size(), opt.keep_state};
+  sandbox::WorkerPool pool(pool_config);
+  batch::DriverOptions driver_options;
+  driver_options.shard = shard;
+  driver_options.run_name = "sandbox run";
+  driver_options.config = dump_json(batch_settings(opt, config));
+  batch::Driver driver(opt.out, threads, driver_options);
+  batch::StageSpec spec;
+  spec.name = "run";
+  std::string settings_text = fmt::format("sandbox run {}\n{}\n{}\n{:g} {:g} {}", kVersion, opt.call,
+                                          opt.args, opt.timeout, opt.load_timeout, opt.memory);
+  for (const auto& p : config.preload) settings_text += fmt::format("\n{}={}", p.name, p.source);
+  settings_text += fmt::format("\n{} {}", sandbox::isolation_name(config.isolation), opt.keep_state);
+  std::map<std::string, int> seen;
+  for (const std::string& file : opt.files) {
+    batch::Item item;
+    item.key = ++seen[file] == 1 ? file : fmt::format("{}#{}", file, seen[file]);  // a file given twice
+    try {
+      item.hash = batch::ContentHash().add(settings_text).add(read_text(file, "file")).hex();
+    } catch (const SetupError&) {  // unreadable: always run (it fails, naming why)
+    }
+    spec.items.push_back(std::move(item));
+  }
+  const batch::StageRun run =
+      driver.run(spec, [&](size_t i) { return run_file_item(pool, opt.files[i], opt, args); });
+  std::vector<const ItemOutcome*> by_item(spec.items.size(), nullptr);
+  for (size_t k = 0; k < run.outcomes.size(); ++k) by_item[run.item_index[k]] = &run.outcomes[k];
+  Table table;
+  table.columns = {"file", "status", "kind", "cause", "value", "output", "error"};
+  for (size_t i = 0; i < spec.items.size(); ++i) {
+    const ItemOutcome* o = by_item[i];
+    if (o == nullptr) continue;  // another shard's
+    const OrderedJson& m = o->metadata;
+    table.add_row({spec.items[i].key, o->ok() ? "ok" : "error", o->ok() ? "" : error_kind_name(o->kind),
+                   m.value("cause", ""), m.contains("value") ? dump_json(m["value"]) : "",
+                   m.value("output", ""), o->ok() ? "" : o->message});
+  }
+  print_table(table, global);
+  log_info("sandbox run{}: {} files, {} ran, {} reused, {} failed ({})",
+           shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.failed,
+           sandbox::isolation_name(config.isolation));
+  return run.failed == 0 ? kExitOk : kExitItemsFailed;
+}
+
+int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
+  if (opt.files.size() != 1 || !opt.out.empty() || !opt.shard.empty()) return run_sandbox_batch(opt, global);
+  const std::string& file = opt.files[0];
+  const std::string source = read_text(file, "sandbox run: file");
+  const sandbox::List args = parse_args(opt.args);
+  const sandbox::WorkerConfig config = worker_config(opt);
 
   sandbox::Worker worker(config);
   Table table;
@@ -65,7 +185,7 @@ int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
   const sandbox::Reply ready = worker.wait_ready();
   add("start", ready);
   if (ready.ok()) {
-    const sandbox::Reply loaded = worker.load(std::filesystem::path(opt.file).filename().string(), source);
+    const sandbox::Reply loaded = worker.load(fs::path(file).filename().string(), source);
     add("load", loaded);
     if (loaded.ok() && !opt.call.empty()) add("call " + opt.call, worker.call(opt.call, args));
   }
@@ -90,7 +210,9 @@ int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
 
 Action setup_run(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<RunOptions>();
-  cmd.add_option("file", opt->file, "Python file to load in a sandbox worker")->required();
+  cmd.add_option("files", opt->files,
+                 "Python files to load in a sandbox worker (several, or --out: one batch item each)")
+      ->required();
   cmd.add_option("--call", opt->call, "Function to call after loading (default: load only)");
   cmd.add_option("--args", opt->args, "The call's arguments as a JSON array")->capture_default_str();
   cmd.add_option("--timeout", opt->timeout, "Wall-clock seconds for the call")
@@ -103,14 +225,41 @@ Action setup_run(CLI::App& cmd, const GlobalOptions& global) {
       ->check(number_in(64, 1048576))
       ->capture_default_str();
   cmd.add_option("--preload", opt->preload, "Helper module put in front of the code: NAME=FILE (repeatable)");
+  cmd.add_option(
+      "-o,--out", opt->out,
+      "Batch: folder for the stored outcomes (logs/run.json, logs/batch.sqlite); a rerun runs only "
+      "changed files and those that timed out, hit a limit or crashed");
+  add_shard_option(cmd, opt->shard);
+  cmd.add_option("--workers", opt->workers, "Batch: sandbox workers in the pool (0: --threads)")
+      ->check(number_in(0, 256))
+      ->capture_default_str();
+  cmd.add_flag("--keep-state", opt->keep_state,
+               "Batch: reuse a worker's process for the next file (faster; state the code left stays)");
   cmd.add_flag("--unsafe-no-sandbox", opt->unsafe,
                "Run the code without namespaces when the sandbox does not work here (loud warning)");
   return [opt, &global] { return run_sandbox_file(*opt, global); };
 }
 
+int merge_run(const fs::path& dir, const Json& config, int) {
+  RunOptions opt;
+  opt.out = dir.string();
+  opt.files = config.value("files", std::vector<std::string>{});
+  opt.call = config.value("call", opt.call);
+  opt.args = config.value("args", opt.args);
+  opt.timeout = config.value("timeout", opt.timeout);
+  opt.load_timeout = config.value("load_timeout", opt.load_timeout);
+  opt.memory = config.value("memory", opt.memory);
+  opt.preload = config.value("preload", std::vector<std::string>{});
+  opt.keep_state = config.value("keep_state", false);
+  opt.unsafe = config.value("unsafe_no_sandbox", false);
+  return run_sandbox_batch(opt, merge_global_options());
+}
+
 }  // namespace
 
-PCGLAB_REGISTER_COMMAND("sandbox", "run", "Run a Python file (and one call) as the tracks run generated code",
-                        setup_run);
+PCGLAB_REGISTER_MERGER("sandbox run", "every file's outcome (logs/run.json)", merge_run);
+PCGLAB_REGISTER_COMMAND(
+    "sandbox", "run",
+    "Run Python files (and one call each) as the tracks run generated code; a batch with --out", setup_run);
 
 }  // namespace pcglab::cli

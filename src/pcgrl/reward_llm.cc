@@ -152,12 +152,6 @@ std::string system_message(const PromptSet& prompts) {
          prompts.file("jax_code_tips.txt") + "\n" + prompts.file("reward_code_tips.txt");
 }
 
-std::string reward_error_text(const RewardError& e) {
-  std::string text = e.what();
-  if (!e.traceback().empty()) text += "\n" + e.traceback();
-  return text;
-}
-
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -202,7 +196,7 @@ GenerationResult code_loop(llm::Completer& completer, const LlmSettings& llm,
                                 fix + 1));
         return result;
       } catch (const RewardError& e) {
-        last_error = reward_error_text(e);
+        last_error = e.describe();
         result.errors.push_back(last_error);
         if (calls.log)
           calls.log(fmt::format("{}: trial {}, attempt {} rejected: {}", what, trial, fix + 1,
@@ -229,7 +223,8 @@ std::string map_rows(const Map& map, int width) {
     out += '[';
     for (int c = 0; c < kMapSize; ++c) {
       if (c > 0) out += ' ';
-      out += fmt::format("{:>{}}", static_cast<int>(map[static_cast<size_t>(r * kMapSize + c)]), width);
+      out += fmt::format(
+          "{:>{}}", static_cast<int>(map[static_cast<size_t>(r) * kMapSize + static_cast<size_t>(c)]), width);
     }
     out += ']';
   }
@@ -276,6 +271,7 @@ std::string python_format(std::string_view text, const std::map<std::string, std
     const auto value = values.find(field);
     if (value == values.end()) {
       std::vector<std::string> names;
+      names.reserve(values.size());
       for (const auto& [name, v] : values) names.push_back(name);
       fail(i, fmt::format("no value for field '{{{}}}' (values given: {})", field,
                           names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
@@ -312,7 +308,7 @@ const Scenario& scenario_preset(int id) {
 }
 
 std::string scenario_criteria(const Scenario& scenario) {
-  static const char* const kNames[] = {"BAT", "SCORPION", "SPIDER"};
+  static constexpr const char* kNames[] = {"BAT", "SCORPION", "SPIDER"};
   std::vector<std::string> wanted, unwanted;
   for (size_t i = 0; i < 3; ++i) (scenario.important[i] ? wanted : unwanted).push_back(kNames[i]);
   std::string out = fmt::format(
@@ -446,7 +442,7 @@ GenerationResult generate_reward(llm::Completer& completer, const LlmSettings& l
                                  const GenerationSettings& settings,
                                  const std::function<void(const std::string&)>& validate,
                                  const StepCalls& calls) {
-  const auto opening = generation_messages(prompts, scenario, request, settings);
+  std::vector<llm::ChatMessage> opening = generation_messages(prompts, scenario, request, settings);
   // Each generation trial starts again from the same two messages (the official resets the error
   // with each trial); the seed (the trial number) makes the new sample differ.
   return code_loop(

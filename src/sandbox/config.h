@@ -48,6 +48,9 @@ struct WorkerConfig {
   Limits limits;
   std::vector<Preload> preload;
   Isolation isolation = Isolation::kSandbox;
+  // kSandbox: fork each worker from a zygote (sandbox/zygote.h: one bwrap + python per preload set
+  // that imported numpy once), each in namespaces of its own; false: one bwrap + python per worker.
+  bool zygote = true;
   std::string python = "/usr/bin/python3";
   std::string bwrap = "/usr/bin/bwrap";
 };

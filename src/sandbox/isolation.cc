@@ -113,7 +113,9 @@ std::vector<SeccompRule> seccomp_rules() {
   return rules;
 }
 
-std::vector<std::string> worker_command(const WorkerConfig& config) {
+namespace {
+
+std::vector<std::string> sandbox_command(const WorkerConfig& config, bool zygote) {
   const std::string python = read_link_target(config.python);
   if (python.empty())
     throw SetupError(
@@ -131,27 +133,23 @@ std::vector<std::string> worker_command(const WorkerConfig& config) {
         fmt::format("sandbox: numpy is not installed in {} (install python3-numpy)", numpy.string()));
 
   std::vector<std::string> python_args = {python, "-I", "-S", "-B", "-c", worker_script()};
+  if (zygote) python_args.push_back("zygote");
   if (config.isolation == Isolation::kUnsafeNoSandbox) return python_args;
 
-  std::vector<std::string> cmd = {config.bwrap,
-                                  "--unshare-user",
-                                  "--unshare-pid",
-                                  "--unshare-ipc",
-                                  "--unshare-uts",
-                                  "--unshare-net",
-                                  "--unshare-cgroup-try",
-                                  "--disable-userns",
-                                  "--die-with-parent",
-                                  "--new-session",
-                                  "--cap-drop",
-                                  "ALL",
-                                  "--uid",
-                                  "65534",
-                                  "--gid",
-                                  "65534",
-                                  "--hostname",
-                                  "sandbox",
-                                  "--clearenv"};
+  std::vector<std::string> cmd = {config.bwrap,           "--unshare-user",    "--unshare-pid",
+                                  "--unshare-ipc",        "--unshare-uts",     "--unshare-net",
+                                  "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+                                  "--hostname",           "sandbox",           "--clearenv"};
+  if (zygote) {
+    // The zygote creates each worker's namespaces, so it keeps its capabilities inside its own user
+    // namespace and maps the user as it is (a second, nested user namespace, which --uid or
+    // --disable-userns would make, locks bwrap's mounts and forbids a fresh /proc). Each worker
+    // is uid 65534 of its own user namespace, drops every capability and installs the seccomp
+    // filter itself before any generated code runs (zygote.h).
+    cmd.insert(cmd.end(), {"--cap-add", "ALL"});
+  } else {
+    cmd.insert(cmd.end(), {"--disable-userns", "--cap-drop", "ALL", "--uid", "65534", "--gid", "65534"});
+  }
   const auto ro_bind = [&cmd](const std::string& path) { cmd.insert(cmd.end(), {"--ro-bind", path, path}); };
   ro_bind(python);
   if (fs::path(config.python).parent_path() == fs::path(python).parent_path() && config.python != python)
@@ -175,10 +173,20 @@ std::vector<std::string> worker_command(const WorkerConfig& config) {
               "--dev",     "/dev",      "--proc",
               "/proc",     "--size",    std::to_string(static_cast<uint64_t>(config.limits.tmp_mb) << 20),
               "--tmpfs",   "/tmp",      "--remount-ro",
-              "/",         "--chdir",   "/tmp",
-              "--seccomp", "5"});
+              "/",         "--chdir",   "/tmp"});
+  if (!zygote) cmd.insert(cmd.end(), {"--seccomp", "5"});
   cmd.insert(cmd.end(), python_args.begin(), python_args.end());
   return cmd;
+}
+
+}  // namespace
+
+std::vector<std::string> worker_command(const WorkerConfig& config) {
+  return sandbox_command(config, false);
+}
+
+std::vector<std::string> zygote_command(const WorkerConfig& config) {
+  return sandbox_command(config, true);
 }
 
 OrderedJson isolation_settings(Isolation isolation) {

@@ -34,6 +34,10 @@ std::vector<SeccompRule> seccomp_rules();
 // stdlib folder, numpy, the multiarch library folder). Throws SetupError when the interpreter,
 // its standard library or numpy is missing.
 std::vector<std::string> worker_command(const WorkerConfig& config);
+// The command of a zygote (sandbox/zygote.h) for config's interpreter: bwrap as above, but with
+// its capabilities inside the sandbox and no seccomp filter of its own (each forked worker drops
+// them and installs the filter), then `python3 ... zygote`.
+std::vector<std::string> zygote_command(const WorkerConfig& config);
 
 // One isolation feature as `pcglab sandbox check` reports it.
 struct FeatureCheck {

@@ -35,6 +35,9 @@ inline constexpr size_t kHeaderSize = 16;
 inline constexpr int kMaxDepth = 100;
 
 enum class Op : uint8_t { kInit = 1, kLoad = 2, kCall = 3, kMap = 4, kMapStacked = 5 };
+// Requests to a zygote (sandbox/zygote.h) on its control socket: run the preload once; fork a
+// worker (the limits as a dict, three descriptors attached: protocol socket, status socket, error pipe).
+enum class ZygoteOp : uint8_t { kInit = 16, kFork = 17 };
 enum class ReplyStatus : uint8_t { kOk = 0, kError = 1 };
 
 class ProtocolError : public std::runtime_error {

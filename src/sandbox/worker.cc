@@ -1,25 +1,19 @@
 #include "sandbox/worker.h"
 
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <mutex>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -28,118 +22,32 @@
 #include "core/log.h"
 #include "sandbox/isolation.h"
 #include "sandbox/protocol.h"
+#include "sandbox/spawn.h"
+#include "sandbox/zygote.h"
 
 namespace pcglab::sandbox {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-constexpr uid_t kNobody = 65534;
-
-// Everything the child needs between fork and exec, prepared before fork: the child of a
-// multithreaded process may only make async-signal-safe calls.
-struct SpawnPlan {
-  std::vector<char*> argv;
-  int proto_fd = -1;                   // the worker's end of the protocol socket pair: becomes fds 3 and 4
-  int stderr_fd = -1;                  // becomes fd 2
-  int null_fd = -1;                    // becomes fds 0 and 1
-  int seccomp_fd = -1;                 // becomes fd 5 (bwrap --seccomp 5), or -1
-  const sock_fprog* filter = nullptr;  // applied before exec (no bwrap to apply it), or null
-  bool drop_root = false;
-  int resources[5] = {};
-  rlimit limits[5] = {};
-  int limit_count = 0;
-  pid_t parent = 0;
-};
-
-[[noreturn]] void child_exec(const SpawnPlan& p) {
-  // Move the fds out of the way first, so that dup2 onto 0..5 never clobbers a source.
-  const int proto = fcntl(p.proto_fd, F_DUPFD, 100);
-  const int err = fcntl(p.stderr_fd, F_DUPFD, 100);
-  const int null = fcntl(p.null_fd, F_DUPFD, 100);
-  const int seccomp = p.seccomp_fd >= 0 ? fcntl(p.seccomp_fd, F_DUPFD, 100) : -1;
-  if (proto < 0 || err < 0 || null < 0 || (p.seccomp_fd >= 0 && seccomp < 0)) _exit(125);
-  if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0 || dup2(proto, 3) < 0 || dup2(proto, 4) < 0)
-    _exit(125);
-  if (seccomp >= 0 && dup2(seccomp, 5) < 0) _exit(125);
-  // No descriptor of pcglab (the run store, an HTTPS connection to the LLM) reaches the sandbox.
-  if (syscall(SYS_close_range, seccomp >= 0 ? 6U : 5U, ~0U, 0U) != 0) _exit(125);
-  setsid();
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != p.parent) _exit(125);  // pcglab died before the prctl
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  struct sigaction dfl;
-  std::memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; ++s) sigaction(s, &dfl, nullptr);  // ignored signals stay ignored otherwise
-  if (p.drop_root) {
-    if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0) _exit(125);
-  }
-  for (int k = 0; k < p.limit_count; ++k)
-    if (setrlimit(static_cast<__rlimit_resource>(p.resources[k]), &p.limits[k]) != 0) _exit(125);
-  if (p.filter != nullptr) {
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p.filter) != 0)
-      _exit(125);
-  }
-  char* const empty_env[] = {nullptr};
-  execve(p.argv[0], p.argv.data(), empty_env);
-  _exit(127);
-}
-
-// Forks every worker from one long-lived thread: PR_SET_PDEATHSIG (and bwrap's --die-with-parent)
-// fire when the *thread* that forked exits, so a worker forked from a batch's thread would die
-// with that thread. This thread lives as long as the process.
-class Launcher {
- public:
-  static Launcher& instance() {
-    static Launcher* launcher = new Launcher();  // never destroyed: workers may outlive statics
-    return *launcher;
-  }
-
-  pid_t spawn(const SpawnPlan& plan) {
-    Task task{&plan};
-    std::unique_lock lock(mutex_);
-    queue_.push_back(&task);
-    cv_.notify_all();
-    cv_.wait(lock, [&] { return task.done; });
-    return task.pid;
-  }
-
- private:
-  struct Task {
-    const SpawnPlan* plan;
-    pid_t pid = -1;
-    bool done = false;
-  };
-
-  Launcher() {
-    std::thread([this] { run(); }).detach();
-  }
-
-  void run() {
-    std::unique_lock lock(mutex_);
-    for (;;) {
-      cv_.wait(lock, [&] { return !queue_.empty(); });
-      Task* task = queue_.front();
-      queue_.pop_front();
-      lock.unlock();
-      const pid_t pid = fork();
-      if (pid == 0) child_exec(*task->plan);
-      const int error = errno;
-      lock.lock();
-      task->pid = pid < 0 ? -error : pid;
-      task->done = true;
-      cv_.notify_all();
+// Processes and threads whose real user is `uid` (what RLIMIT_NPROC counts outside a user
+// namespace), from /proc/<pid>/status.
+int64_t count_user_tasks(uid_t uid) {
+  int64_t tasks = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "status");
+    std::string line;
+    bool mine = false;
+    int64_t threads = 1;
+    while (std::getline(in, line)) {
+      if (line.rfind("Uid:", 0) == 0) mine = std::strtoul(line.c_str() + 4, nullptr, 10) == uid;
+      if (line.rfind("Threads:", 0) == 0) threads = std::strtoll(line.c_str() + 8, nullptr, 10);
     }
+    if (mine) tasks += threads;
   }
-
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<Task*> queue_;
-};
+  return tasks;
+}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -149,70 +57,11 @@ std::string seconds_text(double s) {
   return fmt::format("{:g} s", s);
 }
 
-// Waits for readiness of `fd` until `deadline`; false on timeout.
-bool wait_fd(int fd, short events, Clock::time_point deadline) {
-  for (;;) {
-    const auto left = deadline - Clock::now();
-    if (left <= Clock::duration::zero()) return false;
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
-    timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
-    pollfd pfd{fd, events, 0};
-    const int r = ppoll(&pfd, 1, &ts, nullptr);
-    if (r > 0) return true;
-    if (r < 0 && errno != EINTR) return true;  // let the read/write report the error
-  }
-}
-
-enum class IoStatus { kOk, kTimeout, kClosed };
-
-IoStatus send_all(int fd, const std::string& data, Clock::time_point deadline) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      if (!wait_fd(fd, POLLOUT, deadline)) return IoStatus::kTimeout;
-    } else {
-      return IoStatus::kClosed;
-    }
-  }
-  return IoStatus::kOk;
-}
-
-IoStatus recv_exact(int fd, char* out, size_t size, Clock::time_point deadline) {
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = recv(fd, out + done, size - done, MSG_DONTWAIT);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      if (!wait_fd(fd, POLLIN, deadline)) return IoStatus::kTimeout;
-    } else {
-      return IoStatus::kClosed;
-    }
-  }
-  return IoStatus::kOk;
-}
-
 Reply failed(ErrorKind kind, std::string cause, std::string message, std::string output = {}) {
   Reply r;
   r.failure = Failure{kind, std::move(cause), std::move(message), {}};
   r.output = std::move(output);
   return r;
-}
-
-// The text bwrap or python wrote to fd 2 before the worker captured its output (their own errors).
-std::string drain(int fd) {
-  std::string out;
-  char buf[4096];
-  while (fd >= 0 && out.size() < 16384) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
 }
 
 }  // namespace
@@ -225,8 +74,7 @@ Worker::~Worker() {
   kill_process();
 }
 
-void Worker::spawn() {
-  PCGLAB_CHECK(pid_ < 0) << "spawn() with a running worker";
+void Worker::spawn_direct() {
   int sv[2];
   int err[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -237,18 +85,9 @@ void Worker::spawn() {
     throw std::system_error(errno, std::generic_category(), "sandbox: pipe");
   }
   const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-  int seccomp = -1;
   const std::string& program = seccomp_program();
   const bool sandboxed = config_.isolation == Isolation::kSandbox;
-  if (sandboxed) {
-    seccomp = memfd_create("pcglab-seccomp", MFD_CLOEXEC);
-    if (seccomp >= 0 &&
-        (write(seccomp, program.data(), program.size()) != static_cast<ssize_t>(program.size()) ||
-         lseek(seccomp, 0, SEEK_SET) != 0)) {
-      close(seccomp);
-      seccomp = -1;
-    }
-  }
+  const int seccomp = sandboxed ? seccomp_memfd() : -1;
   sock_fprog filter{static_cast<unsigned short>(program.size() / sizeof(sock_filter)),
                     reinterpret_cast<sock_filter*>(const_cast<char*>(program.data()))};
 
@@ -264,17 +103,22 @@ void Worker::spawn() {
   plan.parent = getpid();
   const Limits& l = config_.limits;
   const auto add = [&plan](int resource, rlim_t value, rlim_t hard_extra = 0) {
-    plan.resources[plan.limit_count] = resource;
-    plan.limits[plan.limit_count++] = rlimit{value, value + hard_extra};
+    plan.add_limit(resource, value, value + hard_extra);
   };
   add(RLIMIT_AS, static_cast<rlim_t>(l.memory_mb) << 20);
   add(RLIMIT_CPU, static_cast<rlim_t>(l.cpu_seconds), 1);  // SIGXCPU names the limit; SIGKILL a second later
   add(RLIMIT_FSIZE, static_cast<rlim_t>(l.file_size_mb) << 20);
   add(RLIMIT_NOFILE, static_cast<rlim_t>(l.open_files));
   add(RLIMIT_CORE, 0);
+  if (!sandboxed && l.processes > 0) {
+    // Without a user namespace RLIMIT_NPROC counts every process and thread of the user: the bound
+    // is what the user runs now plus the limit (docs/sandbox.md, "When the sandbox does not work").
+    const uid_t uid = plan.drop_root ? 65534 : getuid();
+    add(RLIMIT_NPROC, static_cast<rlim_t>(count_user_tasks(uid) + l.processes));
+  }
 
   const bool fds_ok = null >= 0 && (!sandboxed || seccomp >= 0);
-  const pid_t pid = fds_ok ? Launcher::instance().spawn(plan) : -EBADF;
+  const pid_t pid = fds_ok ? spawn_process(plan) : -EBADF;
   close(sv[1]);
   close(err[1]);
   if (null >= 0) close(null);
@@ -289,16 +133,38 @@ void Worker::spawn() {
   stderr_ = err[0];
   fcntl(socket_, F_SETFL, fcntl(socket_, F_GETFL) | O_NONBLOCK);
   fcntl(stderr_, F_SETFL, fcntl(stderr_, F_GETFL) | O_NONBLOCK);
+  ++starts_;
+}
+
+void Worker::spawn() {
+  PCGLAB_CHECK(!running()) << "spawn() with a running worker";
   ready_ = false;
   module_present_ = false;
-  ++starts_;
-
-  // Queue the init request now: the interpreter reads it once numpy is imported.
+  const bool forked = config_.isolation == Isolation::kSandbox && config_.zygote;
+  if (forked) {
+    ZygoteChild child = Zygote::of(config_).fork_worker(config_.limits);
+    ++starts_;
+    if (child.failure) {
+      start_failure_ = std::move(child.failure);
+      return;
+    }
+    socket_ = child.protocol;
+    status_ = child.status;
+    stderr_ = child.error;
+  } else {
+    spawn_direct();
+  }
+  const Limits& l = config_.limits;
+  const bool sandboxed = config_.isolation == Isolation::kSandbox;
+  // Queue the init request now: the interpreter reads it once numpy is imported. A forked worker's
+  // zygote ran the preload already.
   List preload;
-  for (const auto& p : config_.preload) preload.push_back(List{p.name, p.source});
+  if (!forked)
+    for (const auto& p : config_.preload) preload.push_back(List{p.name, p.source});
   Dict settings{{"output_bytes", int64_t{l.output_kb} * 1024},
                 {"reply_bytes", int64_t{l.reply_mb} << 20},
                 {"nproc", sandboxed ? l.processes : 0},
+                {"nproc_unsafe", sandboxed ? 0 : l.processes},
                 {"reap", sandboxed},
                 {"file_size_mb", l.file_size_mb},
                 {"tmp_mb", sandboxed ? l.tmp_mb : 0}};
@@ -316,10 +182,14 @@ void Worker::kill_process() {
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  if (socket_ >= 0) close(socket_);
-  if (stderr_ >= 0) close(stderr_);
+  // A forked worker: its init exits when the status socket closes, and takes every process of the
+  // worker's PID namespace with it.
+  for (int* fd : {&socket_, &stderr_, &status_}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
   pid_ = -1;
-  socket_ = stderr_ = -1;
+  start_failure_.reset();
   ready_ = false;
   module_present_ = false;
 }
@@ -334,13 +204,25 @@ Failure Worker::death_failure(const char* what) {
   // The worker closed the protocol: it died, or its code closed fds 3/4. Give it a moment to
   // finish dying, then kill whatever is left.
   const bool was_ready = ready_;
+  const bool via_bwrap = config_.isolation == Isolation::kSandbox && status_ < 0;  // 128 + signal
   int status = 0;
   pid_t got = 0;
   const auto deadline = Clock::now() + std::chrono::milliseconds(500);
-  while ((got = waitpid(pid_, &status, WNOHANG)) == 0 && Clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (status_ >= 0) {
+    // A forked worker's init sends its wait status when it ends.
+    char bytes[8];
+    if (recv_exact(status_, bytes, sizeof bytes, deadline) == IoStatus::kOk) {
+      int64_t value = 0;
+      std::memcpy(&value, bytes, sizeof value);
+      status = static_cast<int>(value);
+      got = 1;
+    }
+  } else {
+    while ((got = waitpid(pid_, &status, WNOHANG)) == 0 && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (got == pid_) pid_ = -1;  // reaped: nothing left to kill
+  }
   std::string early = drain(stderr_);
-  if (got == pid_) pid_ = -1;  // reaped: nothing left to kill
   kill_process();
   const Limits& l = config_.limits;
   int signal = 0;
@@ -357,7 +239,7 @@ Failure Worker::death_failure(const char* what) {
   if (WIFEXITED(status)) {
     code = WEXITSTATUS(status);
     // bwrap exits with 128 + the signal that killed the sandboxed process.
-    if (config_.isolation == Isolation::kSandbox && code > 128 && code < 128 + NSIG) signal = code - 128;
+    if (via_bwrap && code > 128 && code < 128 + NSIG) signal = code - 128;
   }
   Failure f;
   f.kind = ErrorKind::kCrash;
@@ -395,7 +277,13 @@ Failure Worker::death_failure(const char* what) {
 
 Reply Worker::wait_ready() {
   const auto start = Clock::now();
-  if (pid_ < 0) spawn();
+  if (!running()) spawn();
+  if (start_failure_) {
+    Reply r;
+    r.failure = *start_failure_;
+    kill_process();  // the next request asks the zygote again
+    return r;
+  }
   if (ready_) {
     Reply r;
     r.value = Value();
@@ -422,7 +310,7 @@ Reply Worker::wait_ready() {
   if (!r.ok()) {
     if (r.failure.cause == "crash" || r.failure.cause == "protocol") r.failure.cause = "start";
     r.failure.message = "sandbox worker failed to start: " + r.failure.message;
-    if (pid_ > 0) kill_process();
+    kill_process();
     return r;
   }
   ready_ = true;

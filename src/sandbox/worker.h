@@ -48,7 +48,9 @@ class Worker {
   Reply wait_ready();
 
   const WorkerConfig& config() const { return config_; }
-  pid_t pid() const { return pid_; }      // the host PID of bwrap (or python), -1 when not running
+  // The host PID of bwrap (or python) of a worker started directly; -1 when not running or forked
+  // by a zygote (that worker is killed by closing its status socket).
+  pid_t pid() const { return pid_; }
   int starts() const { return starts_; }  // processes started so far (1 + replacements)
 
  private:
@@ -56,7 +58,10 @@ class Worker {
     std::string filename, source;
   };
   void spawn();
+  void spawn_direct();
   void kill_process();
+  bool running() const { return socket_ >= 0 || start_failure_.has_value(); }
+  Failure forked_death_failure(const char* what);
   Reply request(uint8_t op, const Value& payload, double timeout_s, const char* what);
   Reply request_frame(const std::string& frame, double timeout_s, const char* what, bool is_load = false);
   Reply exchange(uint8_t op, const Value& payload, double timeout_s, const char* what);
@@ -70,6 +75,8 @@ class Worker {
   pid_t pid_ = -1;
   int socket_ = -1;  // our end of the protocol socket pair
   int stderr_ = -1;  // read end of the worker's fd 2 before it captures its output
+  int status_ = -1;  // a zygote-forked worker: its init's status socket (closing it kills the worker)
+  std::optional<Failure> start_failure_;  // the zygote could not fork this worker
   bool ready_ = false;
   std::string init_frame_;  // the init request, queued at spawn
   size_t init_sent_ = 0;

@@ -191,13 +191,17 @@ class BoundedText:
     encoding = 'utf-8'
     errors = 'strict'
 
-diag_fd = os.dup(2)  # the pipe to pcglab, for the worker's own fatal errors
-capture_fd = os.memfd_create('pcglab-output')
-os.dup2(capture_fd, 1); os.dup2(capture_fd, 2); os.close(capture_fd)
-text = BoundedText()
-sys.stdout = sys.stderr = text
-sys.stdin = None
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past RLIMIT_FSIZE fail with EFBIG instead
+def become_worker():
+    # The protocol loop's process: fd 1 and 2 go to the capture file, print() to the bounded text.
+    global diag_fd, text, MAIN_PID
+    MAIN_PID = os.getpid()
+    diag_fd = os.dup(2)  # the pipe to pcglab, for the worker's own fatal errors
+    capture_fd = os.memfd_create('pcglab-output')
+    os.dup2(capture_fd, 1); os.dup2(capture_fd, 2); os.close(capture_fd)
+    text = BoundedText()
+    sys.stdout = sys.stderr = text
+    sys.stdin = None
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past RLIMIT_FSIZE fail with EFBIG instead
 
 def take_output():
     s, dropped = text.take()
@@ -239,15 +243,21 @@ def format_error(e):
     lines = traceback.format_exception(type(e), e, tb)
     return ''.join(lines)
 
+def process_hint():
+    if settings.get('nproc_unsafe'):
+        return (' [process limit: at most %d more processes and threads of this user than when the worker '
+                'started (--unsafe-no-sandbox)]' % settings['nproc_unsafe'])
+    return ' [process limit: at most %d processes and threads in the sandbox]' % settings['nproc']
+
 def hint(e):
     # Words that name the limit behind an OSError the sandbox causes.
     if isinstance(e, RuntimeError) and "can't start new thread" in str(e):
-        return ' [process limit: at most %d processes and threads in the sandbox]' % settings['nproc']
+        return process_hint()
     if not isinstance(e, OSError):
         return ''
     n = e.errno
-    if n == errno.EAGAIN and settings['nproc'] > 0:
-        return ' [process limit: at most %d processes and threads in the sandbox]' % settings['nproc']
+    if n == errno.EAGAIN and (settings['nproc'] > 0 or settings.get('nproc_unsafe')):
+        return process_hint()
     if n == errno.EFBIG:
         return ' [file size limit of %d MB]' % settings.get('file_size_mb', 0)
     if n == errno.ENOSPC:
@@ -295,7 +305,8 @@ def handle_init(v):
         add_module(name, source, '<preload %s>' % name)
     if settings['nproc'] > 0:
         resource.setrlimit(resource.RLIMIT_NPROC, (settings['nproc'], settings['nproc']))
-    gc.collect()
+    if not FORKED:
+        gc.collect()
     return None
 
 def handle_load(v):
@@ -381,6 +392,228 @@ def serve():
         send(ST_OK, [result, take_output()])
         result = None
 
+# ---- The zygote (pcglab's Zygote, zygote.h): one interpreter per preload set that imported numpy
+# and ran the preload once, then forks each new worker. A fork request carries the worker's
+# limits and three descriptors (its protocol socket, a status socket, its error pipe). The child
+# enters namespaces of its own (user, PID, mount, network, IPC, UTS), so workers of one zygote
+# cannot see, signal or reach each other or the zygote, and a worker killed takes only its own
+# namespace along:
+#   zygote -> setup child: unshare, id maps, forks and exits
+#          -> init (pid 1 of the worker's PID namespace): fresh /proc and /tmp; waits for the worker,
+#             sends its wait status on the status socket and exits, or exits at once when pcglab
+#             closes the status socket (that kills every process of the namespace)
+#          -> worker (pid 2): new session, rlimits, no capabilities, no_new_privs, the seccomp filter,
+#             then the ordinary protocol loop.
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 8, 32, 4096, 16384
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_CAP_AMBIENT = 1, 4, 24, 38, 22, 47
+OP_ZYGOTE_INIT, OP_FORK = 16, 17
+
+def libc_call(libc, what, fn, *args):
+    import ctypes
+    if fn(*args) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, '%s: %s' % (what, os.strerror(e)))
+
+def enter_namespaces(libc):
+    # A fresh /proc may only be mounted where a fully visible one is: bwrap's read-only covers
+    # of /proc/irq, /proc/bus, ... are lifted in a mount namespace of this process first.
+    uid, gid = os.getuid(), os.getgid()
+    libc_call(libc, 'unshare(mount)', libc.unshare, CLONE_NEWNS)
+    for p in (b'/proc/sys', b'/proc/sysrq-trigger', b'/proc/irq', b'/proc/bus'):
+        libc.umount2(p, MNT_DETACH)
+    libc_call(libc, 'unshare', libc.unshare,
+              CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+    with open('/proc/self/setgroups', 'w') as f: f.write('deny')
+    with open('/proc/self/uid_map', 'w') as f: f.write('65534 %d 1' % uid)
+    with open('/proc/self/gid_map', 'w') as f: f.write('65534 %d 1' % gid)
+
+def mount_private(libc, tmp_mb):
+    libc_call(libc, 'mount /proc', libc.mount, b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    try:
+        with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
+    except OSError:
+        pass  # the seccomp filter denies new user namespaces anyway
+    for p in (b'/proc/sys', b'/proc/sysrq-trigger', b'/proc/irq', b'/proc/bus'):
+        if os.path.exists(p):
+            libc_call(libc, 'bind ' + p.decode(), libc.mount, p, p, None, MS_BIND | MS_REC, None)
+            libc_call(libc, 'remount ' + p.decode(), libc.mount, p, p, None,
+                      MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    libc_call(libc, 'mount /tmp', libc.mount, b'tmpfs', b'/tmp', b'tmpfs', MS_NOSUID | MS_NODEV,
+              ('size=%d,mode=1777' % (tmp_mb << 20)).encode())
+    os.chdir('/tmp')
+
+def drop_capabilities(libc):
+    import ctypes
+    for cap in range(64):
+        libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    libc.prctl(PR_CAP_AMBIENT, ctypes.c_ulong(4), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    class CapHeader(ctypes.Structure):
+        _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
+    class CapData(ctypes.Structure):
+        _fields_ = [('effective', ctypes.c_uint32), ('permitted', ctypes.c_uint32), ('inheritable', ctypes.c_uint32)]
+    libc_call(libc, 'capset', libc.capset, ctypes.byref(CapHeader(0x20080522, 0)), (CapData * 2)())
+
+def confine(libc, opts, seccomp_program):
+    import ctypes
+    mb = 1 << 20
+    for res, value, extra in ((resource.RLIMIT_AS, opts['memory_mb'] * mb, 0),
+                              (resource.RLIMIT_CPU, opts['cpu_seconds'], 1),
+                              (resource.RLIMIT_FSIZE, opts['file_size_mb'] * mb, 0),
+                              (resource.RLIMIT_NOFILE, opts['open_files'], 0),
+                              (resource.RLIMIT_CORE, 0, 0)):
+        resource.setrlimit(res, (value, value + extra))
+    drop_capabilities(libc)
+    libc_call(libc, 'dumpable', libc.prctl, PR_SET_DUMPABLE, ctypes.c_ulong(1), ctypes.c_ulong(0),
+              ctypes.c_ulong(0), ctypes.c_ulong(0))
+    libc_call(libc, 'no_new_privs', libc.prctl, PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), ctypes.c_ulong(0),
+              ctypes.c_ulong(0), ctypes.c_ulong(0))
+    class SockFprog(ctypes.Structure):
+        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+    program = ctypes.create_string_buffer(seccomp_program, len(seccomp_program))
+    fprog = SockFprog(len(seccomp_program) // 8, ctypes.addressof(program))
+    libc_call(libc, 'seccomp', libc.prctl, PR_SET_SECCOMP, ctypes.c_ulong(2), ctypes.byref(fprog),
+              ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+def init_process(status_fd, worker_pid):
+    # pid 1 of the worker's namespace: reaps what reaches it, reports the worker's end, and ends the
+    # namespace when the worker ends or pcglab closes the status socket.
+    import select
+    wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *a: None)
+    ready = [wake_r]  # a first pass reaps a worker that ended before the handler was in place
+    while True:
+        if status_fd in ready:
+            os._exit(0)
+        try:
+            os.read(wake_r, 4096)
+        except BlockingIOError:
+            pass
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                os._exit(0)
+            if pid == 0:
+                break
+            if pid == worker_pid:
+                try:
+                    os.write(status_fd, I64.pack(status))
+                except OSError:
+                    pass
+                os._exit(0)
+        try:
+            ready = select.select([status_fd, wake_r], [], [])[0]
+        except InterruptedError:
+            ready = []
+
+def worker_child(opts, fds, seccomp_program):
+    # The setup child of a fork request; returns only in the worker process (pid 2).
+    import ctypes
+    proto, status, err = fds
+    os.dup2(err, 2)
+    os.dup2(proto, 100); os.dup2(status, 101)
+    os.closerange(3, 100); os.closerange(102, 1 << 20)
+    proto, status = 100, 101
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    libc = ctypes.CDLL(None, use_errno=True)
+    enter_namespaces(libc)
+    if os.fork() != 0:
+        os._exit(0)
+    mount_private(libc, opts['tmp_mb'])
+    # The init is not dumpable (the worker cannot open its /proc/1/mem, whatever the uid) and keeps
+    # no capability; the worker makes itself dumpable again (its own /proc/self stays readable).
+    libc_call(libc, 'dumpable', libc.prctl, PR_SET_DUMPABLE, ctypes.c_ulong(0), ctypes.c_ulong(0),
+              ctypes.c_ulong(0), ctypes.c_ulong(0))
+    worker = os.fork()
+    if worker != 0:
+        os.close(proto)
+        drop_capabilities(libc)
+        init_process(status, worker)
+    os.close(status)
+    os.setsid()
+    libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    null = os.open('/dev/null', os.O_RDWR)
+    os.dup2(null, 0); os.dup2(null, 1); os.dup2(proto, 3); os.dup2(proto, 4)
+    os.closerange(5, 1 << 20)
+    confine(libc, opts, seccomp_program)
+
+def recv_request(ctl, maxfds):
+    import socket
+    head, fds, _, _ = socket.recv_fds(ctl, HEADER.size, maxfds)
+    if not head:
+        return None, None, fds
+    while len(head) < HEADER.size:
+        more = ctl.recv(HEADER.size - len(head))
+        if not more:
+            return None, None, fds
+        head += more
+    magic, op, n = HEADER.unpack(head)
+    if magic != MAGIC:
+        raise ProtocolError('bad zygote request header')
+    body = bytearray()
+    while len(body) < n:
+        more = ctl.recv(n - len(body))
+        if not more:
+            return None, None, fds
+        body += more
+    return op, decode(body, 0)[0], fds
+
+def zygote():
+    import socket
+    seccomp_program = b''
+    while True:
+        chunk = os.read(5, 65536)
+        if not chunk:
+            break
+        seccomp_program += chunk
+    os.close(5)
+    ctl = socket.socket(fileno=3)
+    os.close(4)
+    op, value, _ = recv_request(ctl, 0)
+    if op != OP_ZYGOTE_INIT:
+        os._exit(1)
+    try:
+        for name, source in value[0]:
+            add_module(name, source, '<preload %s>' % name)
+        reply = [None, '']
+        status = ST_OK
+    except BaseException as e:
+        reply = error_reply(e) + ['']
+        status = ST_ERR
+    enc = Encoder(); enc.value(reply); body = b''.join(enc.parts)
+    ctl.sendall(HEADER.pack(MAGIC, status, len(body)) + body)
+    if status != ST_OK:
+        os._exit(1)
+    gc.collect()
+    gc.freeze()  # the forked workers share these pages instead of copying them on the next collection
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # setup children are reaped by the kernel
+    while True:
+        op, opts, fds = recv_request(ctl, 3)
+        if op is None:
+            os._exit(0)
+        if op != OP_FORK or len(fds) != 3:
+            for fd in fds: os.close(fd)
+            continue
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ctl.detach()
+                worker_child(opts, fds, seccomp_program)
+                return
+            except BaseException:
+                os.write(2, ('pcglab zygote: the worker could not be set up:\n' + traceback.format_exc()).encode('utf-8', 'replace')[-4000:])
+                os._exit(125)
+        for fd in fds: os.close(fd)
+
+FORKED = len(sys.argv) > 1 and sys.argv[1] == 'zygote'
+if FORKED:
+    zygote()  # returns only in a fresh worker process, its namespaces and limits in place
+become_worker()
 try:
     serve()
 except BaseException:

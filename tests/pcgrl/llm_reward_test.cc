@@ -244,6 +244,15 @@ TEST(SandboxReward, HostileRewardStaysInTheSandbox) {
   expect_next_reward_works();
 }
 
+TEST(SandboxReward, BenchmarkRewardPassesTheValidationRollout) {
+  PCGLAB_REQUIRE_SANDBOX();
+  SandboxReward reward(read_file(testing::source_dir() / "tests/pcgrl/data/reward_30ops.py"), test_config());
+  EXPECT_NO_THROW(validate_reward(reward.as_batch_reward(), EnvConfig{}, 4, 1));
+  const RolloutRewards r = random_rollout(reward.as_batch_reward(), EnvConfig{}, 4, 50, 2);
+  EXPECT_LT(r.zero_percent, 100.0);  // the reward reacts to edits
+  EXPECT_GT(r.std, 0.0);
+}
+
 // ---- rollouts (C++ rewards: no sandbox needed) ----------------------------------------------------
 
 TEST(RandomRollout, TerminalStepGetsZeroAndStatsAreOverAllSteps) {

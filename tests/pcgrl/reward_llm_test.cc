@@ -10,6 +10,7 @@
 #include "core/check.h"
 #include "core/json.h"
 #include "pcgrl/reward_code.h"
+#include "sandbox/sandbox_testing.h"
 #include "testing/testing.h"
 
 namespace pcglab::pcgrl {
@@ -166,6 +167,15 @@ TEST(PromptSet, LoadsAFolderOfTheOfficialLayoutAndRendersIt) {
       std::string::npos)
       << user;
   EXPECT_NE(user.find("## Thought tips\nIO\n]"), std::string::npos) << user;
+  EXPECT_EQ(alignment_message(set, "CODE", "STATS", "ERR"), "ALIGN CODE STATS ERR");
+  Map level{};
+  level.fill(kEmpty);
+  const auto feedback = feedback_messages(set, scenario_preset(1), "CODE", {level}, {});
+  ASSERT_EQ(feedback.size(), 2u);
+  EXPECT_EQ(feedback[0].content, "FEEDBACK SYSTEM");
+  EXPECT_EQ(feedback[1].content, "FEEDBACK " + scenario_criteria(scenario_preset(1)) +
+                                     " ```python\nCODE\n``` " + "Available tiles: " + tile_enum_text() +
+                                     "\n\nLevel Id 0:\n" + numpy_map_string(level) + "\n\n");
 }
 
 TEST(PromptSet, AMissingFileOrABadTemplateIsASetupErrorNamingIt) {
@@ -318,12 +328,13 @@ struct Script {
   }
 };
 
-const std::string kGood =
-    "def compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n    return 0.5";
+std::string good_code() {
+  return "def compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n    return 0.5";
+}
 
-// Accepts kGood; any other code is a syntax error with a traceback.
+// Accepts good_code(); any other code is a syntax error with a traceback.
 void validate_good(const std::string& code) {
-  if (code != kGood)
+  if (code != good_code())
     throw RewardError(
         ErrorKind::kBadInput, "SyntaxError: invalid syntax (reward.py, line 1)",
         "Traceback (most recent call last):\n  File \"reward.py\", line 1\n    " + code.substr(0, 10));
@@ -341,7 +352,7 @@ GenerateRequest first_request() {
 }
 
 TEST(GenerateReward, AReplyWithoutACodeBlockIsTakenWhole) {
-  Script script{{"  " + kGood + "\n"}};
+  Script script{{"  " + good_code() + "\n"}};
   auto completer = script.completer();
   std::vector<std::string> seen;
   const auto result = generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
@@ -352,7 +363,7 @@ TEST(GenerateReward, AReplyWithoutACodeBlockIsTakenWhole) {
                                       },
                                       {"node/0001/generate", {}});
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0], "  " + kGood + "\n");  // the whole reply, as the official parser gives it
+  EXPECT_EQ(seen[0], "  " + good_code() + "\n");  // the whole reply, as the official parser gives it
   EXPECT_EQ(result.trials, 1);
   EXPECT_EQ(result.fixes, 0);
   const auto& r = script.requests.at(0);
@@ -367,13 +378,13 @@ TEST(GenerateReward, AReplyWithoutACodeBlockIsTakenWhole) {
 }
 
 TEST(GenerateReward, ARejectedCodeIsFedBackWithItsTracebackThenTheFixIsAccepted) {
-  Script script{{"```python\nbroken(\n```", "Fixed:\n```python\n" + kGood + "\n```"}};
+  Script script{{"```python\nbroken(\n```", "Fixed:\n```python\n" + good_code() + "\n```"}};
   auto completer = script.completer();
   std::vector<std::string> log;
   const auto result = generate_reward(
       completer, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(), {}, validate_good,
       {"node/0001/generate", [&](const std::string& line) { log.push_back(line); }});
-  EXPECT_EQ(result.code, kGood);
+  EXPECT_EQ(result.code, good_code());
   EXPECT_EQ(result.trials, 1);
   EXPECT_EQ(result.fixes, 1);
   ASSERT_EQ(result.errors.size(), 1u);
@@ -430,7 +441,7 @@ TEST(GenerateReward, AnLlmFailureIsAnLlmStepErrorAndASetupErrorPassesThrough) {
     EXPECT_NE(std::string(e.what()).find("HTTP 500"), std::string::npos) << e.what();
   }
   EXPECT_EQ(script.requests.size(), 1u);
-  Script ok{{kGood}};
+  Script ok{{good_code()}};
   auto completer2 = ok.completer();
   EXPECT_THROW(
       generate_reward(completer2, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(),
@@ -439,15 +450,41 @@ TEST(GenerateReward, AnLlmFailureIsAnLlmStepErrorAndASetupErrorPassesThrough) {
       SetupError);
 }
 
+// End to end with the real validation (the sandboxed 100-step rollout): a reward that jit refuses is
+// fed back with JAX's error, and the built-in zero-reward example is accepted.
+TEST(GenerateReward, RealValidationFeedsBackATracingErrorThenAcceptsTheExample) {
+  PCGLAB_REQUIRE_SANDBOX();
+  const std::string traced_if =
+      "import jax.numpy as jnp\n\ndef compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n"
+      "    if jnp.sum(curr_array == 4) > 0:\n        return 1.0\n    return 0.0\n";
+  Script script{{"```python\n" + traced_if + "```", PromptSet::builtin().file("compute_reward_example.py")}};
+  auto completer = script.completer();
+  sandbox::WorkerConfig config = default_reward_worker_config();
+  config.limits.call_timeout_s = 5;
+  const auto result = generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
+                                      first_request(), {},
+                                      [&](const std::string& code) {
+                                        SandboxReward reward(code, config);
+                                        validate_reward(reward.as_batch_reward(), EnvConfig{}, 4, 7);
+                                      },
+                                      {"node/0001/generate", {}});
+  EXPECT_EQ(result.fixes, 1);
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_NE(result.errors[0].find("TracerBoolConversionError"), std::string::npos) << result.errors[0];
+  ASSERT_EQ(script.requests.size(), 2u);
+  EXPECT_NE(script.requests[1].messages.back().content.find("TracerBoolConversionError"), std::string::npos);
+  EXPECT_EQ(result.code, PromptSet::builtin().file("compute_reward_example.py"));  // a whole reply, as it is
+}
+
 TEST(AlignReward, SendsTheCodeAndStatsAndCarriesTheLastErrorIntoTheNextTrial) {
-  Script script{{"```python\nbad\n```", "```python\nbad\n```", "```python\n" + kGood + "\n```"}};
+  Script script{{"```python\nbad\n```", "```python\nbad\n```", "```python\n" + good_code() + "\n```"}};
   auto completer = script.completer();
   GenerationSettings settings;
   settings.codefix_trials = 1;
   const auto result = align_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
                                    "OLD CODE", "Mean: 0.100000, Std: 0.200000, Zero Value Percent: 90.0000%",
                                    settings, validate_good, {"node/0001/align/1", {}});
-  EXPECT_EQ(result.code, kGood);
+  EXPECT_EQ(result.code, good_code());
   EXPECT_EQ(result.trials, 2);
   ASSERT_EQ(script.requests.size(), 3u);
   const auto& first = script.requests[0].messages;

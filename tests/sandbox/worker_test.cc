@@ -262,6 +262,35 @@ def f():
   EXPECT_EQ(isolation_settings(Isolation::kUnsafeNoSandbox).dump(), R"({"isolation":"unsafe-no-sandbox"})");
 }
 
+TEST(SandboxUnsafe, AForkBombEndsAtTheProcessBound) {
+  // Without namespaces RLIMIT_NPROC counts all the user's processes: the worker may start at most
+  // `processes` more than the user ran when it started (give or take other processes of the user).
+  WorkerConfig config = small_config();
+  config.isolation = Isolation::kUnsafeNoSandbox;
+  Worker worker(config);
+  ASSERT_TRUE(worker
+                  .load("bomb.py", R"PY(
+import os, time
+forked = 0
+def bomb():
+    global forked
+    for _ in range(200):
+        if os.fork() == 0:
+            time.sleep(2)
+            os._exit(0)
+        forked += 1
+def count():
+    return forked
+)PY")
+                  .ok());
+  const Reply r = worker.call("bomb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.describe(), HasSubstr("more processes and threads of this user"));
+  const Reply n = worker.call("count");
+  ASSERT_TRUE(n.ok()) << n.describe();
+  EXPECT_LT(n.value->as<int64_t>(), 100);
+}
+
 TEST(SandboxCli, RunAndCheck) {
   PCGLAB_REQUIRE_SANDBOX();
   pcglab::testing::TempDir dir;

@@ -4,10 +4,10 @@
 // The input is one-hot (a tile channel and at most one static channel per cell), so the actor's
 // first convolution is, per output position, a sum of the weight rows its window's cells pick, and
 // the critic's first Dense layer a sum of 961 (+ static) rows of its weight: on the CPU both run as
-// gathers (embedding_bag, mode sum, over the weights reshaped to rows; autograd gives the weight
-// gradients), about 10× fewer operations than the dense convolution and matmul on the 31×31×10
-// floats. The dense path stays: it is what runs on CUDA (the compact bytes are copied to the device
-// and expanded there; cuDNN convolutions), and the test that the two agree.
+// gathers (OneHotGather: an autograd function of the weights seen as a table of rows, reading the
+// compact bytes directly, with its own backward), about 10× fewer operations than the dense
+// convolution and matmul on the 31×31×10 floats. The dense path stays: it is what runs on CUDA (the compact
+// bytes are copied to the device and expanded there; cuDNN convolutions), and the test that the two agree.
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
@@ -29,101 +29,155 @@ namespace {
 
 constexpr int64_t kKernel = 7, kStride = 2, kPad = 3, kHidden = 64;
 
-// The rows of the gathers for n compact observations (samples[i] picks observation i of `obs`, or
-// i itself when samples is null). Conv bag (s, i, j) holds, for each cell (y, x) of output
-// position (i, j)'s 7×7 window inside the map, the row (ky·7 + kx)·C + tile and, for a static
-// cell, (ky·7 + kx)·C + C − 1 (C = channels) of conv1's weight as rows [ky][kx][c] × 64; critic bag
-// s holds (y·obs + x)·C + tile (+ C − 1) of critic1's weight transposed (the flattened NHWC input).
-struct OneHotBags {
-  torch::Tensor conv_rows, conv_offsets, critic_rows, critic_offsets;
-};
-
 int64_t conv_out(int64_t n) {
   return (n + 2 * kPad - kKernel) / kStride + 1;
 }
 
-// Throws like the dense path's one_hot does for a tile id outside [0, tiles).
-void check_tiles(const uint8_t* obs, const int64_t* samples, int64_t n, int64_t cells, int tiles) {
-  for (int64_t s = 0; s < n; ++s) {
-    const uint8_t* o = obs + (samples ? samples[s] : s) * cells;
-    for (int64_t k = 0; k < cells; ++k)
-      if ((o[k] & 15) >= tiles)
-        throw std::runtime_error("observation byte " + std::to_string(o[k]) + " of sample " +
-                                 std::to_string(s) + ": tile id " + std::to_string(o[k] & 15) +
-                                 " outside [0, " + std::to_string(tiles) + ")");
-  }
+// The gathers work on compact bytes (n × size × size, tile id + 16·static) and a weight table of
+// rows × 64: conv1's weight seen as rows [ky][kx][c] (row (ky·7 + kx)·C + c, C = channels), or
+// critic1's weight transposed (row (y·size + x)·C + c, the flattened NHWC input). Each cell picks
+// the row of its tile and, when static, the row of channel C − 1. Loops over 64 contiguous floats,
+// compiled twice (AVX2 and the x86-64 baseline; the CPU picks at load time).
+struct OneHotShape {
+  int64_t size, channels;
+  int64_t p() const { return conv_out(size); }
+  int64_t cells() const { return size * size; }
+};
+
+// Throws like the dense path's one_hot does for a tile id outside [0, channels − 1).
+void check_tiles(const torch::Tensor& bytes, const OneHotShape& shape) {
+  const uint8_t* o = bytes.data_ptr<uint8_t>();
+  for (int64_t k = 0; k < bytes.numel(); ++k)
+    if ((o[k] & 15) >= shape.channels - 1)
+      throw std::runtime_error("observation byte " + std::to_string(o[k]) + " of sample " +
+                               std::to_string(k / shape.cells()) + ": tile id " + std::to_string(o[k] & 15) +
+                               " outside [0, " + std::to_string(shape.channels - 1) + ")");
 }
 
-// Visits the rows of sample `o`'s bags in order: conv(bag, row) for every conv row (bag = output
-// position i·P + j), then critic(row) for every critic row.
-template <class Conv, class Critic>
-void visit_rows(const uint8_t* o, int64_t size, int64_t channels, Conv&& conv, Critic&& critic) {
-  const int64_t p = conv_out(size), st = channels - 1;
-  for (int64_t i = 0; i < p; ++i)
-    for (int64_t j = 0; j < p; ++j)
-      for (int64_t ky = 0; ky < kKernel; ++ky) {
-        const int64_t y = i * kStride - kPad + ky;
-        if (y < 0 || y >= size) continue;
-        for (int64_t kx = 0; kx < kKernel; ++kx) {
-          const int64_t x = j * kStride - kPad + kx;
-          if (x < 0 || x >= size) continue;
-          const int v = o[y * size + x];
-          const int64_t base = (ky * kKernel + kx) * channels;
-          conv(i * p + j, base + (v & 15));
-          if (v >= 16) conv(i * p + j, base + st);
+__attribute__((target_clones("avx2", "default"))) void add_row(float* __restrict acc,
+                                                               const float* __restrict row) {
+  for (int64_t h = 0; h < kHidden; ++h) acc[h] += row[h];
+}
+
+// out (n × P × P × 64, channel-last) = Σ over each output position's window cells of their rows.
+// Parallel over samples (disjoint outputs).
+void conv_gather_forward(const float* table, const uint8_t* obs, int64_t n, const OneHotShape& sh,
+                         float* out) {
+  const int64_t p = sh.p(), c = sh.channels;
+  at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t s = begin; s < end; ++s) {
+      const uint8_t* o = obs + s * sh.cells();
+      for (int64_t i = 0; i < p; ++i)
+        for (int64_t j = 0; j < p; ++j) {
+          float* acc = out + ((s * p + i) * p + j) * kHidden;
+          std::fill(acc, acc + kHidden, 0.0f);
+          for (int64_t ky = 0; ky < kKernel; ++ky) {
+            const int64_t y = i * kStride - kPad + ky;
+            if (y < 0 || y >= sh.size) continue;
+            for (int64_t kx = 0; kx < kKernel; ++kx) {
+              const int64_t x = j * kStride - kPad + kx;
+              if (x < 0 || x >= sh.size) continue;
+              const int v = o[y * sh.size + x];
+              const float* rows = table + (ky * kKernel + kx) * c * kHidden;
+              add_row(acc, rows + (v & 15) * kHidden);
+              if (v >= 16) add_row(acc, rows + (c - 1) * kHidden);
+            }
+          }
+        }
+    }
+  });
+}
+
+// grad_table (zeroed) += each output position's gradient on the rows its window picked. Parallel
+// over the 49 kernel offsets: each owns its C rows, so every row sums in the same order (samples,
+// then positions) whatever the thread count.
+void conv_gather_backward(const float* grad_out, const uint8_t* obs, int64_t n, const OneHotShape& sh,
+                          float* grad_table) {
+  const int64_t p = sh.p(), c = sh.channels;
+  at::parallel_for(0, kKernel * kKernel, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t s = 0; s < n; ++s) {
+      const uint8_t* o = obs + s * sh.cells();
+      for (int64_t k = begin; k < end; ++k) {
+        const int64_t ky = k / kKernel, kx = k % kKernel;
+        float* rows = grad_table + k * c * kHidden;
+        for (int64_t i = 0; i < p; ++i) {
+          const int64_t y = i * kStride - kPad + ky;
+          if (y < 0 || y >= sh.size) continue;
+          for (int64_t j = 0; j < p; ++j) {
+            const int64_t x = j * kStride - kPad + kx;
+            if (x < 0 || x >= sh.size) continue;
+            const int v = o[y * sh.size + x];
+            const float* g = grad_out + ((s * p + i) * p + j) * kHidden;
+            add_row(rows + (v & 15) * kHidden, g);
+            if (v >= 16) add_row(rows + (c - 1) * kHidden, g);
+          }
         }
       }
-  for (int64_t k = 0; k < size * size; ++k) {
-    critic(k * channels + (o[k] & 15));
-    if (o[k] >= 16) critic(k * channels + st);
-  }
+    }
+  });
 }
 
-OneHotBags one_hot_bags(const uint8_t* obs, const int64_t* samples, int64_t n, int64_t size, int tiles) {
-  const int64_t cells = size * size, channels = tiles + 1, p = conv_out(size), bags = p * p;
-  check_tiles(obs, samples, n, cells, tiles);
-  auto sample = [&](int64_t s) { return obs + (samples ? samples[s] : s) * cells; };
-  // Pass 1: each sample's row counts, so that pass 2 fills disjoint ranges in parallel (the result
-  // does not depend on the thread count).
-  std::vector<int64_t> conv_start(n + 1, 0), critic_start(n + 1, 0);
-  at::parallel_for(0, n, 16, [&](int64_t b, int64_t e) {
-    for (int64_t s = b; s < e; ++s) {
-      int64_t nc = 0, nv = 0;
-      visit_rows(
-          sample(s), size, channels, [&](int64_t, int64_t) { ++nc; }, [&](int64_t) { ++nv; });
-      conv_start[s + 1] = nc;
-      critic_start[s + 1] = nv;
+// out (n × 64) = Σ over the sample's cells of their rows.
+void critic_gather_forward(const float* table, const uint8_t* obs, int64_t n, const OneHotShape& sh,
+                           float* out) {
+  const int64_t c = sh.channels;
+  at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t s = begin; s < end; ++s) {
+      const uint8_t* o = obs + s * sh.cells();
+      float* acc = out + s * kHidden;
+      std::fill(acc, acc + kHidden, 0.0f);
+      for (int64_t k = 0; k < sh.cells(); ++k) {
+        add_row(acc, table + (k * c + (o[k] & 15)) * kHidden);
+        if (o[k] >= 16) add_row(acc, table + (k * c + c - 1) * kHidden);
+      }
     }
   });
-  for (int64_t s = 0; s < n; ++s) {
-    conv_start[s + 1] += conv_start[s];
-    critic_start[s + 1] += critic_start[s];
-  }
-  OneHotBags out;
-  const auto opts = torch::TensorOptions().dtype(torch::kInt64);
-  out.conv_rows = torch::empty({conv_start[n]}, opts);
-  out.conv_offsets = torch::empty({n * bags}, opts);
-  out.critic_rows = torch::empty({critic_start[n]}, opts);
-  out.critic_offsets = torch::empty({n}, opts);
-  int64_t* conv_rows = out.conv_rows.data_ptr<int64_t>();
-  int64_t* conv_offsets = out.conv_offsets.data_ptr<int64_t>();
-  int64_t* critic_rows = out.critic_rows.data_ptr<int64_t>();
-  int64_t* critic_offsets = out.critic_offsets.data_ptr<int64_t>();
-  at::parallel_for(0, n, 16, [&](int64_t b, int64_t e) {
-    for (int64_t s = b; s < e; ++s) {
-      int64_t c = conv_start[s], v = critic_start[s], last_bag = -1;
-      critic_offsets[s] = v;
-      visit_rows(
-          sample(s), size, channels,
-          [&](int64_t bag, int64_t row) {
-            if (bag != last_bag) conv_offsets[s * bags + (last_bag = bag)] = c;
-            conv_rows[c++] = row;
-          },
-          [&](int64_t row) { critic_rows[v++] = row; });
-    }
-  });
-  return out;
 }
+
+// grad_table (zeroed) += each sample's gradient on its rows; parallel over cells (each owns C rows).
+void critic_gather_backward(const float* grad_out, const uint8_t* obs, int64_t n, const OneHotShape& sh,
+                            float* grad_table) {
+  const int64_t c = sh.channels;
+  at::parallel_for(0, sh.cells(), 64, [&](int64_t begin, int64_t end) {
+    for (int64_t s = 0; s < n; ++s) {
+      const uint8_t* o = obs + s * sh.cells();
+      for (int64_t k = begin; k < end; ++k) {
+        add_row(grad_table + (k * c + (o[k] & 15)) * kHidden, grad_out + s * kHidden);
+        if (o[k] >= 16) add_row(grad_table + (k * c + c - 1) * kHidden, grad_out + s * kHidden);
+      }
+    }
+  });
+}
+
+// A gather as an autograd function of its weight table (the bytes are data): `Conv` picks the
+// actor's conv1 (output n × P × P × 64) or the critic's first layer (n × 64).
+template <bool Conv>
+struct OneHotGather : torch::autograd::Function<OneHotGather<Conv>> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& table,
+                               const torch::Tensor& bytes, int64_t channels) {
+    const OneHotShape sh{bytes.size(1), channels};
+    const int64_t n = bytes.size(0);
+    const auto t = table.contiguous();
+    auto out = Conv ? torch::empty({n, sh.p(), sh.p(), kHidden}, t.options())
+                    : torch::empty({n, kHidden}, t.options());
+    (Conv ? conv_gather_forward : critic_gather_forward)(t.data_ptr<float>(), bytes.data_ptr<uint8_t>(), n,
+                                                         sh, out.data_ptr<float>());
+    ctx->save_for_backward({bytes});
+    ctx->saved_data["channels"] = channels;
+    ctx->saved_data["rows"] = table.size(0);
+    return out;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto bytes = ctx->get_saved_variables()[0];
+    const OneHotShape sh{bytes.size(1), ctx->saved_data["channels"].toInt()};
+    const auto g = grads[0].contiguous();
+    auto grad_table = torch::zeros({ctx->saved_data["rows"].toInt(), kHidden}, g.options());
+    (Conv ? conv_gather_backward : critic_gather_backward)(g.data_ptr<float>(), bytes.data_ptr<uint8_t>(),
+                                                           bytes.size(0), sh, grad_table.data_ptr<float>());
+    return {grad_table, torch::Tensor(), torch::Tensor()};
+  }
+};
 
 struct ActorCriticImpl : torch::nn::Module {
   explicit ActorCriticImpl(const PcglabPpoConfig& c)
@@ -167,16 +221,14 @@ struct ActorCriticImpl : torch::nn::Module {
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) {
     return heads(conv1(x.permute({0, 3, 1, 2})), critic1(x.flatten(1)));
   }
-  // Gather path: the same from the bags of n observations.
-  std::pair<torch::Tensor, torch::Tensor> forward(const OneHotBags& b, int64_t n) {
-    const int64_t p = conv_out(obs);
+  // Gather path: the same from n compact observations (bytes, n × obs × obs, on the CPU).
+  std::pair<torch::Tensor, torch::Tensor> forward_gathers(const torch::Tensor& bytes) {
+    check_tiles(bytes, {obs, channels});
     const auto conv_table =
         conv1->weight.permute({2, 3, 1, 0}).reshape({kKernel * kKernel * channels, kHidden});
-    const auto a = std::get<0>(torch::embedding_bag(conv_table, b.conv_rows, b.conv_offsets)) + conv1->bias;
-    const auto v =
-        std::get<0>(torch::embedding_bag(critic1->weight.t().contiguous(), b.critic_rows, b.critic_offsets)) +
-        critic1->bias;
-    return heads(a.view({n, p, p, kHidden}).permute({0, 3, 1, 2}).contiguous(), v);
+    const auto a = OneHotGather<true>::apply(conv_table, bytes, channels) + conv1->bias;
+    const auto v = OneHotGather<false>::apply(critic1->weight.t(), bytes, channels) + critic1->bias;
+    return heads(a.permute({0, 3, 1, 2}).contiguous(), v);
   }
   // The rest of both networks from the first layers' outputs (before their ReLU): the actor's as
   // n × 64 × P × P, the critic's as n × 64.
@@ -231,15 +283,10 @@ struct Agent {
                                                      torch::optim::AdamOptions(c.lr).eps(c.adam_eps));
   }
 
-  // Logits and values of n compact observations on the host (samples: which ones of `obs`, or
-  // null for the first n). The dense path copies the bytes to the device and expands them there.
-  std::pair<torch::Tensor, torch::Tensor> forward(const uint8_t* obs, const int64_t* samples, int64_t n) {
-    if (gathers) return net->forward(one_hot_bags(obs, samples, n, config.obs_size, config.tile_channels), n);
-    const int64_t rows = samples ? *std::max_element(samples, samples + n) + 1 : n;
-    auto bytes =
-        torch::from_blob(const_cast<uint8_t*>(obs), {rows, config.obs_size, config.obs_size}, torch::kUInt8);
-    if (samples)
-      bytes = bytes.index_select(0, torch::from_blob(const_cast<int64_t*>(samples), {n}, torch::kInt64));
+  // Logits and values of compact bytes on the host (n × obs × obs). The dense path copies them to
+  // the device and expands them there.
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& bytes) {
+    if (gathers) return net->forward_gathers(bytes.contiguous());
     return net->forward(net->expand(bytes.to(device)));
   }
 };
@@ -292,7 +339,9 @@ int ppo_evaluate(void* handle, const uint8_t* obs, int64_t n, float* probs, floa
   auto* a = static_cast<Agent*>(handle);
   try {
     torch::InferenceMode guard;
-    auto [logits, v] = a->forward(obs, nullptr, n);
+    const auto& c = a->config;
+    auto [logits, v] =
+        a->forward(torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8));
     const auto p = torch::softmax(logits, -1).to(torch::kCPU).contiguous();
     std::memcpy(probs, p.data_ptr<float>(), sizeof(float) * n * a->config.actions);
     std::memcpy(values, v.to(torch::kCPU).contiguous().data_ptr<float>(), sizeof(float) * n);
@@ -333,9 +382,7 @@ int ppo_update(void* handle, const uint8_t* obs, const int32_t* actions, const f
     const auto all_adv = torch::from_blob(const_cast<float*>(advantages), {n}, torch::kFloat32).to(dev);
     const auto all_ret = torch::from_blob(const_cast<float*>(returns), {n}, torch::kFloat32).to(dev);
     const auto all_obs =
-        a->gathers
-            ? torch::Tensor()
-            : torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8).to(dev);
+        torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8).to(dev);
     const int64_t mb = n / c.minibatches;
     // Sums of the losses in double, read back once at the end (no device wait per step).
     auto sums = torch::zeros({4}, torch::TensorOptions().dtype(torch::kFloat64).device(dev));
@@ -344,14 +391,12 @@ int ppo_update(void* handle, const uint8_t* obs, const int32_t* actions, const f
     for (int e = 0; e < c.epochs; ++e) {
       const auto perm = torch::from_blob(const_cast<int64_t*>(order + e * n), {n}, torch::kInt64);
       for (int m = 0; m < c.minibatches; ++m) {
-        const int64_t* picked = order + e * n + m * mb;
         const auto idx = perm.slice(0, m * mb, (m + 1) * mb).to(dev);
         const auto act = all_act.index_select(0, idx), old_logp = all_logp.index_select(0, idx);
         const auto old_v = all_val.index_select(0, idx), ret = all_ret.index_select(0, idx);
         auto adv = all_adv.index_select(0, idx);
         adv = (adv - adv.mean()) / (adv.std() + 1e-8);
-        auto [logits, v] = a->gathers ? a->forward(obs, picked, mb)
-                                      : a->net->forward(a->net->expand(all_obs.index_select(0, idx)));
+        auto [logits, v] = a->forward(all_obs.index_select(0, idx));
         const auto logp_all = torch::log_softmax(logits, -1);
         const auto logp = logp_all.gather(1, act.unsqueeze(1)).squeeze(1);
         const auto entropy = -(logp_all.exp() * logp_all).sum(-1).mean();

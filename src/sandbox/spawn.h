@@ -1,0 +1,57 @@
+// Starting sandbox processes, and the non-blocking I/O on their sockets, shared by a Worker
+// (sandbox/worker.h) and the Zygote that forks workers (sandbox/zygote.h).
+//
+// Every process is forked by one long-lived launcher thread: PR_SET_PDEATHSIG (and bwrap's
+// --die-with-parent) fire when the *thread* that forked exits, so a process forked from a batch's
+// thread would die with that thread. Between fork and exec the child only makes async-signal-safe
+// calls, so everything it needs is prepared in a SpawnPlan first.
+#pragma once
+
+#include <linux/filter.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace pcglab::sandbox {
+
+using Clock = std::chrono::steady_clock;
+
+struct SpawnPlan {
+  std::vector<char*> argv;
+  int proto_fd = -1;                   // becomes fds 3 and 4 (the protocol or control socket)
+  int stderr_fd = -1;                  // becomes fd 2
+  int null_fd = -1;                    // becomes fds 0 and 1
+  int seccomp_fd = -1;                 // becomes fd 5 (bwrap --seccomp 5, or the zygote reads it), or -1
+  const sock_fprog* filter = nullptr;  // applied before exec (no bwrap to apply it), or null
+  bool drop_root = false;              // setuid(65534) first when pcglab runs as root
+  int resources[6] = {};
+  rlimit limits[6] = {};
+  int limit_count = 0;
+  pid_t parent = 0;  // getpid() of pcglab: the child exits when pcglab died before its prctl
+
+  void add_limit(int resource, rlim_t soft, rlim_t hard);
+};
+
+// Forks (on the launcher thread) and execs the plan's argv with an empty environment, in a new
+// session, with only fds 0-4 (and 5) open. Returns the pid, or -errno.
+pid_t spawn_process(const SpawnPlan& plan);
+
+// A memfd holding the seccomp program (close-on-exec), or -1.
+int seccomp_memfd();
+
+enum class IoStatus { kOk, kTimeout, kClosed };
+
+// Waits for readiness of `fd` until `deadline`; false on timeout.
+bool wait_fd(int fd, short events, Clock::time_point deadline);
+IoStatus send_all(int fd, const std::string& data, Clock::time_point deadline);
+IoStatus recv_exact(int fd, char* out, size_t size, Clock::time_point deadline);
+// What is readable now on a non-blocking fd (at most 16 KiB), trailing blanks removed: the text a
+// process wrote to fd 2 before the worker captured its output.
+std::string drain(int fd);
+
+Clock::time_point deadline_after(double seconds);
+
+}  // namespace pcglab::sandbox
