@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 
 #include "batch/driver.h"
 #include "core/check.h"
@@ -22,10 +21,6 @@ namespace {
 // A reward's failure as the engine records it: the same kind, the text the LLM would be shown.
 refine::StepError step_error(const RewardError& e, const std::string& during) {
   return refine::StepError(e.kind(), fmt::format("{}: {}", during, e.describe()));
-}
-
-std::string strategy_label(refine::ThoughtStrategy s) {
-  return refine::strategy_name(s);
 }
 
 // The loop's state and its four steps.
@@ -76,7 +71,7 @@ class Loop {
       nodes.push_back(std::move(n));
     }
     const std::optional<int> best = finished.best();
-    OrderedJson graph{{"strategy", strategy_label(o_.strategy)},
+    OrderedJson graph{{"strategy", refine::strategy_name(o_.strategy)},
                       {"iterations", o_.iterations},
                       {"scenario", o_.scenario},
                       {"best", best ? OrderedJson(*best) : OrderedJson()},
