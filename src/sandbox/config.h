@@ -49,7 +49,8 @@ struct WorkerConfig {
   std::vector<Preload> preload;
   Isolation isolation = Isolation::kSandbox;
   // kSandbox: fork each worker from a zygote (sandbox/zygote.h: one bwrap + python per preload set
-  // that imported numpy once), each in namespaces of its own; false: one bwrap + python per worker.
+  // that imported numpy once), each in namespaces of its own; false (or PCGLAB_SANDBOX_ZYGOTE=0 in
+  // the environment): one bwrap + python per worker.
   bool zygote = true;
   std::string python = "/usr/bin/python3";
   std::string bwrap = "/usr/bin/bwrap";

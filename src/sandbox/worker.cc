@@ -11,9 +11,11 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -47,6 +49,16 @@ int64_t count_user_tasks(uid_t uid) {
     if (mine) tasks += threads;
   }
   return tasks;
+}
+
+// PCGLAB_SANDBOX_ZYGOTE=0 starts every worker with its own bwrap (a machine where the zygote's
+// nested namespaces do not work; `pcglab sandbox check` then fails with the setup's error).
+bool zygote_allowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("PCGLAB_SANDBOX_ZYGOTE");
+    return v == nullptr || std::string_view(v) != "0";
+  }();
+  return allowed;
 }
 
 double seconds_since(Clock::time_point start) {
@@ -140,7 +152,7 @@ void Worker::spawn() {
   PCGLAB_CHECK(!running()) << "spawn() with a running worker";
   ready_ = false;
   module_present_ = false;
-  const bool forked = config_.isolation == Isolation::kSandbox && config_.zygote;
+  const bool forked = config_.isolation == Isolation::kSandbox && config_.zygote && zygote_allowed();
   if (forked) {
     ZygoteChild child = Zygote::of(config_).fork_worker(config_.limits);
     ++starts_;
@@ -228,12 +240,14 @@ Failure Worker::death_failure(const char* what) {
   int signal = 0;
   int code = -1;
   if (got <= 0) {
-    return Failure{
-        ErrorKind::kCrash,
-        "protocol",
-        fmt::format("the worker stopped answering during the {} (its code closed the protocol channel)",
-                    what),
-        {}};
+    // A zygote's worker whose setup failed (its error is in `early`) ends the same way.
+    std::string message =
+        was_ready || early.empty()
+            ? fmt::format("the worker stopped answering during the {} (its code closed the protocol channel)",
+                          what)
+            : fmt::format("the worker ended during the {}", what);
+    if (!early.empty()) message += ": " + early;
+    return Failure{ErrorKind::kCrash, "protocol", std::move(message), {}};
   }
   if (WIFSIGNALED(status)) signal = WTERMSIG(status);
   if (WIFEXITED(status)) {

@@ -2,9 +2,10 @@
 // answers many calls (a reward function called on every environment step, a text game's methods
 // over thousands of action sequences).
 //
-// Start-up is asynchronous: the constructor (or restart) forks bwrap and queues the init request;
-// the first request waits for "ready" (numpy imported, preload run) within start_timeout_s, so a
-// pool can start replacements while other work runs.
+// Start-up is asynchronous: the constructor (or restart) asks the zygote for a fresh worker
+// (sandbox/zygote.h; or forks bwrap + python when config.zygote is false or without a sandbox) and
+// queues the init request; the first request waits for "ready" (numpy imported, preload run)
+// within start_timeout_s, so a pool can start replacements while other work runs.
 //
 // When a request hits a wall-clock limit, the memory limit, or the worker dies or breaks the
 // protocol, the worker is killed at once (with everything it started: its PID namespace goes with

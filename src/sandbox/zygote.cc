@@ -59,8 +59,7 @@ bool send_with_fds(int socket, const std::string& frame, const int* fds, int cou
 
 std::string zygote_key(const WorkerConfig& config) {
   std::string key = config.python + '\n' + config.bwrap + '\n';
-  for (const auto& p : config.preload)
-    key += fmt::format("{}:{}:{}\n{}", p.name, p.source.size(), p.source, '\n');
+  for (const auto& p : config.preload) key += fmt::format("{}:{}:{}\n", p.name, p.source.size(), p.source);
   return key;
 }
 

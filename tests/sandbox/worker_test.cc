@@ -309,6 +309,11 @@ TEST(SandboxCli, RunAndCheck) {
   const auto check = pcglab::testing::run_pcglab({"sandbox", "check", "--format", "json"});
   EXPECT_EQ(check.exit_code, 0) << check.err;
   EXPECT_THAT(check.out, HasSubstr("network namespace"));
+  // Without the zygote: one bwrap per worker, the same checks pass.
+  const auto direct =
+      pcglab::testing::run_pcglab({"sandbox", "check", "--format", "json"}, {{"PCGLAB_SANDBOX_ZYGOTE", "0"}});
+  EXPECT_EQ(direct.exit_code, 0) << direct.err;
+  EXPECT_THAT(direct.out, HasSubstr("the worker is pid 2 inside"));
 }
 
 }  // namespace
