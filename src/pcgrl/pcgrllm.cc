@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 
 #include "batch/driver.h"
 #include "core/check.h"
@@ -19,14 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A reward's failure as the engine records it: the same kind, the text the LLM
-// would be shown.
+// A reward's failure as the engine records it: the same kind, the text the LLM would be shown.
 refine::StepError step_error(const RewardError& e, const std::string& during) {
   return refine::StepError(e.kind(), fmt::format("{}: {}", during, e.describe()));
-}
-
-std::string strategy_label(refine::ThoughtStrategy s) {
-  return refine::strategy_name(s);
 }
 
 // The loop's state and its four steps.
@@ -55,8 +49,7 @@ class Loop {
     return s;
   }
 
-  // graph.json: the finished nodes, then the node being made (with the step it
-  // is at).
+  // graph.json: the finished nodes, then the node being made (with the step it is at).
   void write_graph(const refine::ThoughtGraph& finished, const refine::ThoughtNode* current, int current_id,
                    const std::string& status) const {
     OrderedJson nodes = finished.to_json();
@@ -78,7 +71,7 @@ class Loop {
       nodes.push_back(std::move(n));
     }
     const std::optional<int> best = finished.best();
-    OrderedJson graph{{"strategy", strategy_label(o_.strategy)},
+    OrderedJson graph{{"strategy", refine::strategy_name(o_.strategy)},
                       {"iterations", o_.iterations},
                       {"scenario", o_.scenario},
                       {"best", best ? OrderedJson(*best) : OrderedJson()},
@@ -113,9 +106,8 @@ class Loop {
     }
   }
 
-  // The official validation of a new code: a 100-step random rollout over the
-  // training environments. RewardError goes back to the LLM; SetupError (no
-  // sandbox) stops the run.
+  // The official validation of a new code: a 100-step random rollout over the training
+  // environments. RewardError goes back to the LLM; SetupError (no sandbox) stops the run.
   void validate(const std::string& code) const {
     SandboxReward reward(code, o_.worker);
     validate_reward(reward.as_batch_reward(), env_, o_.train.n_envs, o_.train.seed);
@@ -192,8 +184,7 @@ class Loop {
           trained.error_kind != ErrorKind::kNone ? trained.error_kind : ErrorKind::kBadInput,
           "training: " + trained.error);
 
-    nn::set_torch_threads(config.torch_threads);  // so the sampled levels do not
-                                                  // depend on the machine
+    nn::set_torch_threads(config.torch_threads);  // so the sampled levels do not depend on the machine
     const PpoAgent agent = PpoAgent::load(trained.checkpoint);
     const GeneratedLevels gen =
         generate_levels(agent, checkpoint_env_config(trained.checkpoint), o_.levels, o_.eval_seed, false);
@@ -377,7 +368,7 @@ refine::RefineResult run_pcgrllm(const PcgrllmOptions& options, llm::Completer& 
   write_file_atomic(options.out / "settings.json", settings.dump(2) + "\n");
 
   Loop loop(options, completer, progress);
-  const refine::RefineResult result = engine.run(loop.steps(), [&](const refine::StepEvent& e) {
+  refine::RefineResult result = engine.run(loop.steps(), [&](const refine::StepEvent& e) {
     loop.write_graph(*e.graph, e.node, e.iteration, (e.ok ? "after " : "failed at ") + e.step);
     if (progress.step) progress.step(e);
   });

@@ -218,6 +218,13 @@ std::string node_section(const fs::path& dir, const NodeView& n,
       out += "<h4>Reward code</h4>" + code_block(code);
     }
   }
+  if (const auto generated = read_if_exists(nd / "reward.py"); generated && !n.artifact.empty()) {
+    // reward.py is the generated code as written (with a final newline); the artifact is aligned.
+    const std::string before =
+        generated->ends_with('\n') ? generated->substr(0, generated->size() - 1) : *generated;
+    if (before != n.artifact)
+      out += "<h4>Self-alignment's changes (generated → aligned)</h4>" + diff_block(before, n.artifact);
+  }
   out += alignment_table(nd);
   out += level_pictures(nd);
   if (!n.feedback.empty())

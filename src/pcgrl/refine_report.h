@@ -6,8 +6,8 @@
 // The page: the settings; the accuracy of each iteration as a bar chart; the thought graph as SVG
 // (one circle per node with its id and fitness, a line to its parent, GoT's auxiliary context as
 // dashed lines, failed nodes in red); then per node its reward code with a line diff to its
-// parent's, the alignment statistics of each round, the levels as pictures, the feedback, and the
-// error of a failed node.
+// parent's, self-alignment's changes to the generated code, the alignment statistics of each round, the
+// levels as pictures, the feedback, and the error of a failed node.
 #pragma once
 
 #include <filesystem>

@@ -292,6 +292,29 @@ TEST(RefineBrokenReplies, ANodeWithNoValidRewardFailsAndTheNextStartsAfresh) {
   EXPECT_NE(read_file(dir / "out/report.html").find("1 (failed)"), std::string::npos);
 }
 
+TEST(RefineBrokenReplies, TotNeverRefinesAFailedNode) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  // Node 1 valid; node 2's 12 replies hold no code (it fails); nodes 3 and 4 valid.
+  server.set_responder([](const std::string&, int index) {
+    return index >= 1 && index <= 12 ? reply(200, "", "no code, sorry") : valid_reply(index);
+  });
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(
+      refine_args(dir / "out", "tot", 4, {"--self-alignment", "0", "--feedback", "off"}), server_env(server));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(server.request_count(), 15u);
+  const Json graph = read_json_file(dir / "out/graph.json");
+  ASSERT_EQ(graph["nodes"].size(), 4u);
+  // Node 3 refines node 1 (node 2 failed); node 1 is then full (breadth 2), so node 4 refines node
+  // 3, the only usable node with room (were node 2 usable, the tie would give it node 4).
+  std::vector<int> parents;
+  for (const Json& n : graph["nodes"]) parents.push_back(n["parent"].get<int>());
+  EXPECT_EQ(parents, (std::vector<int>{0, 1, 1, 3}));
+  EXPECT_EQ(graph["nodes"][1]["status"], "failed");
+  expect_rule_parents(graph, refine::ThoughtStrategy::kTot, 2);
+}
+
 // Starts pcglab with `args` in the background (output to `log`); returns its PID.
 pid_t spawn_pcglab(const std::vector<std::string>& args, const FakeOpenAiServer& server,
                    const fs::path& log) {

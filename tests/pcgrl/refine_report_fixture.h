@@ -63,7 +63,8 @@ inline void write_refine_folder(const std::filesystem::path& dir) {
   write_file_atomic(dir / "settings.json",
                     OrderedJson{{"scenario", 2}, {"pe", "got"}, {"prompts_hash", "abc"}}.dump());
   const std::filesystem::path n1 = dir / "nodes/0001";
-  write_file_atomic(n1 / "reward.py", code1);
+  // Node 1's generated code before self-alignment changed its return line.
+  write_file_atomic(n1 / "reward.py", code1.substr(0, code1.find("    return")) + "    return 1.0\n");
   write_file_atomic(
       n1 / "generation.json",
       OrderedJson{{"trials", 1}, {"fixes", 1}, {"errors", {"SyntaxError: invalid syntax"}}}.dump());

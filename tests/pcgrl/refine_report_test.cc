@@ -69,6 +69,9 @@ TEST(RefineReport, ShowsTheGraphCodeDiffsAlignmentLevelsFeedbackAndErrors) {
             std::string::npos);
   // Node 1 refines nothing: its code in full.
   EXPECT_NE(html.find("<h4>Reward code</h4><pre class=\"code\">def compute_reward"), std::string::npos);
+  // Self-alignment's change to node 1's generated code.
+  EXPECT_NE(html.find("Self-alignment's changes (generated → aligned)"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"del\">-     return 1.0</span>"), std::string::npos);
   // Alignment statistics, levels as embedded pictures, the feedback escaped, the error.
   EXPECT_NE(html.find("<h4>Self-alignment</h4>"), std::string::npos);
   EXPECT_NE(html.find("<td>-0.012500</td>"), std::string::npos);
