@@ -177,6 +177,17 @@ Action setup_refine(CLI::App& cmd, const GlobalOptions& global) {
          "libtorch threads of training and level generation (fixed, so results do not depend on the machine)")
       ->check(number_in(1, 1024))
       ->capture_default_str();
+  cmd.add_option("--device", r.train.ppo.device,
+                 "Where the PPO network, its update and level generation run: cpu, or cuda (needs a build "
+                 "against a CUDA libtorch, -DPCGLAB_TORCH_PREFIX: docs/nn.md)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  cmd.add_option_function<std::string>(
+         "--first-layers", [&r](const std::string& v) { r.train.ppo.one_hot_gathers = v == "gather"; },
+         "The actor's first conv and the critic's first layer on the CPU: gather (sums of weight rows "
+         "picked by the one-hot input) or dense; same weights")
+      ->check(CLI::IsMember({"gather", "dense"}))
+      ->default_str("gather");
   cmd.add_option(
          "--board-scans", r.train.env.max_board_scans,
          "Episode length in board scans of 256 steps (PCGRLLM: 3); levels are the map after the last edit")

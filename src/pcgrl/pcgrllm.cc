@@ -185,7 +185,7 @@ class Loop {
           "training: " + trained.error);
 
     nn::set_torch_threads(config.torch_threads);  // so the sampled levels do not depend on the machine
-    const PpoAgent agent = PpoAgent::load(trained.checkpoint);
+    const PpoAgent agent = PpoAgent::load(trained.checkpoint, config.ppo.device);
     const GeneratedLevels gen =
         generate_levels(agent, checkpoint_env_config(trained.checkpoint), o_.levels, o_.eval_seed, false);
     std::string all;
@@ -315,6 +315,9 @@ void validate_pcgrllm_options(const PcgrllmOptions& o) {
     throw SetupError(fmt::format("--train-steps {}: at least one PPO update, --envs × --rollout = {}",
                                  o.train.total_steps, per_update));
   validate_train_config(o.train);
+  // A device this build or machine cannot use is refused before any LLM call, not at the first
+  // training (PpoAgent::create throws SetupError naming the cause).
+  if (o.train.ppo.device != "cpu") (void)PpoAgent::create(o.train.ppo);
 }
 
 OrderedJson pcgrllm_settings(const PcgrllmOptions& o) {
@@ -344,6 +347,8 @@ OrderedJson pcgrllm_settings(const PcgrllmOptions& o) {
           {"epochs", o.train.ppo.epochs},
           {"minibatches", o.train.ppo.minibatches},
           {"train_threads", o.train.torch_threads},
+          {"device", o.train.ppo.device},
+          {"first_layers", o.train.ppo.one_hot_gathers ? "gather" : "dense"},
           {"board_scans", o.train.env.max_board_scans},
           {"levels", o.levels},
           {"eval_seed", o.eval_seed}};

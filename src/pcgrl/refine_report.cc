@@ -134,7 +134,7 @@ std::string diff_block(const std::string& before, const std::string& after) {
   std::string out = "<pre class=\"diff\">";
   for (const std::string& line : line_diff(before, after)) {
     const char* cls = line[0] == '+' ? "add" : line[0] == '-' ? "del" : "same";
-    out += fmt::format("<span class=\"{}\">{}</span>\n", cls, escape_html(line));
+    out += fmt::format("<span class=\"{}\">{}</span>", cls, escape_html(line));  // block spans: no newline
   }
   return out + "</pre>";
 }

@@ -402,6 +402,11 @@ TEST(RefineCli, BadSettingsAreRefusedBeforeAnything) {
   const auto steps = testing::run_pcglab(refine_args(dir / "out", "cot", 1, {"--train-steps", "64"}));
   EXPECT_EQ(steps.exit_code, 2);
   EXPECT_NE(steps.err.find("--train-steps 64"), std::string::npos) << steps.err;
+  // This build's libtorch has no CUDA (Debian's): refused before any LLM call, naming the cause.
+  const auto cuda = testing::run_pcglab(refine_args(dir / "out", "cot", 1, {"--device", "cuda"}));
+  EXPECT_EQ(cuda.exit_code, 2);
+  EXPECT_NE(cuda.err.find("cuda"), std::string::npos) << cuda.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "nodes"));
   const auto help = testing::run_pcglab({"pcgrl", "refine", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("30 minutes"), std::string::npos);
