@@ -16,6 +16,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "sandbox/isolation.h"
@@ -186,6 +187,17 @@ std::string drain(int fd) {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
+}
+
+void open_socket_and_pipe(int sv[2], int err[2]) {
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    throw std::system_error(errno, std::generic_category(), "sandbox: socketpair");
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    const int saved = errno;
+    close(sv[0]);
+    close(sv[1]);
+    throw std::system_error(saved, std::generic_category(), "sandbox: pipe");
+  }
 }
 
 Clock::time_point deadline_after(double seconds) {

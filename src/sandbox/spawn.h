@@ -39,6 +39,11 @@ struct SpawnPlan {
 // session, with only fds 0-4 (and 5) open. Returns the pid, or -errno.
 pid_t spawn_process(const SpawnPlan& plan);
 
+// A new process's channels, all close-on-exec: a protocol socket pair (sv[0] ours, sv[1] the
+// child's) and a pipe for the child's early stderr (err[0] ours). Throws std::system_error, with
+// nothing left open.
+void open_socket_and_pipe(int sv[2], int err[2]);
+
 // A memfd holding the seccomp program (close-on-exec), or -1.
 int seccomp_memfd();
 

@@ -89,13 +89,7 @@ Worker::~Worker() {
 void Worker::spawn_direct() {
   int sv[2];
   int err[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    throw std::system_error(errno, std::generic_category(), "sandbox: socketpair");
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    close(sv[0]);
-    close(sv[1]);
-    throw std::system_error(errno, std::generic_category(), "sandbox: pipe");
-  }
+  open_socket_and_pipe(sv, err);
   const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   const std::string& program = seccomp_program();
   const bool sandboxed = config_.isolation == Isolation::kSandbox;

@@ -21,19 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_pcglab;
 
-fs::path find_chromium() {
-  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe): tests are single-threaded
-  std::istringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-      std::error_code ec;
-      if (!dir.empty() && fs::is_regular_file(fs::path(dir) / name, ec)) return fs::path(dir) / name;
-    }
-  }
-  return {};
-}
-
 // A response with a drop_block program: a column on a base, varied per letter and trial (seeded),
 // so that levels differ and some fall. Two responses fail on purpose: Y_10 (unknown block type)
 // and Z_10 (no code).
@@ -76,7 +63,7 @@ void write_similarity(const fs::path& team, char letter, Rng& rng) {
 }
 
 TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
-  const fs::path chromium = find_chromium();
+  const fs::path chromium = testing::find_program({"chromium", "chromium-browser", "google-chrome"});
   if (chromium.empty())
     GTEST_SKIP()
         << "chromium not found on PATH (Debian: apt-get install chromium); the screenshot test needs it";

@@ -57,23 +57,6 @@ std::vector<std::string> run_args(const fs::path& prompt, const fs::path& out, c
 }
 
 // Starts pcglab with `args` in the background (output discarded); returns its PID.
-pid_t spawn_pcglab(const std::vector<std::string>& args, const FakeOpenAiServer& server) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
-    setenv("OPENAI_API_KEY", "", 1);
-    const int null = ::open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    std::vector<char*> argv = {const_cast<char*>(PCGLAB_CLI)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(PCGLAB_CLI, argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 std::map<std::string, std::string> read_tree(const fs::path& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir))
@@ -182,7 +165,8 @@ TEST(BirdsRun, KillNineThenTheSameCommandFinishesWithoutRepeatingFinishedTrials)
   testing::TempDir dir;
   const auto prompt = write_prompt(dir);
   const auto args = run_args(prompt, dir / "out", "A,B", 10, 2);
-  const pid_t pid = spawn_pcglab(args, server);
+  const pid_t pid =
+      testing::spawn_pcglab(args, {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}});
   ASSERT_GE(pid, 0);
   ASSERT_TRUE(server.wait_until([](size_t received, int waiting) { return received == 11 && waiting == 2; }));
   kill(pid, SIGKILL);
@@ -210,7 +194,8 @@ TEST(BirdsRun, AConversationKilledBetweenItsTurnsResumesWithoutRepeatingTheFirst
   write_file_atomic(dir / "conv.json", R"({"turns": ["Plan the letter <OBJECT>.", "Now write its code."]})");
   auto args = run_args(dir / "conv.json", dir / "out", "K", 1);
   args.push_back("--no-cache");  // the run store's record alone must know the first turn
-  const pid_t pid = spawn_pcglab(args, server);
+  const pid_t pid =
+      testing::spawn_pcglab(args, {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}});
   ASSERT_GE(pid, 0);
   ASSERT_TRUE(server.wait_until([](size_t received, int waiting) { return received == 2 && waiting == 1; }));
   kill(pid, SIGKILL);
@@ -249,7 +234,8 @@ TEST(BirdsRun, ThreeConcurrentShardsAndAMergeGiveTheFilesOfOneRun) {
   for (int i = 1; i <= 3; ++i) {
     auto args = run_args(prompt, dir / "out", "A-C", 3, 1);
     args.insert(args.end(), {"--shard", fmt::format("{}/3", i), "--timeout", "30"});
-    shards.push_back(spawn_pcglab(args, server));
+    shards.push_back(
+        testing::spawn_pcglab(args, {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}}));
   }
   for (const pid_t pid : shards) {
     int status = 0;
@@ -334,7 +320,8 @@ TEST(BirdsRun, ASecondProcessOnTheSameFolderIsRefusedAtOnce) {
   });
   testing::TempDir dir;
   const auto args = run_args(write_prompt(dir), dir / "out", "A,B", 2);
-  const pid_t first = spawn_pcglab(args, server);
+  const pid_t first =
+      testing::spawn_pcglab(args, {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}});
   ASSERT_GE(first, 0);
   ASSERT_TRUE(server.wait_until([](size_t received, int waiting) { return received == 4 && waiting == 4; }));
   // Were it not refused, its requests would be held too: it would give up after 1 s (exit 1).

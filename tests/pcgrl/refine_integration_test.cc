@@ -316,31 +316,13 @@ TEST(RefineBrokenReplies, TotNeverRefinesAFailedNode) {
 }
 
 // Starts pcglab with `args` in the background (output to `log`); returns its PID.
-pid_t spawn_pcglab(const std::vector<std::string>& args, const FakeOpenAiServer& server,
-                   const fs::path& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setenv("OPENAI_BASE_URL", server.base_url().c_str(), 1);
-    setenv("OPENAI_API_KEY", "", 1);
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> argv = {const_cast<char*>(PCGLAB_CLI)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(PCGLAB_CLI, argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 TEST(RefineResume, KillNineDuringTrainingThenTheSameCommandFinishesWithoutRepeatingAnLlmCall) {
   REQUIRE_SANDBOX();
   FakeOpenAiServer server;
   server.set_responder([](const std::string&, int index) { return valid_reply(index); });
   testing::TempDir dir;
   const auto args = refine_args(dir / "out", "cot", 2, {"--self-alignment", "1", "--train-steps", "256"});
-  const pid_t pid = spawn_pcglab(args, server, dir / "first.log");
+  const pid_t pid = testing::spawn_pcglab(args, server_env(server), dir / "first.log");
   ASSERT_GT(pid, 0);
   // Node 1's training has started once its train/ folder exists (the generation and alignment
   // calls are finished and recorded by then).

@@ -17,21 +17,8 @@ namespace pcglab {
 namespace {
 namespace fs = std::filesystem;
 
-fs::path find_chromium() {
-  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe): tests are single-threaded
-  std::istringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-      std::error_code ec;
-      if (!dir.empty() && fs::is_regular_file(fs::path(dir) / name, ec)) return fs::path(dir) / name;
-    }
-  }
-  return {};
-}
-
 TEST(RefineReportSlow, RendersInHeadlessChromium) {
-  const fs::path chromium = find_chromium();
+  const fs::path chromium = testing::find_program({"chromium", "chromium-browser", "google-chrome"});
   if (chromium.empty())
     GTEST_SKIP()
         << "chromium not found on PATH (Debian: apt-get install chromium); the screenshot test needs it";

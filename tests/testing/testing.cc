@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/files.h"
@@ -37,11 +38,8 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-CliRun run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
-  TempDir tmp;
-  const fs::path out_path = tmp / "stdout";
-  const fs::path err_path = tmp / "stderr";
-
+pid_t start_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                    const fs::path& out_path, const fs::path& err_path) {
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string kv = *e;
@@ -59,15 +57,49 @@ CliRun run_program(const std::vector<std::string>& argv, const std::map<std::str
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
 
+  // posix_spawn, not fork + setenv: the tests' processes have threads (the fake server's).
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (err_path == out_path) {
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+  return pid;
+}
+
+pid_t spawn_pcglab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                   const fs::path& log) {
+  std::vector<std::string> argv = {PCGLAB_CLI};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const fs::path out = log.empty() ? fs::path("/dev/null") : log;
+  return start_program(argv, env, out, out);
+}
+
+fs::path find_program(std::initializer_list<const char*> names) {
+  const char* path = std::getenv("PATH");  // NOLINT(concurrency-mt-unsafe): read before threads start
+  std::istringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    for (const char* name : names) {
+      std::error_code ec;
+      if (!dir.empty() && fs::is_regular_file(fs::path(dir) / name, ec)) return fs::path(dir) / name;
+    }
+  }
+  return {};
+}
+
+CliRun run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) {
+  TempDir tmp;
+  const fs::path out_path = tmp / "stdout";
+  const fs::path err_path = tmp / "stderr";
+  const pid_t pid = start_program(argv, env, out_path, err_path);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
   }

@@ -1,8 +1,11 @@
 // Helpers for pcglab's tests: temporary folders and running the pcglab executable.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +44,17 @@ CliRun run_pcglab(const std::vector<std::string>& args, const std::map<std::stri
 
 // Runs any program (argv[0] is the path).
 CliRun run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
+
+// Starts a program without waiting (stdin /dev/null; stdout and stderr to the files, the same file
+// when they are equal); returns its pid for the caller to kill or wait for.
+pid_t start_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                    const std::filesystem::path& out_path, const std::filesystem::path& err_path);
+// Starts the pcglab executable (its output to `log`, or to /dev/null when `log` is empty).
+pid_t spawn_pcglab(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {},
+                   const std::filesystem::path& log = {});
+
+// The first of `names` found in a folder of $PATH; empty when none is.
+std::filesystem::path find_program(std::initializer_list<const char*> names);
 
 // FNV-1a 64 of `bytes` as 16 hex digits: pins exact outputs in tests ("same digest as recorded"),
 // so that any drift fails them.
