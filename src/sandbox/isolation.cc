@@ -4,11 +4,14 @@
 #include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
 
@@ -234,16 +237,24 @@ def probe():
 )PY";
 
 bool kernel_user_namespaces(std::string* detail) {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+  // clone(CLONE_NEWUSER), not fork + unshare: unshare(CLONE_NEWUSER) fails in a multi-threaded
+  // process, and a forked child is not always single-threaded (ThreadSanitizer restarts its
+  // background thread there), while bwrap, exec'd, always is. The raw syscall with no new stack
+  // is a fork into a new user namespace; the child only exits.
+  const pid_t pid =
+      static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, nullptr, nullptr, nullptr, 0));
+  if (pid == 0) _exit(0);
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-    *detail = "could not fork to test";
+    *detail = fmt::format(
+        "clone(CLONE_NEWUSER) fails: {} (kernel.unprivileged_userns_clone=0, user.max_user_namespaces=0, "
+        "or a container without them)",
+        std::strerror(errno));
     return false;
   }
   const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  *detail = ok ? "unshare(CLONE_NEWUSER) works"
-               : "unshare(CLONE_NEWUSER) fails (kernel.unprivileged_userns_clone=0, "
+  *detail = ok ? "clone(CLONE_NEWUSER) works"
+               : "clone(CLONE_NEWUSER) fails (kernel.unprivileged_userns_clone=0, "
                  "user.max_user_namespaces=0, or a container without them)";
   return ok;
 }
