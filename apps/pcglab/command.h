@@ -85,8 +85,16 @@ CLI::Validator number_in(T min, T max) {
     if (input.empty() || end != input.c_str() + input.size() ||
         std::isspace(static_cast<unsigned char>(input[0])))
       return fmt::format("'{}' is not a number", input);
-    if (!(approx >= static_cast<long double>(min) && approx <= static_cast<long double>(max)))
-      return fmt::format("{} is not in {}", input, range);
+    // A floating-point value is compared as the T that CLI11 will store, so that the bounds --help
+    // prints ("0.01") are inside the range: 0.01 read as a long double is below the double 0.01.
+    bool in_range = false;
+    if constexpr (std::is_floating_point_v<T>) {
+      const T value = static_cast<T>(approx);
+      in_range = value >= min && value <= max;
+    } else {
+      in_range = approx >= static_cast<long double>(min) && approx <= static_cast<long double>(max);
+    }
+    if (!in_range) return fmt::format("{} is not in {}", input, range);
     if constexpr (std::is_integral_v<T>) {
       // CLI11 then reads the text with strtoll(base 0): accept plain decimal digits only, so that
       // "010" is not read as octal 8 and "1e3" not refused after this check passed it.

@@ -33,6 +33,12 @@ void Table::add_row(std::vector<Json> row) {
 
 std::string cell_text(const Json& cell) {
   if (cell.is_null()) return "";
+  if (cell.is_number_float()) {
+    // JSON has no NaN or infinity (nlohmann writes null): a text cell says what the value is.
+    const double v = cell.get<double>();
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  }
   if (cell.is_string()) return cell.get<std::string>();
   return dump_json(cell);
 }

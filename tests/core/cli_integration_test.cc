@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 
 #include "core/files.h"
 #include "core/json.h"
@@ -134,6 +135,39 @@ TEST(Cli, EveryNumericOptionHasARange) {
        {"", "pcgrl train", "bench classifier", "bench pcgrl-env", "birds score", "birds run", "llm chat"}) {
     EXPECT_EQ(commands.count(c), 1u) << "command '" << c << "' not listed";
   }
+}
+
+// The bounds --help prints are inside the range: every numeric option takes its printed lower and
+// upper bound (a float bound such as 0.01 was refused, read as a long double below the double
+// 0.01). An unknown option after the value makes CLI11 stop after the value's check, so no command
+// runs.
+TEST(Cli, EveryOptionTakesThePrintedBoundsOfItsRange) {
+  const auto r = testing::run_pcglab({"cli", "options", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t checked = 0;
+  for (const Json& o : Json::parse(r.out)) {
+    const std::string type = o["type"], shown = o["checked_type"], command = o["command"],
+                      option = o["option"];
+    if (type != "FLOAT" || command.empty()) continue;
+    const size_t open = shown.find(" in [");
+    const size_t comma = shown.find(", ", open), close = shown.find(']', open);
+    ASSERT_TRUE(open != std::string::npos && comma != std::string::npos && close != std::string::npos)
+        << shown;
+    const std::string low = shown.substr(open + 5, comma - open - 5),
+                      high = shown.substr(comma + 2, close - comma - 2);
+    for (const std::string& bound : {low, high}) {
+      std::vector<std::string> args;
+      std::istringstream words(command);
+      for (std::string w; words >> w;) args.push_back(w);
+      args.insert(args.end(), {option, bound, "--pcglab-test-no-such-option"});
+      const auto run = testing::run_pcglab(args);
+      EXPECT_EQ(run.exit_code, 2) << command << " " << option << " " << bound;
+      EXPECT_EQ(run.err.find("is not in"), std::string::npos)
+          << command << " " << option << " " << bound << ": " << run.err;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 10u);
 }
 
 TEST(Cli, RangesAreShownInHelpAndOutOfRangeValuesNameTheOption) {

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "core/json.h"
 #include "core/result.h"
 #include "core/table.h"
@@ -61,6 +64,19 @@ TEST(Table, MarkdownRoundsFloatsCsvAndJsonKeepThemExactly) {
     start = end + 1;
   }
   EXPECT_NE(csv.find("\n0.800000011920929\n"), std::string::npos) << csv;
+}
+
+// NaN and infinities were printed as null (JSON's text for them) in CSV: text formats name them;
+// JSON, which has no NaN, keeps null.
+TEST(Table, NanAndInfinityAreNamedInTextFormats) {
+  Table t;
+  t.columns = {"x", "y", "z"};
+  t.add_row(
+      {std::nan(""), std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()});
+  EXPECT_EQ(format_table(t, OutputFormat::kCsv), "x,y,z\nnan,inf,-inf\n");
+  EXPECT_EQ(format_table(t, OutputFormat::kMd), "| x | y | z |\n|---|---|---|\n| nan | inf | -inf |\n");
+  EXPECT_EQ(format_table(t, OutputFormat::kJsonl), "{\"x\":null,\"y\":null,\"z\":null}\n");
+  EXPECT_EQ(cell_text(Json(std::nan(""))), "nan");
 }
 
 TEST(Table, RejectsRowOfWrongWidth) {
