@@ -6,10 +6,12 @@ if(PCGLAB_CCACHE)
   set(CMAKE_C_COMPILER_LAUNCHER env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} ${PCGLAB_CCACHE})
 endif()
 
-find_program(PCGLAB_LLD ld.lld)
-if(PCGLAB_LLD)
-  add_link_options(-fuse-ld=lld)
-endif()
+# GNU ld (the default), not lld: GCC at -O2 and above gives an empty hot/cold `.cold` part a
+# zero-length FDE, and Debian's lld 14 can put that FDE in .eh_frame_hdr's lookup table in place
+# of the real FDE of the function at the same address; an exception thrown through that function
+# then finds no unwind entry and calls std::terminate (it aborted `pcgrl train --reward FILE` with
+# a reward that does not load). GNU ld leaves zero-length FDEs out of the table.
+# tests/core/unwind_table_integration_test.cc fails on a binary with such an entry.
 
 # Warnings apply to pcglab's own targets only (see pcglab_module.cmake), never to system headers.
 set(PCGLAB_WARNINGS -Wall -Wextra -Wpedantic)

@@ -17,7 +17,7 @@ install_oracles() {
 
 # Build toolchain and libraries.
 packages=(
-  build-essential cmake ninja-build g++-12 lld ccache pkg-config git
+  build-essential cmake ninja-build g++-12 ccache pkg-config git
   libfmt-dev libcli11-dev nlohmann-json3-dev libpugixml-dev libcurl4-openssl-dev
   libsqlite3-dev sqlite3 libbox2d-dev libpng-dev zlib1g-dev libfreetype-dev libyaml-cpp-dev
   libtorch-dev pybind11-dev python3-dev python3-numpy
