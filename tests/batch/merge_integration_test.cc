@@ -77,7 +77,7 @@ TEST(MergeSafety, AMergeFromAnotherFolderFindsTheInputsAndKeepsTheShardsResults)
   const auto merged = run_in(dir / "elsewhere", {"merge", (dir / "work/run").string(), "--format", "csv"});
   EXPECT_EQ(merged.exit_code, 0) << merged.err;
   EXPECT_EQ(merged.err.find("cannot be read"), std::string::npos) << merged.err;
-  EXPECT_EQ(merged.err.find("warning"), std::string::npos) << merged.err;
+  EXPECT_EQ(merged.err.find("warn:"), std::string::npos) << merged.err;
   expect_all_ok(dir / "work/run", files.size());
   // The table is that of one unsharded run in work/.
   const auto whole = run_in(dir / "work", eval_args(files, "one"));

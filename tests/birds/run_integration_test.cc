@@ -105,7 +105,7 @@ TEST(BirdsRun, WritesTheCompetitionLayoutAndARerunCostsNothing) {
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_EQ(server.request_count(), 4u);
   EXPECT_NE(again.out.find("resumed"), std::string::npos);
-  EXPECT_EQ(again.err.find("warning"), std::string::npos) << "a finished trial is no warning:\n" << again.err;
+  EXPECT_EQ(again.err.find("warn:"), std::string::npos) << "a finished trial is no warning:\n" << again.err;
   // A new output folder with the same cache: answered from the cache.
   auto args = run_args(prompt, dir / "out2", "A,C", 2);
   args.insert(args.end(), {"--cache", (dir / "out/llm-cache.sqlite").string()});
@@ -252,8 +252,7 @@ TEST(BirdsRun, ThreeConcurrentShardsAndAMergeGiveTheFilesOfOneRun) {
 
   const auto merged = testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server));
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_EQ(merged.err.find("warning"), std::string::npos) << "a finished trial is no warning:\n"
-                                                           << merged.err;
+  EXPECT_EQ(merged.err.find("warn:"), std::string::npos) << "a finished trial is no warning:\n" << merged.err;
   EXPECT_EQ(server.request_count(), 9u);  // every trial was finished by its shard
   EXPECT_FALSE(fs::exists(dir / "out/t/logs/shards"));
   EXPECT_EQ(read_json_file(dir / "out/t/run.json")["counts"]["ok"], 9);
@@ -340,7 +339,11 @@ TEST(BirdsRun, AShardAndAnUnshardedRunOnOneFolderRefuseEachOtherAtOnce) {
     ASSERT_TRUE(server.wait_until([&](size_t received, int waiting) {
       return received == static_cast<size_t>(first_trials) && waiting == first_trials;
     }));
-    const auto second = testing::run_pcglab(second_args, server_env(server));
+    // Were it not refused, its requests would be held too: it would give up after 1 s (exit 1).
+    auto impatient = second_args;
+    impatient[std::find(impatient.begin(), impatient.end(), "--max-retries") - impatient.begin() + 1] = "0";
+    impatient.insert(impatient.end(), {"--timeout", "1"});
+    const auto second = testing::run_pcglab(impatient, server_env(server));
     EXPECT_EQ(second.exit_code, 2) << second.err;
     EXPECT_NE(second.err.find("is in use by another pcglab process (PID " + std::to_string(first) + ")"),
               std::string::npos)
