@@ -184,6 +184,30 @@ TEST(MergeSafety, AShardsFolderLinkedToAnotherRunIsRefusedAndTheOtherRunKept) {
   EXPECT_TRUE(fs::exists(other / "logs/shards/1-of-2.sqlite"));
 }
 
+TEST(MergeSafety, ARunFolderCannotTurnTheSandboxOff) {
+  // A shard store that says its shards ran `sandbox run --unsafe-no-sandbox`: the merge refuses
+  // instead of running the files without a sandbox wherever the sandbox does not work.
+  testing::TempDir dir;
+  write_file_atomic(dir / "code.py", "x = 1\n");
+  {
+    store::RunStore st(dir / "run/logs/shards/1-of-2.sqlite");
+    const Json config = {{"files", {(dir / "code.py").string()}},
+                         {"call", ""},
+                         {"args", "[]"},
+                         {"timeout", 10},
+                         {"load_timeout", 30},
+                         {"memory", 1024},
+                         {"preload", Json::array()},
+                         {"keep_state", false},
+                         {"unsafe_no_sandbox", true}};
+    st.open_run("sandbox run", config.dump());
+  }
+  const auto merged = testing::run_pcglab({"merge", (dir / "run").string()});
+  EXPECT_EQ(merged.exit_code, 2) << merged.err;
+  EXPECT_NE(merged.err.find("a run folder cannot ask of a merge"), std::string::npos) << merged.err;
+  EXPECT_TRUE(fs::exists(dir / "run/logs/shards/1-of-2.sqlite")) << "nothing was merged";
+}
+
 TEST(MergeSafety, AnEmptyShardIsRefusedNotRunUnsharded) {
   testing::TempDir dir;
   const auto files = write_levels(dir.path());
