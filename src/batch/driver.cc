@@ -30,10 +30,14 @@ bool is_digit(char c) {
 }
 
 // A path as stored: relative to the root when under it (so a moved folder keeps its store).
+// Compared as absolute paths, so a root given relative and an output given absolute (or the
+// reverse) still store the relative path that the driver may later remove.
 std::string stored_path(const fs::path& root, const fs::path& p) {
-  const fs::path rel = p.lexically_relative(root);
+  std::error_code ec;
+  const fs::path rel =
+      fs::absolute(p, ec).lexically_normal().lexically_relative(fs::absolute(root, ec).lexically_normal());
   if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
-  return p.generic_string();
+  return fs::absolute(p, ec).lexically_normal().generic_string();  // outside: never removed by the driver
 }
 
 fs::path resolve(const fs::path& root, const std::string& stored) {
