@@ -219,9 +219,11 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   if (o.letters.empty()) throw SetupError("--letters: no letters");
   for (char c : o.letters)
     if (c < 'A' || c > 'Z') throw SetupError(fmt::format("--letters: '{}' is not a capital letter", c));
-  if (o.trials < 1) throw SetupError("--trials must be at least 1");
-  if (o.concurrency < 1)
-    throw SetupError(fmt::format("--concurrency must be at least 1 (got {})", o.concurrency));
+  // The CLI's ranges, checked here too: a merge takes them from the settings a run folder recorded.
+  if (o.trials < 1 || o.trials > 1000)
+    throw SetupError(fmt::format("--trials must be from 1 to 1000 (got {})", o.trials));
+  if (o.concurrency < 1 || o.concurrency > 256)
+    throw SetupError(fmt::format("--concurrency must be from 1 to 256 (got {})", o.concurrency));
   if (o.temperature && !(*o.temperature >= 0 && *o.temperature <= 2))
     throw SetupError(fmt::format("--temperature must be from 0 to 2 (got {})", *o.temperature));
   if (o.top_p && !(*o.top_p >= 0 && *o.top_p <= 1))

@@ -312,6 +312,27 @@ TEST(BirdsRun, AMergeSendsToTheServerOfTheEnvironmentNotTheOneAStoreNames) {
   EXPECT_EQ(read_json_file(dir / "out/t/run.json")["base_url"], server.base_url());
 }
 
+TEST(BirdsRun, AMergeRefusesRecordedSettingsOutsideTheCommandsRanges) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  auto args = run_args(write_prompt(dir), dir / "out", "A-D", 1);
+  args.insert(args.end(), {"--shard", "1/2"});
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  const size_t sent = server.request_count();
+  {
+    store::RunStore st(dir / "out/t/logs/shards/1-of-2.sqlite");
+    Json settings = parse_json(*st.run_config("birds run"), "settings");
+    settings["client"]["concurrency"] = 300;  // the CLI allows 1 to 256 (threads)
+    st.open_run("birds run", settings.dump(), true);
+  }
+  const auto merged = testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server));
+  EXPECT_EQ(merged.exit_code, 2) << merged.err;
+  EXPECT_NE(merged.err.find("--concurrency must be from 1 to 256 (got 300)"), std::string::npos)
+      << merged.err;
+  EXPECT_EQ(server.request_count(), sent);
+}
+
 TEST(BirdsRun, AShardAndAnUnshardedRunOnOneFolderRefuseEachOtherAtOnce) {
   testing::TempDir dir;
   const auto prompt = write_prompt(dir);
