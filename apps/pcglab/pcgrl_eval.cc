@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 using namespace pcglab::pcgrl;
 
 struct EvalOptions {
-  std::vector<std::string> files;
+  std::vector<std::string> files;  // as given: the items' keys
+  std::vector<std::string> paths;  // where each file is read (a merge: resolved against --out); empty: files
   std::string scenario = "bat";
   std::string out;
   std::string shard;
@@ -58,25 +59,29 @@ int run_eval(const EvalOptions& opt, const GlobalOptions& global) {
   batch::DriverOptions driver_options;
   driver_options.shard = shard;
   driver_options.run_name = "pcgrl eval";
-  driver_options.config = dump_json(OrderedJson{{"scenario", opt.scenario}, {"files", opt.files}});
+  OrderedJson config{{"scenario", opt.scenario}, {"files", opt.files}};
+  if (!opt.out.empty())
+    config["inputs"] = inputs_relative_to(opt.out, opt.paths.empty() ? opt.files : opt.paths);
+  driver_options.config = dump_json(config);
+  const auto path_of = [&](size_t i) { return opt.paths.empty() ? opt.files[i] : opt.paths[i]; };
   batch::Driver driver(opt.out, pool, driver_options);
   batch::StageSpec spec;
   spec.name = "eval";
   std::map<std::string, int> seen;
-  for (const std::string& file : opt.files) {
+  for (size_t i = 0; i < opt.files.size(); ++i) {
+    const std::string& file = opt.files[i];
     batch::Item item;
     item.key = ++seen[file] == 1 ? file : fmt::format("{}#{}", file, seen[file]);  // a file given twice
     try {
       item.hash = batch::ContentHash()
                       .add(fmt::format("pcgrl eval {} {}", opt.scenario, kVersion))
-                      .add(read_file(file))
+                      .add(read_file(path_of(i)))
                       .hex();
     } catch (const InputError&) {  // unreadable: always run (it fails, naming why)
     }
     spec.items.push_back(std::move(item));
   }
-  const batch::StageRun run =
-      driver.run(spec, [&](size_t i) { return evaluate_file(opt.files[i], scenario); });
+  const batch::StageRun run = driver.run(spec, [&](size_t i) { return evaluate_file(path_of(i), scenario); });
   // The table in the order the files were given (a shard: its files).
   std::vector<const ItemOutcome*> by_item(spec.items.size(), nullptr);
   for (size_t k = 0; k < run.outcomes.size(); ++k) by_item[run.item_index[k]] = &run.outcomes[k];
@@ -130,6 +135,7 @@ int merge_eval(const fs::path& dir, const Json& config, int) {
   opt.out = dir.string();
   opt.scenario = config.value("scenario", opt.scenario);
   opt.files = config.value("files", std::vector<std::string>{});
+  opt.paths = recorded_inputs(dir, config, opt.files);  // from any working directory
   return run_eval(opt, merge_global_options());
 }
 

@@ -31,7 +31,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct RunOptions {
-  std::vector<std::string> files;
+  std::vector<std::string> files;  // as given: the items' keys
+  std::vector<std::string> paths;  // where each file is read (a merge: resolved against --out); empty: files
   std::string call;
   std::string args = "[]";
   double timeout = 10;
@@ -111,6 +112,12 @@ OrderedJson batch_settings(const RunOptions& opt, const sandbox::WorkerConfig& c
                    {"keep_state", opt.keep_state},
                    {"unsafe_no_sandbox", opt.unsafe}};
   j.update(sandbox::isolation_settings(config.isolation));
+  if (!opt.out.empty()) {  // where `pcglab merge` finds the files from any working directory
+    j["inputs"] = inputs_relative_to(opt.out, opt.paths.empty() ? opt.files : opt.paths);
+    std::vector<std::string> preload_files;
+    for (const auto& p : opt.preload) preload_files.push_back(p.substr(p.find('=') + 1));
+    j["preload_inputs"] = inputs_relative_to(opt.out, preload_files);
+  }
   return j;
 }
 
@@ -135,17 +142,19 @@ int run_sandbox_batch(const RunOptions& opt, const GlobalOptions& global) {
   for (const auto& p : config.preload) settings_text += fmt::format("\n{}={}", p.name, p.source);
   settings_text += fmt::format("\n{} {}", sandbox::isolation_name(config.isolation), opt.keep_state);
   std::map<std::string, int> seen;
-  for (const std::string& file : opt.files) {
+  const auto path_of = [&](size_t i) { return opt.paths.empty() ? opt.files[i] : opt.paths[i]; };
+  for (size_t i = 0; i < opt.files.size(); ++i) {
+    const std::string& file = opt.files[i];
     batch::Item item;
     item.key = ++seen[file] == 1 ? file : fmt::format("{}#{}", file, seen[file]);  // a file given twice
     try {
-      item.hash = batch::ContentHash().add(settings_text).add(read_text(file, "file")).hex();
+      item.hash = batch::ContentHash().add(settings_text).add(read_text(path_of(i), "file")).hex();
     } catch (const SetupError&) {  // unreadable: always run (it fails, naming why)
     }
     spec.items.push_back(std::move(item));
   }
   const batch::StageRun run =
-      driver.run(spec, [&](size_t i) { return run_file_item(pool, opt.files[i], opt, args); });
+      driver.run(spec, [&](size_t i) { return run_file_item(pool, path_of(i), opt, args); });
   std::vector<const ItemOutcome*> by_item(spec.items.size(), nullptr);
   for (size_t k = 0; k < run.outcomes.size(); ++k) by_item[run.item_index[k]] = &run.outcomes[k];
   Table table;
@@ -251,7 +260,22 @@ int merge_run(const fs::path& dir, const Json& config, int) {
   opt.memory = config.value("memory", opt.memory);
   opt.preload = config.value("preload", std::vector<std::string>{});
   opt.keep_state = config.value("keep_state", false);
-  opt.unsafe = config.value("unsafe_no_sandbox", false);
+  // A run folder never turns the sandbox off: that takes the flag on the command line.
+  if (config.value("unsafe_no_sandbox", false))
+    throw SetupError(fmt::format(
+        "{}: the shards ran with --unsafe-no-sandbox, which a run folder cannot ask of a merge; complete "
+        "it with the same `pcglab sandbox run ... --out {} --unsafe-no-sandbox` command, unsharded",
+        dir.string(), dir.string()));
+  // The files and preloads from any working directory: resolved against the run folder.
+  opt.paths = recorded_inputs(dir, config, opt.files);
+  if (config.contains("preload_inputs")) {
+    Json preload_config = {{"inputs", config["preload_inputs"]}};
+    std::vector<std::string> preload_files;
+    for (const auto& p : opt.preload) preload_files.push_back(p.substr(p.find('=') + 1));
+    const auto resolved = recorded_inputs(dir, preload_config, preload_files);
+    for (size_t i = 0; i < opt.preload.size(); ++i)
+      opt.preload[i] = opt.preload[i].substr(0, opt.preload[i].find('=') + 1) + resolved[i];
+  }
   return run_sandbox_batch(opt, merge_global_options());
 }
 

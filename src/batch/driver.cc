@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "batch/merge.h"
 #include "core/check.h"
 #include "core/files.h"
 #include "core/item_boundary.h"
@@ -29,15 +30,49 @@ bool is_digit(char c) {
 }
 
 // A path as stored: relative to the root when under it (so a moved folder keeps its store).
+// Compared as absolute paths, so a root given relative and an output given absolute (or the
+// reverse) still store the relative path that the driver may later remove.
 std::string stored_path(const fs::path& root, const fs::path& p) {
-  const fs::path rel = p.lexically_relative(root);
+  std::error_code ec;
+  const fs::path rel =
+      fs::absolute(p, ec).lexically_normal().lexically_relative(fs::absolute(root, ec).lexically_normal());
   if (!rel.empty() && *rel.begin() != "..") return rel.generic_string();
-  return p.generic_string();
+  return fs::absolute(p, ec).lexically_normal().generic_string();  // outside: never removed by the driver
 }
 
 fs::path resolve(const fs::path& root, const std::string& stored) {
   const fs::path p(stored);
   return p.is_absolute() ? p : root / p;
+}
+
+// The first symbolic link on the way from `root` down `rel` (each component that exists; the last
+// one only with `last`), or an empty path. `root` itself is the user's and may be a link.
+fs::path symlink_on_the_way(const fs::path& root, const fs::path& rel, bool last = true) {
+  fs::path at = root;
+  const auto end = rel.end();
+  for (auto it = rel.begin(); it != end; ++it) {
+    at /= *it;
+    if (!last && std::next(it) == end) break;
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(at, ec);
+    if (ec || !fs::exists(st)) break;  // nothing further exists
+    if (fs::is_symlink(st)) return at;
+  }
+  return {};
+}
+
+// A file the store says an item wrote, as a path the driver may delete: only a relative path
+// without "..", under which no folder is a symbolic link, so a planted store never makes the
+// driver delete outside the run folder. Empty otherwise (with a warning).
+fs::path deletable(const fs::path& root, const std::string& stored, const std::string& key) {
+  const fs::path p = fs::path(stored).lexically_normal();
+  bool inside = p.has_filename() && p != "." && p.is_relative() && !p.has_root_name();
+  for (const fs::path& part : p)
+    if (part == "..") inside = false;
+  if (inside && symlink_on_the_way(root, p, false).empty()) return root / p;
+  log_warn("{}: item {} lists the file '{}', which is not inside the run folder; it is not removed",
+           root.string(), key, stored);
+  return {};
 }
 
 // Errors that the same inputs would give again: reused like ok outcomes. Others (a timeout, a
@@ -78,6 +113,23 @@ fs::path target_of_temporary(const fs::path& tmp) {
   name = name.substr(0, marker);
   if (!name.empty() && name[0] == '.') name = name.substr(1);
   return tmp.parent_path() / name;
+}
+
+// Refuses, naming it, a symbolic link at or above `file` under `root` (SetupError): the stores and
+// locks of a run folder are written where they are, never where a planted link points.
+void require_no_symlink(const fs::path& root, const fs::path& file) {
+  const fs::path link = symlink_on_the_way(root, file.lexically_relative(root));
+  if (link.empty()) return;
+  throw SetupError(fmt::format(
+      "{} is a symbolic link: a run folder's stores, locks and logs must be in it, and pcglab never "
+      "follows a link out of a run folder (it would write or delete there); remove the link",
+      link.string()));
+}
+
+// A store and the files SQLite keeps beside it.
+void require_plain_store(const fs::path& root, const fs::path& store) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    require_no_symlink(root, fs::path(store.string() + suffix));
 }
 
 void remove_store_files(const fs::path& store) {
@@ -131,10 +183,15 @@ fs::path Driver::lock_path(const fs::path& root, const Shard& shard) {
 }
 
 std::vector<fs::path> Driver::shard_stores(const fs::path& root) {
+  const fs::path folder = root / "logs" / "shards";
+  require_no_symlink(root, folder);
   std::vector<fs::path> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root / "logs" / "shards", ec)) {
-    if (e.path().extension() == ".sqlite" && !is_temporary_file(e.path())) out.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    if (e.path().extension() == ".sqlite" && !is_temporary_file(e.path())) {
+      require_plain_store(root, e.path());
+      out.push_back(e.path());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -146,10 +203,18 @@ Driver::Driver(fs::path root, ThreadPool& pool, DriverOptions options)
     PCGLAB_CHECK(options_.shard.all()) << "a sharded batch needs a folder for its store";
     return;
   }
-  lock_ = std::make_unique<store::RunLock>(root_, lock_path(root_, options_.shard));
-  if (options_.shard.all()) absorb_shard_stores();
+  require_no_symlink(root_, root_ / "logs" / "shards");
+  // The folder's lock: exclusive for an unsharded run, shared by the shards (each of which also
+  // holds its own shard's lock), so an unsharded run and a shard never run at once, in either order.
+  const bool sharded = !options_.shard.all();
+  const auto folder_mode = sharded ? store::RunLock::Mode::kShared : store::RunLock::Mode::kExclusive;
+  folder_lock_ = std::make_unique<store::RunLock>(root_, lock_path(root_, Shard{}), folder_mode);
+  if (sharded) lock_ = std::make_unique<store::RunLock>(root_, lock_path(root_, options_.shard));
+  if (!sharded) absorb_shard_stores();
+  require_plain_store(root_, store_path(root_, options_.shard));
   store_ = std::make_unique<store::RunStore>(store_path(root_, options_.shard));
-  if (!options_.shard.all() && fs::exists(store_path(root_, Shard{}))) {
+  if (sharded && fs::exists(store_path(root_, Shard{}))) {
+    require_plain_store(root_, store_path(root_, Shard{}));
     main_store_ = std::make_unique<store::RunStore>(store_path(root_, Shard{}));
   }
   if (!options_.run_name.empty()) store_->open_run(options_.run_name, options_.config, true);
@@ -164,6 +229,7 @@ void Driver::absorb_shard_stores() {
   for (const fs::path& file : shards) {
     fs::path lock_file = file;
     lock_file.replace_extension(".lock");
+    require_no_symlink(root_, lock_file);  // else the message would say the shard is running
     std::unique_ptr<store::RunLock> shard_lock;
     try {
       shard_lock = std::make_unique<store::RunLock>(root_, lock_file);
@@ -219,6 +285,13 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
   std::sort(mine.begin(), mine.end(),
             [&](size_t a, size_t b) { return natural_less(spec.items[a].key, spec.items[b].key); });
 
+  // The stage writes its items' files in its output folders: one that is (or lies under) a symbolic
+  // link inside the run folder would make it write, and sweep temporaries, elsewhere.
+  for (const fs::path& dir : spec.output_dirs) {
+    const fs::path rel = dir.lexically_relative(root_);
+    if (!root_.empty() && !rel.empty() && *rel.begin() != "..") require_no_symlink(root_, dir);
+  }
+
   // Temporaries of killed writers: all of them when unsharded (no shard may run meanwhile: the
   // absorb refused), else only those of this shard's files.
   for (const fs::path& dir : spec.output_dirs) {
@@ -239,9 +312,9 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
       if (keys.count(row.key) || !shard.owns(row.key)) continue;
       try {
         for (const Json& p : Json::parse(row.outputs)) {
-          const fs::path file = resolve(root_, p.get<std::string>());
+          const fs::path file = deletable(root_, p.get<std::string>(), row.key);
           std::error_code ec;
-          if (!all_outputs.count(file.lexically_normal())) fs::remove(file, ec);
+          if (!file.empty() && !all_outputs.count(file.lexically_normal())) fs::remove(file, ec);
         }
       } catch (const std::exception&) {  // a damaged row: its files cannot be known
       }
@@ -263,12 +336,20 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
       if (!row && main_store_) row = main_store_->outcome(spec.name, item.key);
     }
     bool reuse = row && !options_.force && !item.hash.empty() && row->hash == item.hash;
+    // A merge keeps what a shard finished when the item's inputs cannot be read from here: a
+    // readable result is never replaced by an error (pcglab merge from another folder, an input
+    // moved after its shard ran).
+    const bool kept = !reuse && row && !options_.force && item.hash.empty() && merge_in_progress();
+    reuse = reuse || kept;
     if (reuse) {
       try {
         ItemOutcome o = ItemOutcome::from_json(OrderedJson::parse(row->outcome));
         for (const Json& p : Json::parse(row->outputs))
           if (!fs::exists(resolve(root_, p.get<std::string>()))) reuse = false;
         if (reuse && reusable(o)) {
+          if (kept)
+            log_warn("{}: the inputs of {} cannot be read from here; the result its shard finished is kept",
+                     root_.string(), item.key);
           o.key = item.key;
           outcomes[i] = std::move(o);
           if (row->stage.empty()) row->stage = spec.name;
@@ -284,9 +365,9 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
     if (row) {
       try {
         for (const Json& p : Json::parse(row->outputs)) {
-          const fs::path file = resolve(root_, p.get<std::string>());
+          const fs::path file = deletable(root_, p.get<std::string>(), item.key);
           std::error_code ec;
-          if (!all_outputs.count(file.lexically_normal())) fs::remove(file, ec);
+          if (!file.empty() && !all_outputs.count(file.lexically_normal())) fs::remove(file, ec);
         }
       } catch (const std::exception&) {  // a damaged row: its files cannot be known
       }

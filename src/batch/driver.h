@@ -17,13 +17,20 @@
 //     write its own log format instead (birds keeps the formats its readers know).
 //
 // Hash: FNV-1a 64 over the length-prefixed inputs and settings. Chosen over SHA-256 because it
-// needs no library in the kernel (shards use the same function), is fast on images, and a wrong
-// reuse needs two versions of the same item's inputs to collide in 64 bits, which does not happen
-// by accident; the hash guards against edits, not against an adversary.
+// needs no library in the kernel (shards mix the same function, batch/shard.h), is fast on images, and a
+// wrong reuse needs two versions of the same item's inputs to collide in 64 bits, which does not happen by
+// accident; the hash guards against edits, not against an adversary.
 //
-// Stores and locks (one per process that writes, so concurrent shards never wait for each other):
-//   unsharded:  <root>/logs/batch.sqlite, lock <root>/logs/batch.lock
+// Stores and locks (one store per process that writes, so concurrent shards never wait for each
+// other):
+//   unsharded:  <root>/logs/batch.sqlite, lock <root>/logs/batch.lock (exclusive)
 //   shard i/n:  <root>/logs/shards/<i>-of-<n>.sqlite, lock <root>/logs/shards/<i>-of-<n>.lock
+//               (exclusive), and <root>/logs/batch.lock shared with the other shards
+// so a shard and an unsharded run on one folder refuse each other at once, whichever starts first.
+// A run folder is data, never instructions: a store, lock or logs folder that is a symbolic link is
+// refused (SetupError), locks are opened with O_NOFOLLOW, and a stored output path is deleted only
+// when it is relative, has no "..", and no folder on its way is a symbolic link (so a planted store
+// never deletes outside the folder).
 // A shard reads the unsharded store (read-only) to reuse earlier results. An unsharded driver
 // first absorbs every shard store into its own and deletes it (refusing while a shard still holds
 // its lock); `pcglab merge DIR` (batch/merge.h) does that and completes the stages that need all
@@ -133,7 +140,8 @@ class Driver {
   std::filesystem::path root_;
   ThreadPool& pool_;
   DriverOptions options_;
-  std::unique_ptr<store::RunLock> lock_;
+  std::unique_ptr<store::RunLock> folder_lock_;  // logs/batch.lock: exclusive, or shared by shards
+  std::unique_ptr<store::RunLock> lock_;         // a shard's own lock; null when unsharded
   std::unique_ptr<store::RunStore> store_;
   std::unique_ptr<store::RunStore> main_store_;  // read-only use by a shard; null when none
 };

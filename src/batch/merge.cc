@@ -1,6 +1,7 @@
 #include "batch/merge.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 
 #include <fmt/format.h>
@@ -12,6 +13,23 @@
 
 namespace pcglab::batch {
 namespace fs = std::filesystem;
+namespace {
+
+std::atomic<bool> g_merging{false};
+
+// Sets merge_in_progress() for its life.
+struct Merging {
+  Merging() { g_merging = true; }
+  ~Merging() { g_merging = false; }
+  Merging(const Merging&) = delete;
+  Merging& operator=(const Merging&) = delete;
+};
+
+}  // namespace
+
+bool merge_in_progress() {
+  return g_merging;
+}
 
 std::vector<Merger> registered_mergers() {
   std::vector<Merger> out;
@@ -28,15 +46,18 @@ std::vector<std::pair<std::string, Json>> recorded_runs(const fs::path& dir) {
   // DIR and its sub-folders (a track may root a batch per sub-folder: birds, per team).
   std::vector<fs::path> roots{dir};
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_directory(ec)) roots.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir, ec))  // never a link to another folder
+    if (!e.is_symlink(ec) && e.is_directory(ec)) roots.push_back(e.path());
   std::sort(roots.begin() + 1, roots.end());
   std::vector<fs::path> stores;
   for (const fs::path& root : roots)
     for (const fs::path& f : Driver::shard_stores(root)) stores.push_back(f);
   if (stores.empty()) {
-    for (const fs::path& root : roots)
-      if (fs::exists(Driver::store_path(root, Shard{}))) stores.push_back(Driver::store_path(root, Shard{}));
+    for (const fs::path& root : roots) {
+      const fs::path store = Driver::store_path(root, Shard{});
+      std::error_code ec;  // a link is never opened (the driver refuses it, naming it)
+      if (fs::is_regular_file(fs::symlink_status(store, ec))) stores.push_back(store);
+    }
   }
   std::map<std::string, std::pair<std::string, fs::path>> runs;  // name -> config text, first store
   for (const fs::path& file : stores) {
@@ -74,6 +95,7 @@ int merge_folder(const fs::path& dir, int threads) {
       throw SetupError(
           fmt::format("{}: the shards ran '{}', which has no merger in this pcglab", dir.string(), name));
     }
+    const Merging merging;
     code = std::max(code, it->merge(dir, config, threads));
   }
   return code;

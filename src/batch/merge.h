@@ -38,6 +38,11 @@ struct MergerRegistrar {
 // of one command recorded different settings.
 std::vector<std::pair<std::string, Json>> recorded_runs(const std::filesystem::path& dir);
 
+// True while merge_folder runs a merger. The driver then never replaces a result a shard finished
+// by an error because the item's inputs cannot be read from here (its hash unknown): it keeps the
+// stored outcome and says so.
+bool merge_in_progress();
+
 // Runs the merger of every recorded run of `dir`; returns the largest exit code. Throws SetupError
 // when `dir` has no recorded run or a run has no registered merger.
 int merge_folder(const std::filesystem::path& dir, int threads);

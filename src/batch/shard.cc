@@ -43,9 +43,22 @@ uint64_t fnv1a64(std::string_view bytes, uint64_t seed) {
   return h;
 }
 
+uint64_t mix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+uint64_t shard_hash(std::string_view item_key) {
+  return mix64(fnv1a64(item_key));
+}
+
 bool Shard::owns(std::string_view item_key) const {
   if (count <= 1) return true;
-  return fnv1a64(item_key) % static_cast<uint64_t>(count) == static_cast<uint64_t>(index - 1);
+  return shard_hash(item_key) % static_cast<uint64_t>(count) == static_cast<uint64_t>(index - 1);
 }
 
 std::string Shard::label() const {

@@ -1,7 +1,11 @@
 // Shards: a deterministic split of a batch's items over independent processes (`--shard 2/3`),
 // so that a large evaluation can run on several machines or as a Slurm job array.
 //
-// An item belongs to shard i of n when FNV-1a 64 of its key, mod n, is i-1. The split depends only
+// An item belongs to shard i of n when shard_hash(key) (FNV-1a 64 of the key through MurmurHash3's
+// 64-bit finaliser), mod n, is i-1. FNV-1a alone is no good modulo a small n: its low bits are
+// those of the last bytes (the low bit is the parity of the bytes' low bits), so keys that differ
+// in a letter written twice ("t/A/t_A_1") all fell into one shard; the finaliser mixes every bit
+// of the hash into the low ones. The split depends only
 // on the key, never on the list of items: every stage of one trial (its conversion, its level's
 // simulation, its image's classification) uses the same key and so lands in the same shard, and a
 // shard never needs to know the other items. Adding or removing items never moves the others.
@@ -20,7 +24,7 @@ namespace pcglab::batch {
 struct Shard {
   int index = 1, count = 1;  // 1-based: --shard 2/3
   bool all() const { return count == 1; }
-  // FNV-1a 64 of the key, mod count, equals index - 1.
+  // shard_hash(item_key) mod count equals index - 1.
   bool owns(std::string_view item_key) const;
   std::string label() const;  // "2/3" ("" when all())
   // A file-name-safe label: "2-of-3" ("" when all()).
@@ -29,6 +33,13 @@ struct Shard {
 
 // FNV-1a 64 of `bytes` (also the batch driver's content hash).
 uint64_t fnv1a64(std::string_view bytes, uint64_t seed = 14695981039346656037ull);
+
+// MurmurHash3's 64-bit finaliser (fmix64): a bijection whose every output bit depends on every
+// input bit.
+uint64_t mix64(uint64_t h);
+
+// The hash that splits items over shards: mix64(fnv1a64(key)).
+uint64_t shard_hash(std::string_view item_key);
 
 // "i/n" (1 <= i <= n <= 10000) or "auto": shard SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1 of
 // SLURM_ARRAY_TASK_COUNT (SLURM_ARRAY_TASK_MIN defaults to 0 when unset). Throws SetupError naming

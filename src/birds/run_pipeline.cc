@@ -106,8 +106,15 @@ RunOptions run_options_from_settings(const fs::path& team_dir, const Json& setti
   if (run.contains("top_p")) o.top_p = run["top_p"].get<double>();
   if (run.contains("seed")) o.seed = run["seed"].get<int64_t>();
   if (run.contains("max_tokens")) o.max_tokens = run["max_tokens"].get<int>();
-  o.client = llm::client_config_from_env(o.client);  // the key
-  o.client.base_url = json_field_or<std::string>(client, "base_url", o.client.base_url, where);
+  // The endpoint and the key come from this process's environment, never from the folder: a
+  // store whose base_url was rewritten must not receive the requests (and the key).
+  o.client = llm::client_config_from_env(o.client);
+  const std::string recorded_url = json_field_or<std::string>(client, "base_url", o.client.base_url, where);
+  if (recorded_url != o.client.base_url)
+    log_warn(
+        "{}: the shards ran against {}; this merge sends any request to {} (OPENAI_BASE_URL, or the "
+        "default): the server always comes from the environment, never from a run folder",
+        team_dir.string(), recorded_url, o.client.base_url);
   o.client.timeout_s = json_field_or<double>(client, "timeout_s", o.client.timeout_s, where);
   o.client.max_retries = json_field_or<int>(client, "max_retries", o.client.max_retries, where);
   o.client.backoff_base_s = json_field_or<double>(client, "backoff_base_s", o.client.backoff_base_s, where);
@@ -115,7 +122,15 @@ RunOptions run_options_from_settings(const fs::path& team_dir, const Json& setti
   o.concurrency = json_field_or<int>(client, "concurrency", o.concurrency, where);
   o.requests_per_minute = json_field_or<int>(client, "requests_per_minute", 0, where);
   o.tokens_per_minute = json_field_or<int>(client, "tokens_per_minute", 0, where);
-  if (client.contains("cache") && client["cache"].is_string()) o.cache = client["cache"].get<std::string>();
+  // The cache the command itself would use (<out>/llm-cache.sqlite), never a path from the folder.
+  if (client.contains("cache") && client["cache"].is_string()) {
+    o.cache = o.out / "llm-cache.sqlite";
+    const fs::path recorded_cache = client["cache"].get<std::string>();
+    if (fs::absolute(recorded_cache).lexically_normal() != fs::absolute(*o.cache).lexically_normal())
+      log_warn(
+          "{}: the shards used the cache {}; this merge uses {} (a run folder never names a file to write)",
+          team_dir.string(), recorded_cache.string(), o.cache->string());
+  }
   return o;
 }
 
@@ -169,7 +184,8 @@ namespace {
 // "run" part; operational settings (limits, timeouts, the server) may change between reruns.
 void require_same_run(const fs::path& store_file, const std::string& run_name, const OrderedJson& run,
                       bool legacy) {
-  if (!fs::exists(store_file)) return;
+  // Only a plain file: the driver refuses a store that is a symbolic link, naming it.
+  if (std::error_code ec; !fs::is_regular_file(fs::symlink_status(store_file, ec))) return;
   store::RunStore st(store_file);
   const auto recorded = st.run_config(run_name);
   if (!recorded) return;
@@ -186,7 +202,7 @@ void require_same_run(const fs::path& store_file, const std::string& run_name, c
 std::map<std::string, std::string> legacy_finished(const fs::path& team_dir, const OrderedJson& run) {
   std::map<std::string, std::string> out;
   const fs::path file = team_dir / "logs" / "run.sqlite";
-  if (!fs::exists(file)) return out;
+  if (std::error_code ec; !fs::is_regular_file(fs::symlink_status(file, ec))) return out;  // never a link
   store::RunStore st(file);
   if (!st.run_config("birds-run")) return out;
   const int64_t id = st.open_run("birds-run", run.dump());  // equal: require_same_run checked it
@@ -203,9 +219,11 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   if (o.letters.empty()) throw SetupError("--letters: no letters");
   for (char c : o.letters)
     if (c < 'A' || c > 'Z') throw SetupError(fmt::format("--letters: '{}' is not a capital letter", c));
-  if (o.trials < 1) throw SetupError("--trials must be at least 1");
-  if (o.concurrency < 1)
-    throw SetupError(fmt::format("--concurrency must be at least 1 (got {})", o.concurrency));
+  // The CLI's ranges, checked here too: a merge takes them from the settings a run folder recorded.
+  if (o.trials < 1 || o.trials > 1000)
+    throw SetupError(fmt::format("--trials must be from 1 to 1000 (got {})", o.trials));
+  if (o.concurrency < 1 || o.concurrency > 256)
+    throw SetupError(fmt::format("--concurrency must be from 1 to 256 (got {})", o.concurrency));
   if (o.temperature && !(*o.temperature >= 0 && *o.temperature <= 2))
     throw SetupError(fmt::format("--temperature must be from 0 to 2 (got {})", *o.temperature));
   if (o.top_p && !(*o.top_p >= 0 && *o.top_p <= 1))
@@ -337,13 +355,13 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   for (size_t k = 0; k < stage.outcomes.size(); ++k) {
     const size_t i = stage.item_index[k];
     RunTrial& t = trials[i];
-    if (!ran[i]) {  // finished by an earlier run or shard
+    t.outcome = stage.outcomes[k];  // before trial_done: a resumed trial is reported with its outcome
+    if (!ran[i]) {                  // finished by an earlier run or shard
       t.letter = trial_of[i].first;
       t.trial = trial_of[i].second;
       t.resumed = true;
       if (progress.trial_done) progress.trial_done(t);
     }
-    t.outcome = stage.outcomes[k];
     summary.ok += t.ok() && !t.resumed;
     summary.failed += !t.ok();
     summary.resumed += t.resumed;

@@ -108,7 +108,9 @@ inline constexpr const char* kRunName = "birds run";
 // environment): {"run": what identifies the run (prompt, model, sampling, letters, trials),
 // "client": base URL, limits, cache, timeouts}.
 OrderedJson run_settings(const RunOptions& options, const llm::PromptProgram& program);
-// The options a merge runs with: the recorded settings, for the team folder `team_dir`.
+// The options a merge runs with: the recorded settings, for the team folder `team_dir`, except what
+// reaches outside the folder: the server and the key come from the environment (a recorded base
+// URL that differs is logged, not used) and the cache is <out>/llm-cache.sqlite when one was used.
 RunOptions run_options_from_settings(const std::filesystem::path& team_dir, const Json& settings);
 
 // One trial: the conversation for `letter` (<OBJECT> replaced) through the plan's completer, the

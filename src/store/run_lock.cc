@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,15 +28,31 @@ std::string holder_pid(int fd) {
 
 }  // namespace
 
-RunLock::RunLock(const std::filesystem::path& folder, std::filesystem::path lock_file)
+RunLock::RunLock(const std::filesystem::path& folder, std::filesystem::path lock_file, Mode mode)
     : lock_file_(lock_file.empty() ? folder / "run.lock" : std::move(lock_file)) {
   std::error_code ec;
   std::filesystem::create_directories(lock_file_.parent_path(), ec);
-  fd_ = ::open(lock_file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0)
+  // O_NOFOLLOW: a lock file that is a symbolic link fails (ELOOP) instead of opening its target;
+  // O_NONBLOCK: a FIFO planted there does not block the open (it is refused below).
+  fd_ = ::open(lock_file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd_ < 0) {
+    const int err = errno;
+    if (err == ELOOP)
+      throw SetupError(fmt::format(
+          "the lock file {} of the run folder {} is a symbolic link; pcglab never follows one out of a run "
+          "folder: remove it",
+          lock_file_.string(), folder.string()));
     throw SetupError(fmt::format("cannot create the lock file {} of the run folder {}: {}",
-                                 lock_file_.string(), folder.string(), std::strerror(errno)));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+                                 lock_file_.string(), folder.string(), std::strerror(err)));
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw SetupError(fmt::format("the lock file {} of the run folder {} is not a regular file: remove it",
+                                 lock_file_.string(), folder.string()));
+  }
+  if (::flock(fd_, (mode == Mode::kShared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
     const int err = errno;
     const std::string pid = err == EWOULDBLOCK ? holder_pid(fd_) : "";
     ::close(fd_);

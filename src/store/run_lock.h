@@ -13,10 +13,14 @@ namespace pcglab::store {
 
 class RunLock {
  public:
+  enum class Mode { kExclusive, kShared };
   // Locks `folder` through `lock_file` (created with its folders; default <folder>/run.lock).
   // Throws SetupError at once, naming the folder and the holder's PID, when another process (or
-  // another RunLock in this one) holds it; SetupError naming the file when it cannot be created.
-  explicit RunLock(const std::filesystem::path& folder, std::filesystem::path lock_file = {});
+  // another RunLock in this one) holds it (exclusively, or at all when `mode` is exclusive);
+  // SetupError naming the file when it cannot be created or is not a regular file (a symbolic
+  // link is never followed).
+  explicit RunLock(const std::filesystem::path& folder, std::filesystem::path lock_file = {},
+                   Mode mode = Mode::kExclusive);
   ~RunLock();
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;

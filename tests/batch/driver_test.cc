@@ -228,6 +228,38 @@ TEST(Driver, ShardsSplitTheItemsAndARunningShardBlocksTheUnshardedRun) {
   EXPECT_THROW(Driver(dir.path(), pool), SetupError);
 }
 
+TEST(Driver, AShardAndAnUnshardedRunOnOneFolderRefuseEachOtherInEitherOrder) {
+  testing::TempDir dir;
+  write_inputs(dir.path(), {{"a", "abc"}, {"b", "def"}});
+  ThreadPool pool(1);
+  const auto refused = [&](const Shard& shard) -> std::string {
+    try {
+      DriverOptions options;
+      options.shard = shard;
+      Driver driver(dir.path(), pool, options);
+    } catch (const SetupError& e) {
+      return e.what();
+    }
+    return "(not refused)";
+  };
+  const std::string in_use = "is in use by another pcglab process";
+  {
+    Driver unsharded(dir.path(), pool);  // running
+    EXPECT_NE(refused(Shard{2, 2}).find(in_use), std::string::npos) << refused(Shard{2, 2});
+  }
+  {
+    DriverOptions options;
+    options.shard = Shard{2, 2};
+    Driver shard(dir.path(), pool, options);  // running
+    EXPECT_NE(refused(Shard{}).find(in_use), std::string::npos) << refused(Shard{});
+    // Other shards run beside it; the same shard twice does not.
+    options.shard = Shard{1, 2};
+    Driver other(dir.path(), pool, options);
+    EXPECT_NE(refused(Shard{2, 2}).find(in_use), std::string::npos);
+  }
+  Driver after(dir.path(), pool);  // every lock released with its holder
+}
+
 TEST(Driver, ChunksGetUpToTheirSizeAndAThrowingChunkFailsItsItems) {
   testing::TempDir dir;
   std::map<std::string, std::string> inputs;

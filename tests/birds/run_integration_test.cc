@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "batch/shard.h"
 #include "core/files.h"
 #include "core/json.h"
 #include "llm/fake_openai_server.h"
@@ -104,6 +105,7 @@ TEST(BirdsRun, WritesTheCompetitionLayoutAndARerunCostsNothing) {
   EXPECT_EQ(again.exit_code, 0);
   EXPECT_EQ(server.request_count(), 4u);
   EXPECT_NE(again.out.find("resumed"), std::string::npos);
+  EXPECT_EQ(again.err.find("warn:"), std::string::npos) << "a finished trial is no warning:\n" << again.err;
   // A new output folder with the same cache: answered from the cache.
   auto args = run_args(prompt, dir / "out2", "A,C", 2);
   args.insert(args.end(), {"--cache", (dir / "out/llm-cache.sqlite").string()});
@@ -250,6 +252,7 @@ TEST(BirdsRun, ThreeConcurrentShardsAndAMergeGiveTheFilesOfOneRun) {
 
   const auto merged = testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server));
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.err.find("warn:"), std::string::npos) << "a finished trial is no warning:\n" << merged.err;
   EXPECT_EQ(server.request_count(), 9u);  // every trial was finished by its shard
   EXPECT_FALSE(fs::exists(dir / "out/t/logs/shards"));
   EXPECT_EQ(read_json_file(dir / "out/t/run.json")["counts"]["ok"], 9);
@@ -280,6 +283,101 @@ TEST(BirdsRun, AShardThatDiedIsFinishedByTheMerge) {
   EXPECT_EQ(server.request_count(), 8u);  // the other shard's trials, once
   EXPECT_EQ(read_tree(dir / "out/t/raw").size(), 8u);
   EXPECT_EQ(read_json_file(dir / "out/t/run.json")["counts"]["ok"], 8);
+}
+
+TEST(BirdsRun, AMergeSendsToTheServerOfTheEnvironmentNotTheOneAStoreNames) {
+  FakeOpenAiServer server, planted;
+  for (FakeOpenAiServer* s : {&server, &planted})
+    s->set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  auto args = run_args(prompt, dir / "out", "A-Z", 1);
+  args.insert(args.end(), {"--shard", "1/2"});
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server, "sk-secret")).exit_code, 0);
+  const size_t first = server.request_count();
+  ASSERT_LT(first, 26u);
+  {
+    // The shard's store rewritten to name another server.
+    store::RunStore st(dir / "out/t/logs/shards/1-of-2.sqlite");
+    Json settings = parse_json(*st.run_config("birds run"), "settings");
+    settings["client"]["base_url"] = planted.base_url();
+    st.open_run("birds run", settings.dump(), true);
+  }
+  const auto merged =
+      testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server, "sk-secret"));
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(planted.request_count(), 0u) << "the requests (and the key) went to the planted URL";
+  EXPECT_EQ(server.request_count(), 26u);
+  EXPECT_NE(merged.err.find("the shards ran against " + planted.base_url()), std::string::npos) << merged.err;
+  EXPECT_EQ(read_json_file(dir / "out/t/run.json")["base_url"], server.base_url());
+}
+
+TEST(BirdsRun, AMergeRefusesRecordedSettingsOutsideTheCommandsRanges) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return program_for(body); });
+  testing::TempDir dir;
+  auto args = run_args(write_prompt(dir), dir / "out", "A-D", 1);
+  args.insert(args.end(), {"--shard", "1/2"});
+  ASSERT_EQ(testing::run_pcglab(args, server_env(server)).exit_code, 0);
+  const size_t sent = server.request_count();
+  {
+    store::RunStore st(dir / "out/t/logs/shards/1-of-2.sqlite");
+    Json settings = parse_json(*st.run_config("birds run"), "settings");
+    settings["client"]["concurrency"] = 300;  // the CLI allows 1 to 256 (threads)
+    st.open_run("birds run", settings.dump(), true);
+  }
+  const auto merged = testing::run_pcglab({"merge", (dir / "out/t").string()}, server_env(server));
+  EXPECT_EQ(merged.exit_code, 2) << merged.err;
+  EXPECT_NE(merged.err.find("--concurrency must be from 1 to 256 (got 300)"), std::string::npos)
+      << merged.err;
+  EXPECT_EQ(server.request_count(), sent);
+}
+
+TEST(BirdsRun, AShardAndAnUnshardedRunOnOneFolderRefuseEachOtherAtOnce) {
+  testing::TempDir dir;
+  const auto prompt = write_prompt(dir);
+  const auto args = run_args(prompt, dir / "out", "A-D", 1);
+  auto shard = args;
+  shard.insert(shard.end(), {"--shard", "2/2"});
+  int shard_trials = 0;
+  for (const char c : std::string("ABCD"))
+    shard_trials += batch::Shard{2, 2}.owns(fmt::format("t/{}/t_{}_1", c, c));
+  ASSERT_GT(shard_trials, 0);
+  // Either one first: the other is refused at once (were it not, its held requests would keep it).
+  for (const bool unsharded_first : {true, false}) {
+    FakeOpenAiServer server;
+    server.set_responder([](const std::string& body, int) {
+      FakeReply r = program_for(body);
+      r.hold = true;  // the first run stays in the middle of its trials until the test lets go
+      return r;
+    });
+    const auto& first_args = unsharded_first ? args : shard;
+    const auto& second_args = unsharded_first ? shard : args;
+    const int first_trials = unsharded_first ? 4 : shard_trials;
+    const pid_t first =
+        testing::spawn_pcglab(first_args, {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}});
+    ASSERT_GE(first, 0);
+    ASSERT_TRUE(server.wait_until([&](size_t received, int waiting) {
+      return received == static_cast<size_t>(first_trials) && waiting == first_trials;
+    }));
+    // Were it not refused, its requests would be held too: it would give up after 1 s (exit 1).
+    auto impatient = second_args;
+    impatient[std::find(impatient.begin(), impatient.end(), "--max-retries") - impatient.begin() + 1] = "0";
+    impatient.insert(impatient.end(), {"--timeout", "1"});
+    const auto second = testing::run_pcglab(impatient, server_env(server));
+    EXPECT_EQ(second.exit_code, 2) << second.err;
+    EXPECT_NE(second.err.find("is in use by another pcglab process (PID " + std::to_string(first) + ")"),
+              std::string::npos)
+        << second.err;
+    EXPECT_EQ(server.request_count(), static_cast<size_t>(first_trials))
+        << "the second process sent requests";
+    server.open_gate();
+    int status = 0;
+    waitpid(first, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    fs::remove_all(dir / "out");
+  }
 }
 
 TEST(BirdsRun, ARunFolderOfAnEarlierVersionIsResumedFromItsRunStore) {

@@ -3,12 +3,14 @@
 #include "store/run_lock.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "core/check.h"
+#include "core/files.h"
 #include "testing/testing.h"
 
 namespace pcglab::store {
@@ -88,6 +90,41 @@ TEST(RunLock, AnUncreatableLockFileIsAnErrorNamingIt) {
   const std::string m = refusal(dir / "team");
   EXPECT_NE(m.find("cannot create the lock file " + (dir / "team/run.lock").string()), std::string::npos)
       << m;
+}
+
+TEST(RunLock, SharedHoldersShareAndKeepTheExclusiveOneOutInEitherOrder) {
+  testing::TempDir dir;
+  const auto file = dir / "logs/batch.lock";
+  {
+    RunLock a(dir.path(), file, RunLock::Mode::kShared);
+    RunLock b(dir.path(), file, RunLock::Mode::kShared);  // shards run side by side
+    EXPECT_THROW(RunLock(dir.path(), file), SetupError);
+  }
+  RunLock exclusive(dir.path(), file);
+  EXPECT_THROW(RunLock(dir.path(), file, RunLock::Mode::kShared), SetupError);
+}
+
+TEST(RunLock, ALockFileThatIsALinkIsRefusedAndItsTargetKept) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "victim.txt", "precious bytes");
+  std::filesystem::create_directories(dir / "run");
+  std::filesystem::create_symlink(dir / "victim.txt", dir / "run/run.lock");
+  for (const auto mode : {RunLock::Mode::kExclusive, RunLock::Mode::kShared}) {
+    try {
+      RunLock lock(dir / "run", {}, mode);
+      ADD_FAILURE() << "locked through a symbolic link";
+    } catch (const SetupError& e) {
+      EXPECT_NE(std::string(e.what()).find("is a symbolic link"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(read_file(dir / "victim.txt"), "precious bytes");
+  // A link to nothing is not created through either.
+  std::filesystem::create_symlink(dir / "nothing.txt", dir / "run/other.lock");
+  EXPECT_THROW(RunLock(dir / "run", dir / "run/other.lock"), SetupError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "nothing.txt"));
+  // Nor is a FIFO opened as a lock.
+  ASSERT_EQ(::mkfifo((dir / "run/fifo.lock").c_str(), 0600), 0);
+  EXPECT_THROW(RunLock(dir / "run", dir / "run/fifo.lock"), SetupError);
 }
 
 }  // namespace
