@@ -109,7 +109,9 @@ int run_eval(const EvalOptions& opt, const GlobalOptions& global) {
       ++n;
     }
   }
-  t.add_row({"mean", n, Json(), Json(), Json(), Json(), Json(), Json(), Json(), n > 0 ? sum / n : 0.0});
+  // No level evaluated (every file failed): no mean (it once printed 0, an accuracy no level had).
+  t.add_row(
+      {"mean", n, Json(), Json(), Json(), Json(), Json(), Json(), Json(), n > 0 ? Json(sum / n) : Json()});
   print_table(t, global);
   if (!opt.out.empty())
     log_info("eval{}: {} files, {} evaluated, {} reused", shard.all() ? "" : " " + shard.label(),

@@ -191,7 +191,7 @@ Action setup_refine(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option(
          "--board-scans", r.train.env.max_board_scans,
          "Episode length in board scans of 256 steps (PCGRLLM: 3); levels are the map after the last edit")
-      ->check(number_in(1, 100))
+      ->check(number_in(1, pcgrl::kMaxBoardScans))
       ->capture_default_str();
   cmd.add_option("--levels", r.levels, "Levels generated per reward to score it (official: 30)")
       ->check(number_in(1, 10000))

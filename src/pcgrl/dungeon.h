@@ -16,8 +16,10 @@
 
 namespace pcglab::pcgrl {
 
+inline constexpr int kMaxBoardScans = 100;  // the longest episode pcglab takes: 100 scans, 25600 steps
+
 struct EnvConfig {
-  int max_board_scans = 3;
+  int max_board_scans = 3;  // 1 .. kMaxBoardScans
   // The reward each step returns: 0 (dungeon3's own reward is always 0; LLM rewards come later) or
   // pcgrl-jax's built-in dungeon reward, computed when the map changed.
   bool builtin_reward = true;

@@ -48,7 +48,24 @@ sandbox::NdArray map_batch(const Map* maps, int n) {
 
 std::string RewardError::describe() const {
   std::string text = what();
-  if (!traceback_.empty()) text += "\n" + traceback_;
+  std::string_view tb = traceback_;
+  while (!tb.empty() && tb.back() == '\n') tb.remove_suffix(1);
+  // Python's traceback ends with the exception's own text, which the message already holds: the
+  // lines of that ending are left out, so that a long message is not sent twice.
+  size_t same = 0;
+  while (same < tb.size() && same < text.size() && tb[tb.size() - 1 - same] == text[text.size() - 1 - same])
+    ++same;
+  size_t cut = tb.size() - same;  // where the repeated ending starts in the traceback
+  if (same > 0 && cut > 0 && tb[cut - 1] != '\n') {
+    const size_t next_line = tb.find('\n', cut);
+    cut = next_line == std::string_view::npos ? tb.size() : next_line + 1;
+  }
+  tb = tb.substr(0, cut);
+  while (!tb.empty() && tb.back() == '\n') tb.remove_suffix(1);
+  if (!tb.empty()) {
+    text.push_back('\n');
+    text.append(tb.data(), tb.size());
+  }
   while (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }

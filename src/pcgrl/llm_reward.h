@@ -43,7 +43,10 @@ class RewardError : public std::runtime_error {
   ErrorKind kind() const { return kind_; }
   const std::string& traceback() const { return traceback_; }
   int environment() const { return environment_; }
-  std::string describe() const;  // message, then the traceback when there is one
+  // The message, then the traceback when there is one, without its last lines when they repeat
+  // the end of the message (Python's traceback ends with the exception's text, which the message
+  // holds: a long message is not repeated).
+  std::string describe() const;
 
  private:
   ErrorKind kind_;

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "batch/driver.h"
 #include "core/check.h"
 #include "core/files.h"
+#include "core/image.h"
 #include "nn/torch_runtime.h"
 #include "pcgrl/level_picture.h"
 #include "store/run_lock.h"
@@ -18,20 +20,107 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A reward's failure as the engine records it: the same kind, the text the LLM would be shown.
+// A reward's failure as the engine records it: the same kind, the text the LLM would be shown
+// (capped as every text fed back: a reward's message may be megabytes).
 refine::StepError step_error(const RewardError& e, const std::string& during) {
-  return refine::StepError(e.kind(), fmt::format("{}: {}", during, e.describe()));
+  return refine::StepError(e.kind(), fmt::format("{}: {}", during, cap_fed_back_text(e.describe())));
 }
+
+// The files each finished step wrote under its node's folder, kept in the run store (run
+// kRefineFilesRun, one item per step keyed as the engine's, output {relative path: content})
+// before the engine records the step, so that a rerun rewrites a file that was deleted or changed
+// (a corrupt evaluation.json, a deleted reward.py) from them. The level pictures are drawn again
+// from levels.txt; the PPO checkpoint (train/checkpoint.safetensors) is not kept.
+class NodeFiles {
+ public:
+  NodeFiles(store::RunStore& store, fs::path out)
+      : store_(store), run_(store.open_run(kRefineFilesRun, "{}")), out_(std::move(out)) {}
+
+  // Writes node_dir/rel atomically and adds it to the step's record.
+  void write(int node, const fs::path& rel, const std::string& content) {
+    write_file_atomic(node_dir(out_, node) / rel, content);
+    pending_[rel.generic_string()] = content;
+  }
+  // Adds a file written by someone else (train_ppo's log) as it is now.
+  void add(const fs::path& rel, int node) {
+    pending_[rel.generic_string()] = read_file(node_dir(out_, node) / rel);
+  }
+  // Stores the step's record (its files so far) and starts the next one.
+  void commit(int node, const std::string& step) {
+    OrderedJson files = OrderedJson::object();
+    for (auto& [rel, content] : pending_) files[rel] = std::move(content);
+    pending_.clear();
+    store_.finish(run_, key(node, step), ItemStatus::kOk, files.dump(), "{}", "");
+  }
+  void discard() { pending_.clear(); }
+
+  // Rewrites every recorded file of the step that is missing or differs; returns their paths
+  // (with the level pictures of a restored levels.txt).
+  std::vector<std::string> restore(int node, const std::string& step) const {
+    std::vector<std::string> restored;
+    const auto item = store_.item(run_, key(node, step));
+    if (!item || item->status != ItemStatus::kOk) return restored;  // a run of an earlier pcglab
+    const Json files = Json::parse(item->output, nullptr, false);
+    if (!files.is_object()) return restored;
+    const fs::path dir = node_dir(out_, node);
+    for (const auto& [rel, value] : files.items()) {
+      if (!value.is_string()) continue;
+      const std::string& content = value.get_ref<const std::string&>();
+      if (!same_content(dir / rel, content)) {
+        write_file_atomic(dir / rel, content);
+        restored.push_back(rel);
+      }
+      if (rel == "levels.txt")
+        for (const std::string& png : restore_pictures(dir, content)) restored.push_back(png);
+    }
+    return restored;
+  }
+
+ private:
+  static std::string key(int node, const std::string& step) {
+    return fmt::format("node/{:04}/{}", node, step);
+  }
+
+  static bool same_content(const fs::path& path, const std::string& content) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec) || fs::file_size(path, ec) != content.size()) return false;
+    try {
+      return read_file(path) == content;
+    } catch (const InputError&) {
+      return false;
+    }
+  }
+
+  static std::vector<std::string> restore_pictures(const fs::path& dir, const std::string& levels_text) {
+    std::vector<std::string> restored;
+    const std::vector<Map> levels = parse_levels(levels_text, (dir / "levels.txt").string());
+    for (size_t i = 0; i < levels.size(); ++i) {
+      const std::string rel = fmt::format("levels/level_{:03}.png", i);
+      const std::string png = encode_png(level_picture(levels[i]));
+      if (same_content(dir / rel, png)) continue;
+      write_file_atomic(dir / rel, png);
+      restored.push_back(rel);
+    }
+    return restored;
+  }
+
+  store::RunStore& store_;
+  int64_t run_;
+  fs::path out_;
+  std::map<std::string, std::string> pending_;
+};
 
 // The loop's state and its four steps.
 class Loop {
  public:
-  Loop(const PcgrllmOptions& o, llm::Completer& completer, const PcgrllmProgress& progress)
+  Loop(const PcgrllmOptions& o, llm::Completer& completer, const PcgrllmProgress& progress,
+       store::RunStore& store)
       : o_(o),
         completer_(completer),
         progress_(progress),
         prompts_(o.prompts ? PromptSet::load(*o.prompts) : PromptSet::builtin()),
-        scenario_(scenario_preset(o.scenario)) {
+        scenario_(scenario_preset(o.scenario)),
+        files_(store, o.out) {
     generation_.breadth = o.breadth;
     env_ = o.train.env;
   }
@@ -47,6 +136,14 @@ class Loop {
         return feedback(code, e, it);
       };
     return s;
+  }
+
+  // A step read back from the run store: its files rewritten where missing or changed.
+  void restore(int it, const std::string& step) const {
+    const std::vector<std::string> restored = files_.restore(it, step);
+    if (!restored.empty())
+      log(fmt::format("node {}: {} restored from the run store (missing or changed): {}", it, step,
+                      fmt::join(restored, ", ")));
   }
 
   // graph.json: the finished nodes, then the node being made (with the step it is at).
@@ -118,27 +215,28 @@ class Loop {
   }
 
   std::string generate(const refine::GenerateRequest& r) {
-    const fs::path dir = node_dir(o_.out, r.iteration);
     OrderedJson context{{"parent", r.parent != nullptr ? r.parent->id : 0},
                         {"auxiliary", OrderedJson::array()}};
     for (const refine::ThoughtNode* a : r.auxiliary)
       context["auxiliary"].push_back({{"id", a->id}, {"fitness", a->fitness}});
-    write_file_atomic(dir / "context.json", context.dump(2) + "\n");
+    files_.discard();
+    files_.write(r.iteration, "context.json", context.dump(2) + "\n");
     log(r.parent != nullptr ? fmt::format("node {}/{}: generating a reward (refining node {})", r.iteration,
                                           r.iterations, r.parent->id)
                             : fmt::format("node {}/{}: generating a reward", r.iteration, r.iterations));
     const GenerationResult g = generate_reward(completer_, o_.llm, prompts_, scenario_, r, generation_,
                                                validator(), calls(r.iteration, "generate"));
-    write_file_atomic(dir / "reward.py", g.code + "\n");
-    write_file_atomic(
-        dir / "generation.json",
-        OrderedJson{{"trials", g.trials}, {"fixes", g.fixes}, {"errors", g.errors}}.dump(2) + "\n");
+    files_.write(r.iteration, "reward.py", g.code + "\n");
+    files_.write(r.iteration, "generation.json",
+                 OrderedJson{{"trials", g.trials}, {"fixes", g.fixes}, {"errors", g.errors}}.dump(2) + "\n");
+    files_.commit(r.iteration, "generate");
     log(fmt::format("node {}: valid reward after {} trial(s), {} fix(es)", r.iteration, g.trials, g.fixes));
     return g.code;
   }
 
   std::string align(const std::string& code, int it, int round) {
-    const fs::path dir = node_dir(o_.out, it) / "alignment";
+    const std::string step = fmt::format("align/{}", round);
+    files_.discard();
     RolloutRewards stats;
     {
       SandboxReward reward = load_reward(code);
@@ -151,26 +249,28 @@ class Loop {
       }
     }
     const std::string line = stats.stats_line();
-    write_file_atomic(dir / fmt::format("round_{}_stats.json", round),
-                      OrderedJson{{"round", round},
-                                  {"n_envs", stats.n_envs},
-                                  {"steps", stats.steps},
-                                  {"mean", stats.mean},
-                                  {"std", stats.std},
-                                  {"zero_percent", stats.zero_percent},
-                                  {"stats_line", line}}
-                              .dump(2) +
-                          "\n");
+    files_.write(it, fmt::format("alignment/round_{}_stats.json", round),
+                 OrderedJson{{"round", round},
+                             {"n_envs", stats.n_envs},
+                             {"steps", stats.steps},
+                             {"mean", stats.mean},
+                             {"std", stats.std},
+                             {"zero_percent", stats.zero_percent},
+                             {"stats_line", line}}
+                         .dump(2) +
+                     "\n");
     log(fmt::format("node {}: alignment {}/{}: {}", it, round, o_.self_alignment, line));
     const GenerationResult g = align_reward(completer_, o_.llm, prompts_, scenario_, code, line, generation_,
-                                            validator(), calls(it, fmt::format("align/{}", round)));
-    write_file_atomic(dir / fmt::format("round_{}.py", round), g.code + "\n");
+                                            validator(), calls(it, step));
+    files_.write(it, fmt::format("alignment/round_{}.py", round), g.code + "\n");
+    files_.commit(it, step);
     return g.code;
   }
 
   refine::Evaluation evaluate(const std::string& code, int it) {
     const fs::path dir = node_dir(o_.out, it);
-    write_file_atomic(dir / "reward_final.py", code + "\n");
+    files_.discard();
+    files_.write(it, "reward_final.py", code + "\n");
     SandboxReward reward = load_reward(code);
     TrainConfig config = o_.train;
     config.reward = reward.as_batch_reward();
@@ -182,7 +282,7 @@ class Loop {
              .ok())  // the reward failed (its kind: timeout, exception, NaN...) or the losses were not finite
       throw refine::StepError(
           trained.error_kind != ErrorKind::kNone ? trained.error_kind : ErrorKind::kBadInput,
-          "training: " + trained.error);
+          cap_fed_back_text("training: " + trained.error));
 
     nn::set_torch_threads(config.torch_threads);  // so the sampled levels do not depend on the machine
     const PpoAgent agent = PpoAgent::load(trained.checkpoint, config.ppo.device);
@@ -207,7 +307,8 @@ class Loop {
                            {"solvable", e.solvable},
                            {"accuracy", e.accuracy}});
     }
-    write_file_atomic(dir / "levels.txt", all);
+    files_.write(it, "levels.txt", all);
+    files_.add("train/train_log.csv", it);
     const LevelScores scores = level_scores(evaluations, scenario_.important);
     const TrainLogRow& last = trained.log.back();
     const auto finite = [](double v) { return std::isfinite(v) ? OrderedJson(v) : OrderedJson(); };
@@ -215,13 +316,15 @@ class Loop {
                       {"updates", last.update},
                       {"recent_return", finite(last.recent_return)},
                       {"steps_per_s", last.steps_per_s}};
-    write_file_atomic(dir / "evaluation.json", OrderedJson{{"fitness", scores.accuracy},
-                                                           {"scores", scores.to_json()},
-                                                           {"train", train},
-                                                           {"eval_seed", o_.eval_seed},
-                                                           {"levels", per_level}}
-                                                       .dump(2) +
-                                                   "\n");
+    files_.write(it, "evaluation.json",
+                 OrderedJson{{"fitness", scores.accuracy},
+                             {"scores", scores.to_json()},
+                             {"train", train},
+                             {"eval_seed", o_.eval_seed},
+                             {"levels", per_level}}
+                         .dump(2) +
+                     "\n");
+    files_.commit(it, "evaluate");
     log(
         fmt::format("node {}: accuracy {:.3f} (solvability {:.3f}, solutions "
                     "{:.2f}, important reached {:.3f})",
@@ -243,7 +346,9 @@ class Loop {
                     o_.feedback_images ? "images" : "text"));
     std::string text =
         level_feedback(completer_, o_.llm, prompts_, scenario_, code, levels, images, calls(it, "feedback"));
-    write_file_atomic(dir / "feedback.txt", text + "\n");
+    files_.discard();
+    files_.write(it, "feedback.txt", text + "\n");
+    files_.commit(it, "feedback");
     return text;
   }
 
@@ -254,6 +359,7 @@ class Loop {
   const Scenario& scenario_;
   GenerationSettings generation_;
   EnvConfig env_;
+  NodeFiles files_;
 };
 
 }  // namespace
@@ -372,8 +478,9 @@ refine::RefineResult run_pcgrllm(const PcgrllmOptions& options, llm::Completer& 
                                   settings);  // refuses other settings
   write_file_atomic(options.out / "settings.json", settings.dump(2) + "\n");
 
-  Loop loop(options, completer, progress);
+  Loop loop(options, completer, progress, store);
   refine::RefineResult result = engine.run(loop.steps(), [&](const refine::StepEvent& e) {
+    if (e.resumed) loop.restore(e.iteration, e.step);
     loop.write_graph(*e.graph, e.node, e.iteration, (e.ok ? "after " : "failed at ") + e.step);
     if (progress.step) progress.step(e);
   });

@@ -21,6 +21,9 @@
 //                              alignment/round_R.py and round_R_stats.json, reward_final.py, train/
 //                              (train_log.csv, checkpoint.safetensors), levels.txt, levels/*.png,
 //                              evaluation.json, feedback.txt
+// Each step's files (but the checkpoint) are kept in the run store too (run kRefineFilesRun), so a
+// rerun rewrites a node file that was deleted or changed from them (the pictures are drawn again
+// from levels.txt) as it reads the finished step back; the checkpoint is not restored.
 #pragma once
 
 #include <array>
@@ -82,6 +85,7 @@ OrderedJson pcgrllm_settings(const PcgrllmOptions& options);
 
 inline constexpr const char* kRefineRunName = "pcgrl refine";
 inline constexpr const char* kRefineScope = "pcgrl-refine";                 // the exchange log's scope
+inline constexpr const char* kRefineFilesRun = "pcgrl refine files";        // the steps' node files
 std::filesystem::path refine_store_path(const std::filesystem::path& out);  // DIR/logs/refine.sqlite
 std::filesystem::path node_dir(const std::filesystem::path& out, int id);   // DIR/nodes/NNNN
 

@@ -10,6 +10,7 @@
 #include "nn/module_weights.h"
 #include "nn/safetensors.h"
 #include "nn/torch_runtime.h"
+#include "pcgrl/tiles.h"
 #include "pcgrl/torch/table.h"
 
 namespace pcglab::pcgrl {
@@ -97,10 +98,19 @@ PpoAgent PpoAgent::load(const std::filesystem::path& path, const std::string& de
                                    path.string(), key, text));
     return v;
   };
+  // The network's sizes must be the dungeon's: an agent of another observation size read past the
+  // observation buffer (31² bytes per sample), one of more actions asked for builds that do not exist.
+  auto dungeon_size = [&](const char* key, int wanted, const char* what) {
+    const int v = size(key);
+    if (v != wanted)
+      throw SetupError(fmt::format("{}: PPO metadata '{}' is {}, but the dungeon environment {} ({} {})",
+                                   path.string(), key, v, what, key, wanted));
+    return v;
+  };
   PpoConfig c;
-  c.obs_size = size("obs_size");
-  c.tile_channels = size("tile_channels");
-  c.actions = size("actions");
+  c.obs_size = dungeon_size("obs_size", kObsSize, "observes 31×31 cells");
+  c.tile_channels = dungeon_size("tile_channels", kTileTypes, "has 9 tile types");
+  c.actions = dungeon_size("actions", kActions, "has 6 build actions");
   c.device = device;
   PpoAgent a = create(c);
   load_module_weights(a.handle_.get(), table().ppo_load, file, path);

@@ -48,7 +48,10 @@ class PpoAgent {
  public:
   static PpoAgent create(const PpoConfig& config);
   // A checkpoint written by save(); its configuration is read from the file's metadata. The agent
-  // runs on `device` ("cpu" or "cuda").
+  // runs on `device` ("cpu" or "cuda"). Throws SetupError naming the file and the metadata key when
+  // the architecture is not this network's, a size is not a whole number, or obs_size,
+  // tile_channels or actions differ from the dungeon's (31, 9, 6: tiles.h); then the tensors'
+  // names and shapes are checked against the network.
   static PpoAgent load(const std::filesystem::path& path, const std::string& device = "cpu");
 
   const PpoConfig& config() const { return config_; }

@@ -92,6 +92,22 @@ void validate_train_config(const TrainConfig& c) {
                     "2 (PPO normalises "
                     "the advantages over a minibatch)",
                     per_update / c.ppo.minibatches, per_update, c.ppo.minibatches));
+  check_fits_in_memory(train_memory_bytes(c),
+                       fmt::format("training with --envs {} × --rollout {} ({} samples per update, "
+                                   "minibatches of {})",
+                                   c.n_envs, c.rollout, per_update, per_update / c.ppo.minibatches));
+}
+
+uint64_t train_memory_bytes(const TrainConfig& c) {
+  // In double: the product of two ints' ranges overflows 64 bits once multiplied by the bytes.
+  const double samples = static_cast<double>(std::max(c.n_envs, 0)) * std::max(c.rollout, 0);
+  const double minibatch = samples / std::max(c.ppo.minibatches, 1);
+  const double rollout_bytes = kCompactObsBytes + sizeof(int32_t) + 5 * sizeof(float) + sizeof(uint8_t);
+  const double update_bytes = (std::max(c.ppo.epochs, 0) + 1.0) * sizeof(int64_t);  // order, actions as int64
+  const double network = std::max(minibatch, static_cast<double>(c.n_envs)) * kTrainBytesPerSample;
+  const double bytes = samples * (rollout_bytes + update_bytes) + network +
+                       static_cast<double>(BatchedDungeon::memory_bytes(c.n_envs));
+  return bytes >= 1.8e19 ? std::numeric_limits<uint64_t>::max() : static_cast<uint64_t>(bytes);
 }
 
 std::string first_non_finite_tensor(const fs::path& checkpoint) {
@@ -249,27 +265,46 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
 EnvConfig checkpoint_env_config(const fs::path& checkpoint) {
   const auto file = nn::read_safetensors(checkpoint);
   EnvConfig env;
-  auto flag = [&](const char* key, bool& value) {
+  auto bad = [&](const char* key, const std::string& value, const std::string& expected) {
+    return SetupError(
+        fmt::format("{}: metadata '{}' is '{}', expected {}", checkpoint.string(), key, value, expected));
+  };
+  auto find = [&](const char* key) -> const std::string* {
     const auto it = file.metadata.find(key);
-    if (it == file.metadata.end()) return;
-    if (it->second != "0" && it->second != "1")
-      throw SetupError(
-          fmt::format("{}: metadata '{}' is '{}', expected 0 or 1", checkpoint.string(), key, it->second));
-    value = it->second == "1";
+    return it == file.metadata.end() ? nullptr : &it->second;
+  };
+  auto whole = [](const std::string& text, auto& value) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return !text.empty() && ec == std::errc() && end == text.data() + text.size();
+  };
+  auto flag = [&](const char* key, bool& value) {
+    const std::string* v = find(key);
+    if (v == nullptr) return;
+    if (*v != "0" && *v != "1") throw bad(key, *v, "0 or 1");
+    value = *v == "1";
   };
   flag("fix_observation_offset", env.fix_observation_offset);
   flag("skip_static_cells", env.skip_static_cells);
   flag("show_static_in_first_obs", env.show_static_in_first_obs);
-  if (const auto it = file.metadata.find("max_board_scans"); it != file.metadata.end()) {
+  if (const std::string* v = find("max_board_scans")) {
     int scans = 0;
-    const auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), scans);
-    if (ec != std::errc() || end != it->second.data() + it->second.size() || scans < 1)
-      throw SetupError(fmt::format("{}: metadata 'max_board_scans' is '{}', expected a positive integer",
-                                   checkpoint.string(), it->second));
+    if (!whole(*v, scans) || scans < 1 || scans > kMaxBoardScans)
+      throw bad("max_board_scans", *v, fmt::format("a whole number in [1, {}]", kMaxBoardScans));
     env.max_board_scans = scans;
   }
-  if (const auto it = file.metadata.find("reward"); it != file.metadata.end())
-    env.builtin_reward = it->second == "builtin";
+  if (const std::string* v = find("reward")) {
+    if (*v != "builtin" && *v != "llm" && *v != "none") throw bad("reward", *v, "builtin, llm or none");
+    env.builtin_reward = *v == "builtin";
+  }
+  // Not used by generation, but written by train_ppo: a checkpoint with other values is not one.
+  if (const std::string* v = find("env_steps")) {
+    int64_t steps = 0;
+    if (!whole(*v, steps) || steps < 0) throw bad("env_steps", *v, "a whole number >= 0");
+  }
+  if (const std::string* v = find("seed")) {
+    uint64_t seed = 0;
+    if (!whole(*v, seed)) throw bad("seed", *v, "a whole number in [0, 2^64)");
+  }
   return env;
 }
 

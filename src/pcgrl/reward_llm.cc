@@ -90,7 +90,7 @@ std::string auxiliary_text(const std::vector<const refine::ThoughtNode*>& nodes)
   for (const auto* node : nodes) {
     out += fmt::format("### Reward function of iteration {}: accuracy {:.3f}", node->id, node->fitness);
     if (node->metadata.contains("scores")) out += " (" + got_score_line(node->metadata) + ")";
-    out += "\n" + fenced(node->artifact) + "\n\n";
+    out += "\n" + fenced(cap_fed_back_text(node->artifact)) + "\n\n";
   }
   return out;
 }
@@ -119,11 +119,12 @@ std::string few_shot(const PromptSet& prompts, const refine::ThoughtNode* parent
   if (!parent)
     return "## Example reward function\nThis one gives no reward at all; write yours in its place.\n" +
            fenced(python_strip(prompts.file("compute_reward_example.py"))) + "\n";
-  std::string out = "## The previous reward function\n" + fenced(parent->artifact) + "\n";
+  std::string out = "## The previous reward function\n" + fenced(cap_fed_back_text(parent->artifact)) + "\n";
   if (python_strip(parent->feedback).empty())
     out += "\nImprove this reward function for the task.\n";
   else
-    out += "\n## Feedback on the levels an agent trained with it made\n" + parent->feedback +
+    out += "\n## Feedback on the levels an agent trained with it made\n" +
+           cap_fed_back_text(parent->feedback) +
            "\n\nUpdate the reward function according to this feedback.\n";
   return out;
 }
@@ -196,7 +197,7 @@ GenerationResult code_loop(llm::Completer& completer, const LlmSettings& llm,
                                 fix + 1));
         return result;
       } catch (const RewardError& e) {
-        last_error = e.describe();
+        last_error = cap_fed_back_text(e.describe());
         result.errors.push_back(last_error);
         if (calls.log)
           calls.log(fmt::format("{}: trial {}, attempt {} rejected: {}", what, trial, fix + 1,
@@ -204,7 +205,7 @@ GenerationResult code_loop(llm::Completer& completer, const LlmSettings& llm,
       }
       if (fix == settings.codefix_trials) break;
       ++result.fixes;
-      request.messages.push_back({"assistant", content});
+      request.messages.push_back({"assistant", cap_fed_back_text(content)});
       request.messages.push_back({"user", fix_message(last_error)});
     }
   }
@@ -280,6 +281,24 @@ std::string python_format(std::string_view text, const std::map<std::string, std
     i = end + 1;
   }
   return out;
+}
+
+std::string cap_fed_back_text(std::string_view text, size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  auto cut_line = [&](size_t cut) {
+    return fmt::format(
+        "\n[... pcglab cut {} of these {} bytes here: text fed back to the LLM is kept to {} bytes, its "
+        "head and tail ...]\n",
+        cut, text.size(), limit);
+  };
+  auto continuation = [&](size_t i) { return (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+  // The line is longest when the cut count has as many digits as the text's size.
+  const size_t room = limit - std::min(limit, cut_line(text.size()).size());
+  size_t head = room / 2;  // bytes kept from the start: text[head] is the first byte cut
+  while (head > 0 && continuation(head)) --head;
+  size_t tail = text.size() - (room - room / 2);  // the first byte kept at the end
+  while (tail < text.size() && continuation(tail)) ++tail;
+  return std::string(text.substr(0, head)) + cut_line(tail - head) + std::string(text.substr(tail));
 }
 
 const Scenario& scenario_preset(int id) {
@@ -401,17 +420,18 @@ std::vector<llm::ChatMessage> generation_messages(const PromptSet& prompts, cons
 }
 
 std::string fix_message(const std::string& error) {
-  return "Running the reward function above failed:\n\n" + error +
+  return "Running the reward function above failed:\n\n" + cap_fed_back_text(error) +
          "\n\nFix the cause, keeping to the JAX rules, and write the complete corrected function in one "
          "```python code block.";
 }
 
 std::string alignment_message(const PromptSet& prompts, const std::string& code,
                               const std::string& stats_line, const std::string& error_prompt) {
-  return python_format(
-      prompts.file("alignment_user.txt"),
-      {{"reward_function", code}, {"rollout_result", stats_line}, {"error_prompt", error_prompt}},
-      "alignment_user.txt");
+  return python_format(prompts.file("alignment_user.txt"),
+                       {{"reward_function", cap_fed_back_text(code)},
+                        {"rollout_result", stats_line},
+                        {"error_prompt", error_prompt}},
+                       "alignment_user.txt");
 }
 
 std::vector<llm::ChatMessage> feedback_messages(const PromptSet& prompts, const Scenario& scenario,
@@ -431,7 +451,7 @@ std::vector<llm::ChatMessage> feedback_messages(const PromptSet& prompts, const 
   }
   const std::string user = python_format(prompts.file("feedback_user.txt"),
                                          {{"evaluation_criteria", scenario_criteria(scenario)},
-                                          {"reward_function_prompt", fenced(code)},
+                                          {"reward_function_prompt", fenced(cap_fed_back_text(code))},
                                           {"content", content}},
                                          "feedback_user.txt");
   return {{"system", prompts.file("feedback_system.txt")}, {"user", user, std::move(urls)}};
@@ -464,7 +484,7 @@ GenerationResult align_reward(llm::Completer& completer, const LlmSettings& llm,
             last_error.empty()
                 ? std::string()
                 : "\nThe previous attempt to adjust this function failed with this error; avoid it:\n" +
-                      last_error + "\n";
+                      cap_fed_back_text(last_error) + "\n";
         return std::vector<llm::ChatMessage>{
             {"user", alignment_message(prompts, code, stats_line, error_prompt)}};
       },

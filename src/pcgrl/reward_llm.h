@@ -65,6 +65,15 @@ const std::vector<std::string>& prompt_file_names();
 // numpy's str() of a 16×16 int map ("[[1 2 ...]\n [ ... ]]"), as the official feedback prints it.
 std::string numpy_map_string(const Map& map);
 
+// Text pcglab feeds back into a later prompt — an error and its traceback (fix and alignment
+// messages), the LLM's rejected reply (the fix loop's assistant turns), a reward's code, the
+// feedback on a node (the next generation) — is capped at kFedBackTextLimit bytes: a longer text
+// keeps its first and last bytes (cut at UTF-8 character boundaries) around one line saying how
+// many bytes of how many were cut; the result, that line included, is at most `limit` bytes. A
+// reward raising a 5 MB message made the fix loop send 10 MB user messages and 30 MB requests.
+inline constexpr size_t kFedBackTextLimit = 32 * 1024;
+std::string cap_fed_back_text(std::string_view text, size_t limit = kFedBackTextLimit);
+
 // The LLM settings of every call (official: temperature 0, top_p 0.99, max_tokens 4096, seed =
 // trial number; feedback seed 42).
 struct LlmSettings {

@@ -758,6 +758,9 @@ def check_refusals():
         lambda s: s, lambda s: s - 1, c[0, 0]) * 1.0, 'TypeError', 'cond_fun must return a boolean scalar')
     expect_error('lax.select mixed dtypes', lambda p, ps, c, cs: lax.select(c[0, 0] > 1, 1.0, 0),
                  'TypeError', 'lax.select requires arguments to have the same dtypes')
+    # A reward with no return statement: the error says so, not the stand-in's AttributeError.
+    expect_error('None reward', lambda p, ps, c, cs: None, 'TypeError',
+                 'reward returned None; expected a number or an array')
     expect_error('non-scalar reward', lambda p, ps, c, cs: (c == 7).astype(jnp.float32), 'TypeError',
                  'compute_reward must return a scalar')
     expect_error('list argument', lambda p, ps, c, cs: jnp.sum([jnp.sum(c == 4), 1]) * 1.0, 'TypeError',

@@ -145,6 +145,47 @@ TEST(SandboxReward, ExceptionOnSomeMapsFailsTheStepWithTheTraceback) {
   EXPECT_EQ(reward.compute(maps, maps), (std::vector<float>{0, 0, 1}));
 }
 
+// A reward without a return statement failed with the stand-in's own "AttributeError: 'NoneType'
+// object has no attribute '_v'"; the error now says what the reward did.
+TEST(SandboxReward, ARewardReturningNoneIsToldSo) {
+  PCGLAB_REQUIRE_SANDBOX();
+  const RewardError e = error_of(
+      "import jax.numpy as jnp\n"
+      "def compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n"
+      "    reward = jnp.sum(curr_array == 4) * 1.0\n");
+  EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+  EXPECT_EQ(std::string(e.what()), "TypeError: reward returned None; expected a number or an array");
+  EXPECT_THAT(e.describe(), ::testing::Not(HasSubstr("AttributeError")));
+  expect_next_reward_works();
+}
+
+// Python's traceback ends with the exception's text, which the message holds: describe() says it
+// once (a reward raising a 5 MB message was sent twice to the LLM), keeping the frames.
+TEST(RewardErrorText, TheTracebacksRepeatOfTheMessageIsLeftOut) {
+  const std::string message = "ValueError: " + std::string(100'000, 'x') + "\nsecond line";
+  const std::string traceback =
+      "Traceback (most recent call last):\n  File \"reward.py\", line 3, in compute_reward\n"
+      "    raise ValueError(m)\n" +
+      message + "\n";
+  const std::string frames =
+      "Traceback (most recent call last):\n  File \"reward.py\", line 3, in compute_reward\n"
+      "    raise ValueError(m)";
+  EXPECT_EQ(RewardError(ErrorKind::kBadInput, message, traceback).describe(), message + "\n" + frames);
+  // A message with context before the exception's text (as the rollouts write it).
+  const std::string wrapped = "step 3 of 100 of a random rollout: " + message;
+  EXPECT_EQ(RewardError(ErrorKind::kBadInput, wrapped, traceback).describe(), wrapped + "\n" + frames);
+  // A traceback that ends otherwise is kept whole; so is one that shares only part of a line.
+  EXPECT_EQ(RewardError(ErrorKind::kTimeout, "call timeout of 5 s", "Traceback ...").describe(),
+            "call timeout of 5 s\nTraceback ...");
+  EXPECT_EQ(RewardError(ErrorKind::kBadInput, "SyntaxError: invalid syntax (reward.py, line 1)",
+                        "Traceback:\n  File \"reward.py\", line 1\nSyntaxError: invalid syntax\n")
+                .describe(),
+            "SyntaxError: invalid syntax (reward.py, line 1)\nTraceback:\n  File \"reward.py\", line "
+            "1\nSyntaxError: invalid syntax");
+  EXPECT_EQ(RewardError(ErrorKind::kBadInput, "B: same end", "Traceback:\nA: same end\n").describe(),
+            "B: same end\nTraceback:\nA: same end");
+}
+
 TEST(SandboxReward, EndlessLoopTimesOutAndTheWorkerRecovers) {
   PCGLAB_REQUIRE_SANDBOX();
   const std::string code =

@@ -47,6 +47,19 @@ TEST(PcgrlCli, EvalFailsABadLevelFileAloneAndScoresTheOthers) {
   EXPECT_NE(r.out.find("mean,1,,,,,,,,1.0"), std::string::npos) << r.out;
 }
 
+// An empty level file printed "mean 0", an accuracy no level had: it is now that file's error,
+// naming it, and with no level evaluated the mean is empty.
+TEST(PcgrlCli, EvalOfAnEmptyFileIsItsErrorAndNoMean) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "empty.txt", "");
+  const auto r = testing::run_pcglab(
+      {"pcgrl", "eval", (dir / "empty.txt").string(), "--scenario", "bat", "--format", "csv"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find((dir / "empty.txt").string() + ": no level found"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("mean,0,,,,,,,,\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("mean,0,,,,,,,,0"), std::string::npos) << r.out;
+}
+
 TEST(PcgrlCli, EvalResumesPerFileAndShardsMergeToTheSameTable) {
   // Each level file is an item of the batch driver: with --out a rerun evaluates only changed
   // files, and three shards plus `pcglab merge` print the table of one unsharded run.

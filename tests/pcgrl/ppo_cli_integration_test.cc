@@ -6,6 +6,7 @@
 #include "core/files.h"
 #include "nn/safetensors.h"
 #include "pcgrl/accuracy.h"
+#include "pcgrl/ppo.h"
 #include "testing/testing.h"
 
 namespace pcglab {
@@ -64,6 +65,49 @@ TEST(PpoCli, ImpossibleSettingsAndNonFiniteCheckpointsAreRefused) {
   EXPECT_EQ(gen.exit_code, 2);
   EXPECT_NE(gen.err.find("weight tensor 'actor.w' has NaN or infinite values"), std::string::npos) << gen.err;
   EXPECT_FALSE(fs::exists(dir / "levels"));
+}
+
+// A checkpoint of another observation size, weights of that shape included, loaded and
+// `generate --levels 10000` died of SIGSEGV (`--levels 100` read out of bounds silently); actions=7
+// was an "internal error"; a huge max_board_scans ran on. Each exits 2 naming the file and the
+// field, and writes no level.
+TEST(PpoCli, GenerateRefusesACheckpointTheDungeonCannotTakeNamingFileAndField) {
+  testing::TempDir dir;
+  auto expect_refused = [&](const fs::path& file, const std::string& field, const char* levels = "100") {
+    const auto r = testing::run_pcglab({"pcgrl", "generate", "--checkpoint", file.string(), "--levels",
+                                        levels, "-o", (dir / "levels").string()});
+    EXPECT_EQ(r.exit_code, 2) << field << ": " << r.err;
+    EXPECT_NE(r.err.find(file.string() + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'" + field + "' is"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "levels")) << field;
+  };
+  pcgrl::PpoConfig wide;
+  wide.obs_size = 63;
+  pcgrl::PpoAgent::create(wide).save(dir / "obs63.safetensors");
+  expect_refused(dir / "obs63.safetensors", "obs_size");
+  pcgrl::PpoConfig seven;
+  seven.actions = 7;
+  pcgrl::PpoAgent::create(seven).save(dir / "actions7.safetensors");
+  expect_refused(dir / "actions7.safetensors", "actions");
+  const fs::path good = dir / "good.safetensors";
+  pcgrl::PpoAgent::create({}).save(good);
+  const nn::SafetensorsFile file = nn::read_safetensors(good);
+  auto meta = file.metadata;
+  meta["max_board_scans"] = "101";  // more than kMaxBoardScans (a billion once ran on and on)
+  nn::write_safetensors(dir / "scans.safetensors", file.tensors, meta);
+  expect_refused(dir / "scans.safetensors", "max_board_scans", "1");
+}
+
+// `pcgrl train --envs 4096 --rollout 100000` died of bad_alloc after 9.5 s: the memory is computed
+// up front and refused with both numbers, exit 2, nothing written.
+TEST(PpoCli, TrainRefusesSettingsThatDoNotFitInMemoryUpFront) {
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab({"pcgrl", "train", "--envs", "4096", "--rollout", "100000", "--steps",
+                                      "1000000000000", "-o", (dir / "run").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("training with --envs 4096 × --rollout 100000"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("GiB, more than this machine's"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "run"));
 }
 
 // `--device cuda` where libtorch has no CUDA (Debian's) or no device is visible: exit 2 naming the

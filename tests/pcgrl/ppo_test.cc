@@ -258,6 +258,74 @@ TEST(PpoAgent, MalformedMetadataSizesNameTheFileAndKey) {
   }
 }
 
+// The message of loading `file` as generation does (the agent, then the environment settings);
+// "accepted" when both load.
+std::string load_error(const fs::path& file) {
+  try {
+    (void)pcgrl::PpoAgent::load(file);
+    (void)pcgrl::checkpoint_env_config(file);
+  } catch (const SetupError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+// A checkpoint whose metadata said obs_size=63 (weights of that shape) loaded, and generation read
+// past the 31² observation bytes of each sample; obs_size 1, 3 and 15 loaded too, actions=7 was an
+// "internal error". Every metadata field is now checked against what the dungeon and the network
+// take: SetupError naming the file and the field. The fakes are real networks of the bad shapes
+// (PpoAgent::create + save) or a good checkpoint rewritten with pcglab's safetensors writer.
+TEST(PpoCheckpoint, EveryMetadataFieldTheDungeonCannotTakeIsRefusedNamingFileAndField) {
+  testing::TempDir dir;
+  struct Shape {
+    int obs_size, tile_channels, actions;
+    const char* field;
+    int value;
+  };
+  for (const Shape& bad :
+       {Shape{63, 9, 6, "obs_size", 63}, Shape{1, 9, 6, "obs_size", 1}, Shape{3, 9, 6, "obs_size", 3},
+        Shape{15, 9, 6, "obs_size", 15}, Shape{31, 15, 6, "tile_channels", 15},
+        Shape{31, 8, 6, "tile_channels", 8}, Shape{31, 9, 7, "actions", 7}, Shape{31, 9, 2, "actions", 2}}) {
+    pcgrl::PpoConfig config;
+    config.obs_size = bad.obs_size;
+    config.tile_channels = bad.tile_channels;
+    config.actions = bad.actions;
+    const fs::path file = dir / fmt::format("{}_{}.safetensors", bad.field, bad.value);
+    pcgrl::PpoAgent::create(config).save(file);
+    const std::string error = load_error(file);
+    EXPECT_THAT(error, ::testing::StartsWith(file.string() + ": PPO metadata '" + bad.field + "' is " +
+                                             std::to_string(bad.value) + ", but the dungeon"))
+        << error;
+  }
+  // The environment's fields, in a good checkpoint rewritten.
+  const fs::path good = dir / "good.safetensors";
+  pcgrl::PpoAgent::create({}).save(good, {{"max_board_scans", "3"}, {"reward", "builtin"}});
+  ASSERT_EQ(load_error(good), "accepted");
+  const nn::SafetensorsFile file = nn::read_safetensors(good);
+  for (const auto& [field, value] :
+       std::vector<std::pair<std::string, std::string>>{{"max_board_scans", "0"},
+                                                        {"max_board_scans", "101"},
+                                                        {"max_board_scans", "2000000000"},
+                                                        {"max_board_scans", "3x"},
+                                                        {"reward", "bogus"},
+                                                        {"fix_observation_offset", "2"},
+                                                        {"skip_static_cells", "yes"},
+                                                        {"show_static_in_first_obs", ""},
+                                                        {"env_steps", "-1"},
+                                                        {"seed", "x"},
+                                                        {"architecture", "something-else"}}) {
+    auto meta = file.metadata;
+    meta[field] = value;
+    const fs::path bad = dir / fmt::format("{}.safetensors", field);
+    nn::write_safetensors(bad, file.tensors, meta);
+    const std::string error = load_error(bad);
+    EXPECT_THAT(error, ::testing::StartsWith(bad.string() + ": ")) << field << "=" << value;
+    EXPECT_THAT(error, ::testing::HasSubstr(field == "architecture" ? "architecture '" + value + "'"
+                                                                    : "'" + field + "' is"))
+        << field << "=" << value << ": " << error;
+  }
+}
+
 TEST(PpoTraining, SameSeedSameLogAndCheckpoint) {
   pcgrl::TrainConfig config;
   config.n_envs = 4;
@@ -352,6 +420,20 @@ TEST(PpoTraining, ImpossibleSettingsAreRefusedUpFront) {
   EXPECT_EQ(message(c), "--lr is nan: the learning rate must be a positive number");
   EXPECT_EQ(message(pcgrl::TrainConfig{}), "accepted");
   c.ppo.lr = 1e-4;
+  // More memory than the machine has: both numbers, before anything is allocated (--envs 4096
+  // --rollout 100000 died of bad_alloc in the first rollout). 4·10⁸ samples are ~400 GiB.
+  c.n_envs = 4096;
+  c.rollout = 100000;
+  c.total_steps = int64_t{4096} * 100000;
+  EXPECT_THAT(message(c), ::testing::MatchesRegex("training with --envs 4096 × --rollout 100000 \\(409600000 "
+                                                  "samples per update, minibatches of 102400000\\) needs "
+                                                  "[0-9.]+ GiB, more than this machine's [0-9.]+ GiB of "
+                                                  "memory"));
+  EXPECT_GT(pcgrl::train_memory_bytes(c), uint64_t{400} << 30);
+  c.n_envs = 16;
+  c.rollout = 128;
+  c.total_steps = 100000;
+  EXPECT_LT(pcgrl::train_memory_bytes(c), uint64_t{1} << 30);  // the default: well under 1 GiB
   testing::TempDir dir;
   c.rollout = 0;
   EXPECT_THROW(pcgrl::train_ppo(c, dir / "run"), SetupError);  // train_ppo checks too

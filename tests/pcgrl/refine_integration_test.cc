@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "core/files.h"
@@ -313,6 +314,97 @@ TEST(RefineBrokenReplies, TotNeverRefinesAFailedNode) {
   EXPECT_EQ(parents, (std::vector<int>{0, 1, 1, 3}));
   EXPECT_EQ(graph["nodes"][1]["status"], "failed");
   expect_rule_parents(graph, refine::ThoughtStrategy::kTot, 2);
+}
+
+// Text fed back into the next paid prompt was unbounded: a reward raising a 5 MB message made a
+// 10 MB fix message, requests grew to 30 MB; a 5 MB feedback went whole into the next generation.
+// Every request stays small now, with the cut line where text was cut, in the fix, alignment and
+// generation-after-feedback prompts alike.
+TEST(RefineCaps, HugeErrorsAndFeedbackAreCutInEveryPrompt) {
+  REQUIRE_SANDBOX();
+  const std::string raising = fenced(
+      "def compute_reward(prev_array, unused3, curr_array, unused4):\n"
+      "    raise ValueError('ERROR' + '-HEAD' + 'x' * 5000000 + 'ERROR' + '-TAIL')");
+  const std::string feedback = "FEEDBACK-HEAD" + std::string(5'000'000, 'y') + "FEEDBACK-TAIL";
+  FakeOpenAiServer server;
+  // 0: node 1's generation raises, 1: its fix is valid; 2-5: alignment trial 1 raises four times,
+  // 6: trial 2 (with the last error) is valid; 7: a 5 MB feedback; 8-10: node 2, all valid.
+  server.set_responder([&](const std::string&, int index) {
+    if (index == 0 || (index >= 2 && index <= 5)) return reply(200, "", raising);
+    if (index == 7) return reply(200, "", feedback);
+    return valid_reply(index);
+  });
+  testing::TempDir dir;
+  const auto r =
+      testing::run_pcglab(refine_args(dir / "out", "cot", 2, {"--self-alignment", "1"}), server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 4000);
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 11u);
+  for (size_t i = 0; i < requests.size(); ++i)
+    EXPECT_LT(requests[i].size(), 256u * 1024) << "request " << i;  // 32 KiB per fed-back text
+  const std::string cut = "[... pcglab cut ";
+  // The fix message: the error's head and tail, cut between; the traceback's frames once.
+  EXPECT_EQ(testing::count_occurrences(requests[1], cut), 1u);
+  EXPECT_EQ(testing::count_occurrences(requests[1], "ERROR-HEAD"), 1u);
+  EXPECT_EQ(testing::count_occurrences(requests[1], "ERROR-TAIL"), 1u);
+  // Alignment: each fix, then trial 2's opening carrying trial 1's last error.
+  for (int i : {3, 4, 5}) EXPECT_EQ(testing::count_occurrences(requests[i], cut), static_cast<size_t>(i - 2));
+  EXPECT_NE(requests[6].find("failed with this error"), std::string::npos);
+  EXPECT_EQ(testing::count_occurrences(requests[6], cut), 1u);
+  // Node 2's generation carries node 1's feedback, cut.
+  EXPECT_EQ(testing::count_occurrences(requests[8], cut), 1u);
+  EXPECT_EQ(testing::count_occurrences(requests[8], "FEEDBACK-HEAD"), 1u);
+  EXPECT_EQ(testing::count_occurrences(requests[8], "FEEDBACK-TAIL"), 1u);
+  // The node's own files keep the whole feedback (only prompts are capped).
+  EXPECT_EQ(read_file(dir / "out/nodes/0001/feedback.txt"), feedback + "\n");
+}
+
+// A rerun did not restore a deleted reward.py or notice a corrupt evaluation.json: it rewrites every
+// node file that is missing or changed from the run store (pictures drawn again), with no LLM call.
+TEST(RefineResume, ARerunRestoresDeletedAndCorruptNodeFiles) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto args = refine_args(dir / "out", "cot", 1, {"--self-alignment", "1"});
+  const auto first = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const size_t calls = server.request_count();
+  const fs::path node = dir / "out/nodes/0001";
+  const std::vector<std::string> files = {"context.json",
+                                          "reward.py",
+                                          "generation.json",
+                                          "alignment/round_1.py",
+                                          "alignment/round_1_stats.json",
+                                          "reward_final.py",
+                                          "levels.txt",
+                                          "evaluation.json",
+                                          "train/train_log.csv",
+                                          "feedback.txt",
+                                          "levels/level_002.png"};
+  std::map<std::string, std::string> before;
+  for (const auto& f : files) before[f] = read_file(node / f);
+  fs::remove(node / "reward.py");
+  write_file_atomic(node / "evaluation.json", before["evaluation.json"].substr(0, 40));  // corrupt
+  fs::remove(node / "levels/level_002.png");
+  write_file_atomic(node / "alignment/round_1.py", "edited by hand\n");
+  fs::remove(node / "feedback.txt");
+  fs::remove(node / "train/train_log.csv");
+  fs::remove(node / "context.json");
+
+  const auto again = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(server.request_count(), calls);  // nothing asked again
+  for (const auto& f : files) {
+    ASSERT_TRUE(fs::exists(node / f)) << f;
+    EXPECT_EQ(read_file(node / f), before[f]) << f;
+  }
+  EXPECT_NE(again.err.find("node 1: generate restored from the run store"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("evaluation.json"), std::string::npos) << again.err;
+  // A rerun with every file in place rewrites nothing.
+  const auto third = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_EQ(third.err.find("restored from the run store"), std::string::npos) << third.err;
 }
 
 // Starts pcglab with `args` in the background (output to `log`); returns its PID.

@@ -7,6 +7,8 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "core/check.h"
 #include "core/json.h"
 #include "pcgrl/reward_code.h"
@@ -500,6 +502,79 @@ TEST(AlignReward, SendsTheCodeAndStatsAndCarriesTheLastErrorIntoTheNextTrial) {
   EXPECT_NE(third[0].content.find("SyntaxError"), std::string::npos);
   EXPECT_EQ(script.contexts[2].call, 2);
   EXPECT_EQ(script.contexts[2].trial, 2);
+}
+
+// ---- text fed back into prompts ----
+
+size_t count_of(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+TEST(CapFedBackText, KeepsHeadAndTailAroundOneCutLineWithinTheLimit) {
+  EXPECT_EQ(cap_fed_back_text("short"), "short");
+  const std::string exact(kFedBackTextLimit, 'a');
+  EXPECT_EQ(cap_fed_back_text(exact), exact);
+  const std::string big = "HEAD" + std::string(5'000'000, 'x') + "TAIL";
+  const std::string capped = cap_fed_back_text(big);
+  EXPECT_LE(capped.size(), kFedBackTextLimit);
+  EXPECT_GT(capped.size(), kFedBackTextLimit - 200);
+  EXPECT_EQ(capped.substr(0, 4), "HEAD");
+  EXPECT_EQ(capped.substr(capped.size() - 4), "TAIL");
+  const size_t at = capped.find("\n[... pcglab cut ");
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = capped.find("...]\n", at);
+  ASSERT_NE(end, std::string::npos);
+  const std::string line = capped.substr(at, end + 5 - at);
+  const size_t cut = big.size() - (capped.size() - line.size());
+  EXPECT_EQ(line, fmt::format("\n[... pcglab cut {} of these 5000008 bytes here: text fed back to the LLM is "
+                              "kept to {} bytes, its head and tail ...]\n",
+                              cut, kFedBackTextLimit));
+  EXPECT_EQ(cap_fed_back_text(capped), capped);  // capping twice changes nothing
+  // Multi-byte characters are never split: every kept byte sequence is whole UTF-8.
+  std::string utf8;
+  while (utf8.size() < 100'000) utf8 += "é€😀a";
+  for (size_t limit : {size_t{1000}, size_t{1001}, size_t{1002}, size_t{1003}, size_t{4096}}) {
+    const std::string c = cap_fed_back_text(utf8, limit);
+    EXPECT_LE(c.size(), limit);
+    EXPECT_NO_THROW((void)Json(c).dump()) << limit;  // nlohmann refuses invalid UTF-8
+    EXPECT_EQ(utf8.compare(0, c.find("\n[..."), c, 0, c.find("\n[...")), 0);
+  }
+}
+
+// A reward raising a 5 MB message made the fix loop send it twice in a 10 MB user message and the
+// requests grow to 30 MB: every fed-back text is capped, the message is said once.
+TEST(GenerateReward, AHugeErrorIsFedBackCappedAndOnce) {
+  Script script{{"```python\nbroken(\n```"}};
+  auto completer = script.completer();
+  const std::string message = "ValueError: HEAD" + std::string(5'000'000, 'x') + "TAIL";
+  auto raise_huge = [&](const std::string&) {
+    throw RewardError(ErrorKind::kBadInput, message,
+                      "Traceback (most recent call last):\n  File \"reward.py\", line 3, in compute_reward\n"
+                      "    raise ValueError(m)\n" +
+                          message + "\n");
+  };
+  EXPECT_THROW(generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
+                               first_request(), {}, raise_huge, {"node/0001/generate", {}}),
+               StepError);
+  ASSERT_EQ(script.requests.size(), 12u);
+  size_t largest = 0;
+  for (const auto& r : script.requests) {
+    size_t bytes = 0;
+    for (const auto& m : r.messages) bytes += m.content.size();
+    largest = std::max(largest, bytes);
+  }
+  // The last request: the opening and 3 × (the reply, the fix message with the capped error).
+  EXPECT_LT(largest, 4 * kFedBackTextLimit + 32 * 1024);
+  const std::string& fix = script.requests[1].messages.back().content;
+  EXPECT_LE(fix.size(), kFedBackTextLimit + 300);
+  EXPECT_NE(fix.find("[... pcglab cut "), std::string::npos);
+  EXPECT_EQ(count_of(fix, "ValueError: HEAD"), 1u);
+  EXPECT_EQ(count_of(fix, "xTAIL"), 1u);
+  // The traceback's frames follow the message; its last line, the message again, is left out.
+  EXPECT_NE(fix.find("xTAIL\nTraceback (most recent call last):\n  File \"reward.py\", line 3"),
+            std::string::npos);
 }
 
 TEST(LevelFeedback, SendsTheLevelsAsNumpyTextWithSeed42) {

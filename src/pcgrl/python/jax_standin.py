@@ -2507,6 +2507,8 @@ def pcglab_reward_batch(fn, prev, curr, prev_stats=None, curr_stats=None):
         # As JAX filters its own frames from tracebacks, drop the stand-in's: the traceback fed
         # back to the LLM shows the reward's lines and the error.
         raise e.with_traceback(_user_frames(e.__traceback__))
+    if out is None:  # no return statement: `out._v` would raise a stand-in's AttributeError
+        raise TypeError('reward returned None; expected a number or an array')
     if isinstance(out, (list, tuple, dict)):
         raise TypeError('compute_reward must return one number, got a %s' % type(out).__name__)
     r = out._v[0]
