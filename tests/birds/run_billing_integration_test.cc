@@ -176,8 +176,11 @@ TEST(BirdsRunBilling, AKeyTheServerEchoesIsInNoFileAndNoLogLine) {
   EXPECT_NE(r.err.find("Incorrect API key provided: [API key]"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(secret), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find(secret), std::string::npos) << r.out;
-  for (const auto& e : fs::recursive_directory_iterator(dir / "out"))
-    if (e.is_regular_file()) EXPECT_EQ(read_file(e.path()).find(secret), std::string::npos) << e.path();
+  for (const auto& e : fs::recursive_directory_iterator(dir / "out")) {
+    if (e.is_regular_file()) {
+      EXPECT_EQ(read_file(e.path()).find(secret), std::string::npos) << e.path();
+    }
+  }
 }
 
 }  // namespace
