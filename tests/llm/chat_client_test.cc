@@ -173,10 +173,11 @@ TEST(ChatClient, ATimeoutOrAGarbledBodyIsRetriedOnceOverTheWholeCall) {
     h.server.script({never, testing::reply(200, "this is not json"), testing::reply(200, "", "third time")});
     const auto r = h.client.complete(hello());
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(h.server.request_count(), 2u);
-    EXPECT_NE(r.error().message.find("with a body that is not a chat completion: this is not json (not "
-                                     "retried: the server may have processed the request; 1 such retry "
-                                     "is allowed)"),
+    EXPECT_LE(h.server.request_count(), 2u);
+    EXPECT_EQ(h.waits.size(), 1u);  // one retry
+    // (the garbled body's error; a timeout's on a machine too loaded to answer within 0.3 s)
+    EXPECT_NE(r.error().message.find(" (not retried: the server may have processed the request; 1 such "
+                                     "retry is allowed)"),
               std::string::npos)
         << r.error().message;
   }
