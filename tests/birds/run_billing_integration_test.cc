@@ -104,6 +104,11 @@ TEST(BirdsRunBilling, A429IsRetriedFreelyCountedAndShownInProgress) {
   EXPECT_NE(r.err.find("t/A/t_A_1: rate limited, retry 3/6 in"), std::string::npos) << r.err;
   EXPECT_EQ(trial_outcomes(dir / "out/t").at(0).requests, 3);
   EXPECT_EQ(read_json_file(dir / "out/t/run.json")["requests"], 3);
+  // The HTML report shows the run's requests with its details.
+  const auto report = testing::run_pcglab(
+      {"birds", "report", (dir / "out/t").string(), "--out", (dir / "report.html").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(read_file(dir / "report.html").find(" · requests 3"), std::string::npos);
   // A rerun sends nothing; the stored count stays the trial's.
   const auto again = testing::run_pcglab(run_args(dir), server_env(server));
   ASSERT_EQ(again.exit_code, 0) << again.err;
