@@ -29,6 +29,7 @@ struct RunCommandOptions {
   std::string eval_policy = "2024";
   std::string base_url;
   std::string shard;
+  int64_t max_response_mb = llm::ClientConfig::kDefaultMaxResponseBytes >> 20;
 };
 
 // Runs the trials of `r` and prints them (or, with `eval`, evaluates the team); the exit code.
@@ -46,10 +47,15 @@ int run_and_report(const birds::RunOptions& r, bool eval, const RunCommandOption
     }
   };
   progress.counter = [&](const std::string& name, int64_t delta) { bar.add(name, delta); };
+  // A rate-limit wait is shown (the bar counts the other retries).
+  progress.retry = [](const llm::RetryNotice& retry) {
+    if (retry.rate_limited) log_info("{}: {}", retry.item, retry.describe());
+  };
   const birds::RunSummary summary = birds::run_prompt(r, progress);
   bar.finish();
-  log_info("{}{}: {} ok, {} failed, {} finished earlier; {} tokens; responses in {}", r.team, shard,
-           summary.ok, summary.failed, summary.resumed, summary.tokens, (summary.team_dir / "raw").string());
+  log_info("{}{}: {} ok, {} failed, {} finished earlier; {} requests sent, {} tokens; responses in {}",
+           r.team, shard, summary.ok, summary.failed, summary.resumed, summary.requests, summary.tokens,
+           (summary.team_dir / "raw").string());
   if (!r.shard.all())
     log_info("once every shard is done, `pcglab merge {}` completes the run (run.json{})",
              summary.team_dir.string(), eval ? ", scores" : "");
@@ -91,6 +97,7 @@ int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   r.letters = birds::parse_letters(o.letters);
   r.client = llm::client_config_from_env(r.client);
   if (!o.base_url.empty()) r.client.base_url = o.base_url;
+  r.client.max_response_bytes = o.max_response_mb << 20;
   if (!o.no_cache) r.cache = o.cache.empty() ? r.out / "llm-cache.sqlite" : fs::path(o.cache);
   r.shard = shard_of(o.shard);
   return run_and_report(r, o.eval, o, global);
@@ -146,8 +153,15 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
       ->check(number_in(0.1, 3600.0))
       ->capture_default_str();
   cmd.add_option("--max-retries", o->run.client.max_retries,
-                 "Retries per request (408, 409, 429, 5xx, timeouts)")
+                 "Retries of a request the server never processed (connection errors, 408, 429, 5xx); one "
+                 "it may have processed (a timeout after sending, a 200 that is not a completion, 409) is "
+                 "retried at most once")
       ->check(number_in(0, 100))
+      ->capture_default_str();
+  cmd.add_option("--max-response-mb", o->max_response_mb,
+                 "Largest reply accepted in MiB (per request in flight); a larger one fails its trial, "
+                 "naming its size")
+      ->check(number_in<int64_t>(1, 4096))
       ->capture_default_str();
   cmd.add_option("--backoff", o->run.client.backoff_base_s,
                  "First retry wait in seconds (doubles each retry, with jitter)")

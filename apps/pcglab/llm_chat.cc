@@ -23,6 +23,7 @@ struct ChatOptions {
   std::optional<int64_t> seed;
   double timeout = 120;
   int retries = 5;
+  int64_t max_response_mb = llm::ClientConfig::kDefaultMaxResponseBytes >> 20;
 };
 
 int run_chat(const ChatOptions& opt, const GlobalOptions& global) {
@@ -30,10 +31,10 @@ int run_chat(const ChatOptions& opt, const GlobalOptions& global) {
   if (!opt.base_url.empty()) config.base_url = opt.base_url;
   config.timeout_s = opt.timeout;
   config.max_retries = opt.retries;
+  config.max_response_bytes = opt.max_response_mb << 20;
+  llm::require_header_safe("--model", opt.model);
   llm::ChatClient client(config);  // refuses bad settings and a missing key before any request
-  client.on_retry([](int attempt, double wait, const std::string& why) {
-    log_warn("attempt {} failed ({}); retrying in {:.1f} s", attempt, why, wait);
-  });
+  client.on_retry([](const llm::RetryNotice& retry) { log_warn("{}", retry.describe()); });
   llm::ChatRequest request;
   request.model = opt.model;
   if (!opt.system.empty()) request.messages.push_back({"system", opt.system});
@@ -75,8 +76,15 @@ Action setup_chat(CLI::App& cmd, const GlobalOptions& global) {
          "--seed", [opt](int64_t v) { opt->seed = v; }, "Sampling seed (default: none)")
       ->check(number_in<int64_t>(0, std::numeric_limits<int64_t>::max()));
   cmd.add_option("--timeout", opt->timeout, "Seconds per request")->check(number_in(0.1, 3600.0));
-  cmd.add_option("--retries", opt->retries, "Retries for 408/409/429/5xx, timeouts and connection errors")
+  cmd.add_option("--retries", opt->retries,
+                 "Retries of a request the server never processed (connection errors, 408, 429, 5xx); one "
+                 "it may have processed (a timeout after sending, a 200 that is not a completion, 409) is "
+                 "retried at most once")
       ->check(number_in(0, 100));
+  cmd.add_option("--max-response-mb", opt->max_response_mb,
+                 "Largest reply accepted in MiB; a larger one is an error naming its size")
+      ->check(number_in<int64_t>(1, 4096))
+      ->capture_default_str();
   cmd.footer(
       "The API key is read from OPENAI_API_KEY only; it is required unless the server is on this machine "
       "(localhost, 127.0.0.1, ::1). --format md prints the reply text alone. 401 and 403 are never retried.");

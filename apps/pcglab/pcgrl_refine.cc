@@ -31,6 +31,7 @@ struct RefineOptions {
   std::string cache;
   bool unsafe_no_sandbox = false;
   llm::ClientConfig client;
+  int64_t max_response_mb = llm::ClientConfig::kDefaultMaxResponseBytes >> 20;
 };
 
 Json number_or_null(double v) {
@@ -49,7 +50,9 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
 
   llm::ClientConfig client = llm::client_config_from_env(o.client);
   if (!o.base_url.empty()) client.base_url = o.base_url;
+  client.max_response_bytes = o.max_response_mb << 20;
   llm::validate_client_config(client);
+  llm::require_header_safe("--model", r.llm.model);
   fs::create_directories(r.out / "logs");
   llm::CompleterStackOptions so;
   so.client = client;
@@ -57,6 +60,10 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
   so.record = std::make_shared<store::ExchangeLog>(pcgrl::refine_store_path(r.out));
   so.record_scope = pcgrl::kRefineScope;
   const llm::CompleterStack stack = llm::make_completer_stack(so);
+  // Every retry wait is shown ("node/0002/generate: rate limited, retry 3/6 in 12 s"): a refinement
+  // makes few calls, and a long rate-limit wait must not look like a hang.
+  stack.client->on_retry(
+      [](const llm::RetryNotice& retry) { log_info("{}: {}", retry.item, retry.describe()); });
 
   const int64_t per_update = static_cast<int64_t>(r.train.n_envs) * r.train.rollout;
   const int64_t updates = r.train.total_steps / per_update;
@@ -220,8 +227,15 @@ Action setup_refine(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--timeout", o->client.timeout_s, "Seconds per request before it is retried")
       ->check(number_in(0.1, 3600.0))
       ->capture_default_str();
-  cmd.add_option("--max-retries", o->client.max_retries, "Retries per request (408, 409, 429, 5xx, timeouts)")
+  cmd.add_option("--max-retries", o->client.max_retries,
+                 "Retries of a request the server never processed (connection errors, 408, 429, 5xx); one "
+                 "it may have processed (a timeout after sending, a 200 that is not a completion, 409) is "
+                 "retried at most once")
       ->check(number_in(0, 100))
+      ->capture_default_str();
+  cmd.add_option("--max-response-mb", o->max_response_mb,
+                 "Largest reply accepted in MiB; a larger one fails its step, naming its size")
+      ->check(number_in<int64_t>(1, 4096))
       ->capture_default_str();
   cmd.add_option("--backoff", o->client.backoff_base_s, "First retry wait in seconds (doubles each retry)")
       ->check(number_in(0.0, 600.0))

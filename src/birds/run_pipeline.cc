@@ -51,7 +51,7 @@ int64_t estimate_tokens(const llm::PromptProgram& program, const RunOptions& o) 
 
 // The metadata the run store keeps with a trial's outcome.
 OrderedJson trial_metadata(const RunTrial& t) {
-  if (!t.ok()) return {{"cached", t.cached}};
+  if (!t.ok()) return {{"requests", t.requests}, {"attempts", t.attempts}, {"cached", t.cached}};
   return {{"requests", t.requests},
           {"attempts", t.attempts},
           {"cached", t.cached},
@@ -74,6 +74,7 @@ OrderedJson run_settings(const RunOptions& o, const llm::PromptProgram& program)
                         {"max_retries", o.client.max_retries},
                         {"backoff_base_s", o.client.backoff_base_s},
                         {"keep_alive", o.client.keep_alive},
+                        {"max_response_bytes", o.client.max_response_bytes},
                         {"concurrency", o.concurrency},
                         {"requests_per_minute", o.requests_per_minute},
                         {"tokens_per_minute", o.tokens_per_minute},
@@ -119,6 +120,8 @@ RunOptions run_options_from_settings(const fs::path& team_dir, const Json& setti
   o.client.max_retries = json_field_or<int>(client, "max_retries", o.client.max_retries, where);
   o.client.backoff_base_s = json_field_or<double>(client, "backoff_base_s", o.client.backoff_base_s, where);
   o.client.keep_alive = json_field_or<bool>(client, "keep_alive", true, where);
+  o.client.max_response_bytes =
+      json_field_or<int64_t>(client, "max_response_bytes", o.client.max_response_bytes, where);
   o.concurrency = json_field_or<int>(client, "concurrency", o.concurrency, where);
   o.requests_per_minute = json_field_or<int>(client, "requests_per_minute", 0, where);
   o.tokens_per_minute = json_field_or<int>(client, "tokens_per_minute", 0, where);
@@ -144,8 +147,18 @@ ItemOutcome run_trial(const TrialPlan& plan, char letter, int trial, std::string
   context.item = key;
   context.trial = trial;
   const RunProgress* progress = plan.progress;
-  context.on_retry = [progress](int, double, const std::string&) {
-    if (progress != nullptr && progress->counter) progress->counter("retries", 1);
+  context.on_retry = [progress](const llm::RetryNotice& retry) {
+    if (progress == nullptr) return;
+    if (progress->counter) progress->counter("retries", 1);
+    if (progress->retry) progress->retry(retry);
+  };
+  // Every attempt is counted, a failed call's too: `requests` those that reached the server (what
+  // may be billed), `attempts` all of them.
+  context.on_attempt = [progress, &t](bool sent) {
+    ++t.attempts;
+    if (!sent) return;
+    ++t.requests;
+    if (progress != nullptr && progress->counter) progress->counter("requests", 1);
   };
   context.on_reply = [progress, &t](const llm::ChatResponse& r) {
     if (r.source != llm::ReplySource::kServer) {
@@ -160,8 +173,6 @@ ItemOutcome run_trial(const TrialPlan& plan, char letter, int trial, std::string
     const auto result = llm::run_conversation(*plan.completer, program, plan.base, context);
     if (!result.ok()) return ItemOutcome::failure(key, ErrorKind::kLlm, result.error().message);
     const auto& r = result.value();
-    t.requests = r.requests;
-    t.attempts = r.attempts;
     t.usage = r.usage;
     write_file_atomic(raw_response_path(plan.team_dir, plan.team, letter, trial), r.response);
     response = r.response;
@@ -170,6 +181,7 @@ ItemOutcome run_trial(const TrialPlan& plan, char letter, int trial, std::string
   // An exception inside the trial (its response file could not be written, a bug): its error.
   t.outcome = done.ok() ? done.value() : ItemOutcome::from_error(key, done.error(), ErrorKind::kIo);
   t.outcome.metadata = trial_metadata(t);
+  t.outcome.requests = t.requests;
   return t.outcome;
 }
 
@@ -216,6 +228,7 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
   if (o.team.empty() || o.team.find_first_of("/\\") != std::string::npos)
     throw SetupError(fmt::format("--team '{}': give a plain folder name", o.team));
   if (o.model.empty()) throw SetupError("--model is required (the model name the server knows)");
+  llm::require_header_safe("--model", o.model);
   if (o.letters.empty()) throw SetupError("--letters: no letters");
   for (char c : o.letters)
     if (c < 'A' || c > 'Z') throw SetupError(fmt::format("--letters: '{}' is not a capital letter", c));
@@ -269,27 +282,33 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
       spec.items.push_back(std::move(item));
       trial_of.emplace_back(letter, t);
     }
-  auto write_run_json = [&](int64_t ok, int64_t failed) {
+  // run.json's "requests": what the run's trials (as stored: their last run) sent to the server.
+  auto write_run_json = [&](int64_t ok, int64_t failed, int64_t requests) {
     OrderedJson meta = config;
     meta["base_url"] = o.client.base_url;
     const auto pending = static_cast<int64_t>(spec.items.size()) - ok - failed;
     meta["counts"] = {{"ok", ok}, {"error", failed}, {"pending", pending}};
+    meta["requests"] = requests;
     write_json_file(summary.team_dir / "run.json", meta);
   };
   // run.json (the whole run) is written by unsharded runs: before the trials, and with every
   // outcome after them (a shard leaves it to the merge).
   if (o.shard.all()) {
-    int64_t ok = 0, failed = 0;
+    int64_t ok = 0, failed = 0, requests = 0;
     for (const auto& row : store::RunStore(store_file).outcomes(spec.name)) {
       const auto outcome = ItemOutcome::from_json(parse_json(row.outcome, store_file.string()));
       (outcome.ok() ? ok : failed) += 1;
+      requests += outcome.requests;
     }
-    write_run_json(ok, failed);
+    write_run_json(ok, failed, requests);
   }
   spec.write_log = [&](const std::vector<ItemOutcome>& outcomes) {
-    int64_t ok = 0;
-    for (const auto& x : outcomes) ok += x.ok();
-    write_run_json(ok, static_cast<int64_t>(outcomes.size()) - ok);
+    int64_t ok = 0, requests = 0;
+    for (const auto& x : outcomes) {
+      ok += x.ok();
+      requests += x.requests;
+    }
+    write_run_json(ok, static_cast<int64_t>(outcomes.size()) - ok, requests);
   };
 
   // The completer stack, built when the first trial needs it: a run whose trials all finished
@@ -366,6 +385,7 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
     summary.failed += !t.ok();
     summary.resumed += t.resumed;
     summary.tokens += t.usage.total_tokens;
+    summary.requests += t.requests;
     summary.trials.push_back(std::move(t));
   }
   return summary;

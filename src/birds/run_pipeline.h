@@ -67,7 +67,10 @@ struct RunTrial {
   // the response file could not be written; kInternal: a bug) and message.
   ItemOutcome outcome;
   bool resumed = false;  // finished by an earlier run (or shard): nothing was requested (outcome ok)
-  int requests = 0, attempts = 0, cached = 0;  // cached: replies that needed no request
+  // This run's HTTP requests for the trial, failed and retried ones included: `requests` those that
+  // reached the server (what may be billed; also the outcome's ItemOutcome::requests), `attempts`
+  // all (with those that never connected); `cached`: replies that needed no request.
+  int requests = 0, attempts = 0, cached = 0;
   llm::Usage usage;
   double latency_s = 0;
 
@@ -81,11 +84,14 @@ struct RunSummary {
   std::vector<RunTrial> trials;  // the shard's trials (all when unsharded), letter-major
   int ok = 0, failed = 0, resumed = 0;
   int64_t tokens = 0;
+  int64_t requests = 0;  // requests this run sent to the server (over its trials)
 };
 
 struct RunProgress {
   std::function<void(const RunTrial&)> trial_done;
-  std::function<void(const std::string& counter, int64_t delta)> counter;  // "retries", "tokens"
+  // "requests" (each request that reached the server), "retries", "tokens"
+  std::function<void(const std::string& counter, int64_t delta)> counter;
+  std::function<void(const llm::RetryNotice&)> retry;  // before each retry wait
 };
 
 // What every trial of a run shares: the program (with <OBJECT>), the request settings and the

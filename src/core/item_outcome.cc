@@ -51,11 +51,11 @@ std::optional<ErrorKind> parse_error_kind(std::string_view name) {
 }
 
 ItemOutcome ItemOutcome::success(std::string key, OrderedJson metadata) {
-  return {std::move(key), ItemStatus::kOk, ErrorKind::kNone, "", std::move(metadata)};
+  return {std::move(key), ItemStatus::kOk, ErrorKind::kNone, "", std::move(metadata), 0};
 }
 
 ItemOutcome ItemOutcome::failure(std::string key, ErrorKind kind, std::string message, OrderedJson metadata) {
-  return {std::move(key), ItemStatus::kError, kind, std::move(message), std::move(metadata)};
+  return {std::move(key), ItemStatus::kError, kind, std::move(message), std::move(metadata), 0};
 }
 
 ItemOutcome ItemOutcome::from_error(std::string key, const ItemError& error, ErrorKind kind) {
@@ -68,6 +68,7 @@ OrderedJson ItemOutcome::to_json() const {
     j["kind"] = error_kind_name(kind);
     j["message"] = message;
   }
+  if (requests != 0) j["requests"] = requests;
   j["metadata"] = metadata.is_null() ? OrderedJson::object() : metadata;
   return j;
 }
@@ -85,6 +86,8 @@ ItemOutcome ItemOutcome::from_json(const Json& j) {
     o.kind = *kind;
     o.message = json_field_or<std::string>(j, "message", "", where);
   }
+  o.requests = json_field_or<int>(j, "requests", 0, where);
+  if (o.requests < 0) throw InputError(fmt::format("{} {}: negative request count", where, o.key));
   if (j.contains("metadata") && j["metadata"].is_object())
     o.metadata = OrderedJson::parse(j["metadata"].dump());
   return o;

@@ -8,6 +8,8 @@
 //   tell a bad input from a timeout, a crash of sandboxed code, an LLM failure or a bug.
 // - message: names the item and the cause, in words a user can act on.
 // - metadata: stage-specific facts (blocks, stability, usage, ...), JSON.
+// - requests: requests the item sent to an outside service that may bill them (an LLM server's
+//   HTTP requests, retries and failed ones included); 0 for items that call none.
 #pragma once
 
 #include <optional>
@@ -45,6 +47,7 @@ struct ItemOutcome {
   ErrorKind kind = ErrorKind::kNone;
   std::string message;
   OrderedJson metadata = OrderedJson::object();
+  int requests = 0;
 
   bool ok() const { return status == ItemStatus::kOk; }
 
@@ -55,7 +58,8 @@ struct ItemOutcome {
   static ItemOutcome from_error(std::string key, const ItemError& error,
                                 ErrorKind kind = ErrorKind::kBadInput);
 
-  // {"key", "status", "kind" (errors only), "message" (errors only), "metadata"}; and back.
+  // {"key", "status", "kind" (errors only), "message" (errors only), "requests" (when not 0),
+  // "metadata"}; and back.
   OrderedJson to_json() const;
   static ItemOutcome from_json(const Json& j);  // throws InputError on a malformed object
   // The same, keeping the metadata's key order (what the batch driver stores and logs).

@@ -1,8 +1,21 @@
 // A chat-completions client for any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp
-// server) over libcurl, with retries: 408, 409, 429 (honouring Retry-After), 5xx, timeouts and
-// connection failures are retried with exponential backoff and jitter; other 4xx fail at once with
-// the server's message (401 and 403 included: a bad key is never retried). The API key is sent as a bearer
-// token and never appears in a result, an error message or a log line.
+// server) over libcurl, with retries. The API key is sent as a bearer token and never appears in a
+// result, an error message or a log line (a server that echoes it back has it replaced by
+// "[API key]" in every error text).
+//
+// Retries (a request that may have been billed is never retried freely):
+// - retried freely, up to max_retries times: what the server never processed — an attempt that
+//   never reached it (name not resolved, connection refused, a connect timeout), HTTP 429 (honouring
+//   Retry-After), 408 and 5xx;
+// - retried at most max_uncertain_retries times (1) over the whole call: what the server may have
+//   processed — a timeout or a broken connection after the request was sent, a 2xx whose body is not
+//   a chat completion, 409;
+// - never retried: other 4xx (401 and 403 included: a bad key), a reply over max_response_bytes.
+// Waits grow exponentially with a seeded jitter. CallContext::on_attempt counts every attempt (and
+// whether it reached the server), so a failed call's requests are counted too.
+//
+// Limits: a reply (body) larger than max_response_bytes fails the call, naming the size, with no
+// retry; at most that many bytes are held per call in progress.
 //
 // Keep-alive: the client keeps a pool of libcurl easy handles, one per call in progress, each with
 // its own connection cache, so a connection is reused by the next request instead of paying a new
@@ -38,6 +51,13 @@ struct ClientConfig {
   uint64_t jitter_seed = 1;
   // Reuse connections across requests (HTTP keep-alive). false: a new connection per request.
   bool keep_alive = true;
+  // The largest reply body accepted (bytes); a larger one fails the call naming its size.
+  int64_t max_response_bytes = kDefaultMaxResponseBytes;
+  // Retries of a request the server may have processed (and billed), over the whole call; never
+  // more than max_retries.
+  int max_uncertain_retries = 1;
+
+  static constexpr int64_t kDefaultMaxResponseBytes = int64_t{16} << 20;  // 16 MiB
 };
 
 // Reads OPENAI_BASE_URL and OPENAI_API_KEY from the environment over the given defaults.
@@ -48,8 +68,14 @@ bool is_loopback_url(const std::string& url);
 
 // Throws SetupError naming the setting and the allowed range when the configuration cannot work:
 // a base URL that is not http(s), timeout_s not in (0, 86400] (0 would turn libcurl's timeout
-// off), max_retries not in [0, 100], backoff_base_s or backoff_max_s not in [0, 3600].
+// off), max_retries not in [0, 100], max_uncertain_retries not in [0, 100], backoff_base_s or
+// backoff_max_s not in [0, 3600], max_response_bytes not in [1 KiB, 4 GiB]; and a base URL or API key
+// with a control character (require_header_safe).
 void validate_client_settings(const ClientConfig& config);
+// Throws SetupError when `value` holds a control character (bytes 0-31 and 127: CR and LF would
+// start a new HTTP header): "<name> contains a control character ...", naming `name` (the variable
+// or option) and never the value, which may be a secret.
+void require_header_safe(const std::string& name, const std::string& value);
 // Throws SetupError when there is no API key for a server that is not on this machine: local
 // servers (Ollama, vLLM, llama.cpp) usually need none; a remote one does, and without one every
 // request would fail (after its retries, when the server cannot be reached).
@@ -65,11 +91,9 @@ class ChatClient : public Completer {
   ChatClient(const ChatClient&) = delete;
   ChatClient& operator=(const ChatClient&) = delete;
 
-  // Called before each wait with the attempt number and the wait in seconds (tests, progress), in
-  // addition to the call's own CallContext::on_retry. Set before the first request.
-  void on_retry(std::function<void(int attempt, double wait_s, const std::string& why)> fn) {
-    on_retry_ = std::move(fn);
-  }
+  // Called before each wait (tests, progress), in addition to the call's own
+  // CallContext::on_retry. Set before the first request.
+  void on_retry(std::function<void(const RetryNotice&)> fn) { on_retry_ = std::move(fn); }
   // Replaces sleeping (tests). Set before the first request.
   void set_sleeper(std::function<void(double)> fn) { sleep_ = std::move(fn); }
   // Connections libcurl opened so far, over all handles (tests, benchmarks).
@@ -85,7 +109,7 @@ class ChatClient : public Completer {
   ClientConfig config_;
   std::string url_;
   std::unique_ptr<Handles> handles_;
-  std::function<void(int, double, const std::string&)> on_retry_;
+  std::function<void(const RetryNotice&)> on_retry_;
   std::function<void(double)> sleep_;
 };
 

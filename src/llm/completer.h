@@ -27,12 +27,29 @@
 
 namespace pcglab::llm {
 
+// A retry the HTTP layer is about to wait for (progress: "rate limited, retry 3/6 in 12 s").
+struct RetryNotice {
+  std::string item;           // the call's item (CallContext::item; may be empty)
+  int attempt = 0;            // the attempt that failed, from 1
+  int max_attempts = 0;       // attempts the call may make at most (max_retries + 1)
+  double wait_s = 0;          // before the next attempt
+  bool rate_limited = false;  // the server answered 429
+  std::string why;            // the failure, as in the call's error (never the API key)
+  // "rate limited, retry 3/6 in 12 s" (429) or "<why>; retry 3/6 in 2.0 s": the next attempt's
+  // number of the most the call may make, and the wait before it.
+  std::string describe() const;
+};
+
 struct CallContext {
   std::string item;  // the batch item the call belongs to ("A/0003"); may be empty outside a batch
   int trial = 0;     // the sample index of a repeated prompt: part of the cache key
   int call = 0;      // the call's index within its item (run_dialogue numbers them 0, 1, 2, ...)
-  // Called by the HTTP client before each retry wait (attempt number, wait, why).
-  std::function<void(int attempt, double wait_s, const std::string& why)> on_retry;
+  // Called by the HTTP client before each retry wait.
+  std::function<void(const RetryNotice& retry)> on_retry;
+  // Called by the HTTP client after each attempt: `sent` is true when the request reached the
+  // server (a connection was made and the request was being sent: it may be billed), false when it
+  // never left this machine (the server could not be resolved or connected to).
+  std::function<void(bool sent)> on_attempt;
   // Called by run_dialogue with each reply it receives, from whichever layer answered (source).
   std::function<void(const ChatResponse& reply)> on_reply;
 };

@@ -34,6 +34,38 @@ RunStore::RunStore(const std::filesystem::path& path, SqliteOptions options)
   db_.exec(
       "CREATE TABLE IF NOT EXISTS outcomes (stage TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, "
       "outputs TEXT NOT NULL DEFAULT '[]', outcome TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (stage, key))");
+  add_requests_column();
+}
+
+namespace {
+
+// The column `requests` of table `outcomes`: the outcome's ItemOutcome::requests, computed by
+// SQLite from the outcome's JSON (0 when absent or damaged), so every writer of outcomes fills it.
+constexpr const char* kRequestsColumn =
+    "requests INTEGER GENERATED ALWAYS AS (CASE WHEN json_valid(outcome) THEN "
+    "coalesce(json_extract(outcome, '$.requests'), 0) ELSE 0 END) VIRTUAL";
+
+bool has_requests_column(SqliteDb& db) {
+  Statement s(db, "SELECT 1 FROM pragma_table_xinfo('outcomes') WHERE name = 'requests'");
+  return s.step_row();
+}
+
+}  // namespace
+
+void RunStore::add_requests_column() {
+  if (has_requests_column(db_)) return;
+  Transaction transaction(db_);  // two processes opening an earlier version's store add it once
+  if (has_requests_column(db_)) return;
+  db_.exec(fmt::format("ALTER TABLE outcomes ADD COLUMN {}", kRequestsColumn).c_str());
+  transaction.commit();
+}
+
+int64_t RunStore::requests(const std::string& stage) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT COALESCE(SUM(requests), 0) FROM outcomes WHERE stage = ?");
+  s.bind(1, stage);
+  s.step_row();  // SUM always gives a row
+  return s.integer(0);
 }
 
 RunStore::~RunStore() = default;

@@ -83,8 +83,13 @@ class RunStore {
   void remove_outcome(const std::string& stage, const std::string& key);
   // Every run (name, config), by name.
   std::vector<std::pair<std::string, std::string>> runs();
+  // Requests the stage's stored outcomes sent to outside services (the sum of the column
+  // `requests` of table `outcomes`: each outcome's ItemOutcome::requests, computed from its JSON).
+  int64_t requests(const std::string& stage);
 
  private:
+  void add_requests_column();  // to a store of an earlier version (one transaction)
+
   SqliteDb db_;
   std::mutex mutex_;
 };

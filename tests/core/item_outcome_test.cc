@@ -37,6 +37,17 @@ TEST(ItemOutcome, AnInternalItemErrorIsKindInternal) {
             ErrorKind::kEvaluator);
 }
 
+TEST(ItemOutcome, TheRequestsSentRoundTripAndAreLeftOutWhenNone) {
+  auto o = ItemOutcome::failure("t/A/t_A_1", ErrorKind::kLlm, "turn 1: timed out");
+  EXPECT_EQ(o.to_json().dump().find("requests"), std::string::npos);  // other stages' logs unchanged
+  o.requests = 2;
+  const auto j = o.to_json();
+  EXPECT_EQ(j["requests"], 2);
+  EXPECT_EQ(ItemOutcome::from_json(Json::parse(j.dump())).requests, 2);
+  EXPECT_EQ(ItemOutcome::from_json(j).requests, 2);
+  EXPECT_THROW(ItemOutcome::from_json(Json::parse(R"({"key":"k","status":"ok","requests":-1})")), InputError);
+}
+
 TEST(ItemOutcome, AMalformedObjectIsAnInputError) {
   EXPECT_THROW(ItemOutcome::from_json(Json::parse(R"({"status":"ok"})")), InputError);
   EXPECT_THROW(ItemOutcome::from_json(Json::parse(R"({"key":"k","status":"weird"})")), InputError);

@@ -21,7 +21,7 @@ TEST(LlmChatCli, PrintsTheReplyAndNeverTheKey) {
   const auto r = pcglab::testing::run_pcglab({"llm", "chat", "--model", "m", "hi", "--retries", "2"}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "hello there\n");
-  EXPECT_NE(r.err.find("retrying"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rate limited, retry 2/3 in"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("sk-very-secret-key"), std::string::npos);
   EXPECT_EQ(r.out.find("sk-very-secret-key"), std::string::npos);
 
@@ -61,8 +61,39 @@ TEST(LlmChatCli, ARejectedKeyIsNotRetried) {
                                   {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", "sk-x"}});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("HTTP 403: key not allowed"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("retrying"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("retry "), std::string::npos) << r.err;
   EXPECT_EQ(server.request_count(), 1u);
+}
+
+TEST(LlmChatCli, ControlCharactersInTheKeyUrlOrModelExitTwoNamingOnlyTheVariable) {
+  llm::testing::FakeOpenAiServer server;
+  const std::string secret = "sk-header-secret-77";
+  const std::map<std::string, std::string> bad_key = {{"OPENAI_BASE_URL", server.base_url()},
+                                                      {"OPENAI_API_KEY", secret + "\r\nX-Injected: yes"}};
+  const auto key = pcglab::testing::run_pcglab({"llm", "chat", "--model", "m", "hi"}, bad_key);
+  EXPECT_EQ(key.exit_code, 2);
+  EXPECT_EQ(key.err,
+            "pcglab: error: OPENAI_API_KEY contains a control character (byte 0x0d): it would be sent in an "
+            "HTTP request line or header, where CR or LF would inject headers; refused (the value is not "
+            "shown)\n");
+  const auto url = pcglab::testing::run_pcglab(
+      {"llm", "chat", "--model", "m", "hi"},
+      {{"OPENAI_BASE_URL", server.base_url() + "\nX-Injected: yes"}, {"OPENAI_API_KEY", secret}});
+  EXPECT_EQ(url.exit_code, 2);
+  EXPECT_NE(url.err.find("OPENAI_BASE_URL (or --base-url) contains a control character (byte 0x0a)"),
+            std::string::npos)
+      << url.err;
+  const auto model =
+      pcglab::testing::run_pcglab({"llm", "chat", "--model", "m\r\nX-Injected: yes", "hi"},
+                                  {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", secret}});
+  EXPECT_EQ(model.exit_code, 2);
+  EXPECT_NE(model.err.find("--model contains a control character"), std::string::npos) << model.err;
+  for (const auto* r : {&key, &url, &model}) {
+    EXPECT_EQ(r->err.find("X-Injected"), std::string::npos) << r->err;
+    EXPECT_EQ(r->err.find(secret), std::string::npos) << r->err;
+    EXPECT_EQ(r->out.find(secret), std::string::npos) << r->out;
+  }
+  EXPECT_EQ(server.request_count(), 0u);
 }
 
 TEST(LlmChatCli, NumericOptionsOutOfRangeAreRefusedNamingTheOption) {

@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -31,6 +32,9 @@ struct FakeReply {
   // the test calls open_gate() (hold), or until the server has seen this many requests at once.
   bool hold = false;
   int wait_for_in_flight = 0;
+  // The body streamed in chunks (Transfer-Encoding: chunked, no Content-Length), as a server that
+  // generates its reply as it goes sends it.
+  bool chunked = false;
 };
 
 inline FakeReply reply(int status, std::string body = "", std::string content = "ok",
@@ -98,7 +102,17 @@ class FakeOpenAiServer {
             Json(reply.content).dump() +
             R"(},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}})";
       }
-      res.set_content(body, "application/json");
+      if (reply.chunked) {
+        auto text = std::make_shared<std::string>(std::move(body));
+        res.set_chunked_content_provider("application/json", [text](size_t offset, httplib::DataSink& sink) {
+          const size_t n = std::min<size_t>(64 * 1024, text->size() - std::min(offset, text->size()));
+          if (n > 0 && !sink.write(text->data() + offset, n)) return false;
+          if (offset + n >= text->size()) sink.done();
+          return true;
+        });
+      } else {
+        res.set_content(body, "application/json");
+      }
       std::lock_guard lock(mutex_);
       --in_flight_;
     });

@@ -468,6 +468,19 @@ TEST(RefineFeedback, ImageInputSendsTheLevelsAsPngPartsAndIoMakesOneNode) {
   EXPECT_EQ(read_json_file(dir / "out/graph.json")["nodes"].size(), 1u);
 }
 
+TEST(RefineProgress, ARateLimitWaitIsShownNamingTheStepAndTheRetry) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.script({reply(429, R"({"error":{"message":"slow down"}})", "", "0")});
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(
+      refine_args(dir / "out", "io", 1, {"--self-alignment", "0", "--feedback", "off"}), server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.request_count(), 2u);  // the 429, then the generation
+  EXPECT_NE(r.err.find("node/0001/generate: rate limited, retry 2/6 in"), std::string::npos) << r.err;
+}
+
 TEST(RefineCli, BadSettingsAreRefusedBeforeAnything) {
   testing::TempDir dir;
   const auto io = testing::run_pcglab(refine_args(dir / "out", "io", 3));
