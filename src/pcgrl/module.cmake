@@ -1,13 +1,5 @@
 # The pcgrl track (PCGRLLM dungeons, PPO): the shared modules it links.
 pcglab_module(pcgrl DEPS pcglab_core pcglab_batch pcglab_nn pcglab_sandbox pcglab_llm pcglab_store pcglab_refine pcglab_report)
-# No hot/cold function splitting: GCC (-O2 and up) emits a zero-length FDE for an empty .cold part,
-# and Debian's lld 14 can put that FDE in .eh_frame_hdr in place of the real one of the function at
-# the same address (llvm/llvm-project#218124, fixed in a later lld): every exception thrown through
-# that function then calls std::terminate. It hit SandboxReward's constructor (a reward that does
-# not load aborted `pcgrl train --reward FILE`). GNU ld and gold leave zero-length FDEs out.
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  target_compile_options(pcglab_pcgrl PRIVATE -fno-reorder-blocks-and-partition)
-endif()
 # The jax stand-in for LLM-written rewards (Python) is embedded as a string: see pcgrl/jax_standin.h.
 # file(WRITE) of the read text leaves '@', '${' and ';' in it alone; COPYONLY touches the header only
 # when the source changed.
