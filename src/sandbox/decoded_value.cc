@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "core/check.h"
 
 namespace pcglab::sandbox {
@@ -241,8 +243,14 @@ void append_json_text(const DecodedValue& value, std::string& out) {
       append_json_text(value.item(i), out);
     }
     out += '}';
+  } else if (value.is_none()) {
+    out += "null";
+  } else if (value.is<bool>()) {
+    out += value.as_bool() ? "true" : "false";
+  } else if (value.is<int64_t>()) {
+    out += fmt::format_int(value.as_int()).c_str();
   } else {
-    out += dump_json(to_json(value));
+    out += dump_json(to_json(value));  // floats and strings as nlohmann writes them
   }
 }
 }  // namespace

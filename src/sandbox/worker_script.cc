@@ -111,23 +111,32 @@ def size_text(n):
     return '%d bytes (%.1f MB)' % (n, n / 1048576)
 
 class Encoder:
-    # Small pieces are gathered in one bytearray and large ones (a str's bytes, an array's buffer)
-    # kept as they are, so the reply is written out without ever being joined into one more copy.
+    # Small pieces are gathered (a list, joined into one bytearray every 4096 pieces) and large ones
+    # (a str's bytes, an array's buffer) kept as they are, so the reply is written out without ever
+    # being joined into one more copy.
     def __init__(self):
         self.parts = []
+        self.small = []
         self.buf = bytearray()
         self.pos = 0
     def put(self, b):
-        if len(b) >= 65536:
-            if self.buf:
-                self.parts.append(self.buf); self.buf = bytearray()
+        n = len(b)
+        if n >= 65536:
+            self.flush_small()
             self.parts.append(b)
         else:
-            self.buf += b
-        self.pos += len(b)
-    def chunks(self):
+            small = self.small
+            small.append(b)
+            if len(small) >= 4096:
+                self.buf += b''.join(small); small.clear()
+        self.pos += n
+    def flush_small(self):
+        if self.small:
+            self.buf += b''.join(self.small); self.small.clear()
         if self.buf:
             self.parts.append(self.buf); self.buf = bytearray()
+    def chunks(self):
+        self.flush_small()
         return self.parts
     def value(self, v):
         try:

@@ -229,5 +229,26 @@ TEST(SandboxProtocol, RandomBytesNeverCrashTheDecoder) {
   EXPECT_GT(refused, 15000);
 }
 
+// A valid reply with a few bytes changed is refused, or decodes into a value whose every part can
+// be read (to_json reads them all; under ASan a read outside the reply would fail the test).
+TEST(SandboxProtocol, MutatedRepliesAreRefusedOrReadSafely) {
+  std::string valid;
+  encode_value(Value(List{sample_value(), Value(Dict{{"a", Value(List{Value(1), Value("b")})}})}), valid);
+  Rng rng(23);
+  int decoded = 0;
+  for (int k = 0; k < 20000; ++k) {
+    std::string payload = valid;
+    for (int m = 0; m < 1 + static_cast<int>(rng() % 3); ++m)
+      payload[rng() % payload.size()] = static_cast<char>(rng());
+    try {
+      const DecodedValue v = decode_payload(payload);
+      EXPECT_FALSE(to_json_text(v).empty());
+      ++decoded;
+    } catch (const ProtocolError&) {
+    }
+  }
+  EXPECT_GT(decoded, 0);
+}
+
 }  // namespace
 }  // namespace pcglab::sandbox
