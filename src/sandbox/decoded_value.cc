@@ -226,6 +226,16 @@ OrderedJson to_json(const DecodedValue& value) {
 }
 
 namespace {
+// A string JSON writes as it is: printable ASCII without quotes or backslashes (no copy into a
+// JSON node for a 250 MB string).
+bool plain_ascii(std::string_view s) {
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
 void append_json_text(const DecodedValue& value, std::string& out) {
   if (value.is<List>()) {
     out += '[';
@@ -249,8 +259,12 @@ void append_json_text(const DecodedValue& value, std::string& out) {
     out += value.as_bool() ? "true" : "false";
   } else if (value.is<int64_t>()) {
     out += fmt::format_int(value.as_int()).c_str();
+  } else if (value.is<std::string>() && plain_ascii(value.as_str())) {
+    out += '"';
+    out += value.as_str();
+    out += '"';
   } else {
-    out += dump_json(to_json(value));  // floats and strings as nlohmann writes them
+    out += dump_json(to_json(value));  // floats and other strings as nlohmann writes them
   }
 }
 }  // namespace

@@ -96,6 +96,11 @@ TEST(SandboxProtocol, RoundTripsEveryValueType) {
   EXPECT_EQ(decode_payload(frame.substr(kHeaderSize)).to_value(), v);
   EXPECT_EQ(to_json(decode_payload(frame.substr(kHeaderSize))).dump(), to_json(v).dump());
   EXPECT_EQ(to_json_text(decode_payload(frame.substr(kHeaderSize))), dump_json(to_json(v)));
+  const Value strings(
+      List{Value("plain"), Value("q\"b\\c\nd\x01"), Value("\xff\xfe bad utf-8"), Value(1.0 / 3)});
+  std::string payload;
+  encode_value(strings, payload);
+  EXPECT_EQ(to_json_text(decode_payload(payload)), dump_json(to_json(strings)));
 }
 
 TEST(SandboxProtocol, DecodedValuesReadEveryType) {
