@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 
@@ -158,6 +159,8 @@ TEST(SandboxProtocol, DecodingAndJsonOfADictAreLinearInItsKeys) {
   const std::string small = dict_payload(20000), large = dict_payload(200000);
   const double t_small = thread_cpu_seconds([&] { decode_and_print(small); });
   const double t_large = thread_cpu_seconds([&] { decode_and_print(large); });
+  std::printf("dict of 20000 keys: %.4f s, of 200000 keys: %.4f s (ratio %.1f)\n", t_small, t_large,
+              t_large / std::max(t_small, 1e-9));
   EXPECT_LT(t_large, 40 * std::max(t_small, 1e-3))
       << t_small << " s for 20000 keys, " << t_large << " s for 200000";
 }

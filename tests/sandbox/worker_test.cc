@@ -190,18 +190,20 @@ TEST(SandboxWorker, ReplacesItselfAfterATimeoutAndLoadsTheModuleAgain) {
 // Issue 23: timed-out and crashed calls showed 0.0 s; the reply carries the time they took.
 TEST(SandboxWorker, FailedCallsReportTheTimeTheyTook) {
   PCGLAB_REQUIRE_SANDBOX();
+  const std::string code =
+      "import os, time\ndef slow():\n    time.sleep(30)\ndef crash():\n    time.sleep(0.3)\n    "
+      "os._exit(3)\n";
   WorkerConfig config = small_config();
   config.limits.call_timeout_s = 0.5;
-  Worker worker(config);
-  ASSERT_TRUE(worker
-                  .load("t.py",
-                        "import os, time\ndef slow():\n    time.sleep(30)\n"
-                        "def crash():\n    time.sleep(0.3)\n    os._exit(3)\n")
-                  .ok());
-  const Reply slow = worker.call("slow");
+  Worker timed(config);
+  ASSERT_TRUE(timed.load("t.py", code).ok());
+  const Reply slow = timed.call("slow");
   ASSERT_EQ(slow.failure.kind, ErrorKind::kTimeout) << slow.describe();
   EXPECT_GE(slow.seconds, 0.5);
-  const Reply crash = worker.call("crash");
+  config.limits.call_timeout_s = 60;  // the crash, not the timeout, ends this call
+  Worker crashing(config);
+  ASSERT_TRUE(crashing.load("t.py", code).ok());
+  const Reply crash = crashing.call("crash");
   ASSERT_EQ(crash.failure.kind, ErrorKind::kCrash) << crash.describe();
   EXPECT_GE(crash.seconds, 0.3);
   EXPECT_EQ(crash.outcome("c").metadata["seconds"], crash.seconds);
