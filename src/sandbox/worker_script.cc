@@ -202,8 +202,13 @@ def send(status, value):
         cause = 'memory' if isinstance(e, ReplyMemoryError) else 'reply-size' if isinstance(e, ReplyTooLarge) else 'value'
         status, enc, e = ST_ERR, Encoder(), str(e)
         enc.value([cause, e, '', value[-1] if isinstance(value, list) and value else ''])
-    write_all(HEADER.pack(MAGIC, status, enc.pos))
-    for c in enc.chunks():
+    chunks = enc.chunks()
+    head = HEADER.pack(MAGIC, status, enc.pos)
+    if chunks and len(chunks[0]) < 65536:  # a small reply is one write (pcglab wakes once)
+        head += chunks[0]
+        chunks = chunks[1:]
+    write_all(head)
+    for c in chunks:
         write_all(c)
 
 # Output of the generated code: print() goes to a bounded text buffer; anything written to fd 1
