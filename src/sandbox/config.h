@@ -29,7 +29,7 @@ struct Limits {
   int processes = 32;           // RLIMIT_NPROC, processes and threads of the sandbox
   int tmp_mb = 64;              // size of the private tmpfs /tmp
   int output_kb = 64;           // captured print/fd output kept per request
-  int reply_mb = 256;           // largest reply accepted from the worker
+  int reply_mb = 256;           // largest reply accepted (below 2048: the decoder's limit)
 };
 
 // How untrusted code is isolated. kUnsafeNoSandbox runs the same worker without namespaces (the
