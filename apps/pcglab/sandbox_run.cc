@@ -20,6 +20,7 @@
 #include "core/check.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/thread_pool.h"
 #include "core/version.h"
 #include "sandbox/isolation.h"
 #include "sandbox/worker.h"
@@ -44,6 +45,7 @@ struct RunOptions {
   std::string shard;  // batch: i/n or auto
   int workers = 0;    // batch: sandbox workers (0: --threads)
   bool keep_state = false;
+  bool args_given = false;  // --args (or its environment variable) was set
 };
 
 std::string read_text(const std::string& path, const char* what) {
@@ -54,11 +56,29 @@ std::string read_text(const std::string& path, const char* what) {
   return s.str();
 }
 
-sandbox::List parse_args(const std::string& text) {
-  const Json parsed = as_setup_input([&] { return parse_json(text, "--args"); });
+sandbox::List parse_args(const RunOptions& opt) {
+  if (opt.args_given && opt.call.empty())
+    throw SetupError(
+        "--args: give --call FUNC too (without it the file is only loaded, and the arguments unused)");
+  const Json parsed = as_setup_input([&] { return parse_json(opt.args, "--args"); });
   if (!parsed.is_array())
     throw SetupError("--args must be a JSON array of the call's arguments, e.g. '[1, \"a\"]'");
-  return as_setup_input([&] { return sandbox::from_json(parsed).as<sandbox::List>(); });
+  try {
+    return sandbox::from_json(parsed).as<sandbox::List>();
+  } catch (const InputError& e) {
+    throw SetupError(fmt::format("--args: {}", e.what()));
+  }
+}
+
+// More workers than cores only oversubscribe the machine (each is a busy process while it runs an
+// item): --workers (or --threads, its default) is clamped to the cores, with a warning.
+int pool_workers(const RunOptions& opt, int threads) {
+  const int requested = opt.workers > 0 ? opt.workers : threads;
+  const int cores = ThreadPool::hardware_threads();
+  if (requested <= cores) return requested;
+  log_warn("sandbox run: {} {} is more than the {} cores of this machine; using {} workers",
+           opt.workers > 0 ? "--workers" : "--threads", requested, cores, cores);
+  return cores;
 }
 
 sandbox::WorkerConfig worker_config(const RunOptions& opt) {
@@ -125,10 +145,10 @@ int run_sandbox_batch(const RunOptions& opt, const GlobalOptions& global) {
   const batch::Shard shard = shard_of(opt.shard);
   if (!shard.all() && opt.out.empty())
     throw SetupError("--shard: give --out DIR, where the shards store their results for `pcglab merge DIR`");
-  const sandbox::List args = parse_args(opt.args);
+  const sandbox::List args = parse_args(opt);
   const sandbox::WorkerConfig config = worker_config(opt);
   ThreadPool threads(global.threads);
-  sandbox::PoolConfig pool_config{config, opt.workers > 0 ? opt.workers : threads.size(), opt.keep_state};
+  sandbox::PoolConfig pool_config{config, pool_workers(opt, threads.size()), opt.keep_state};
   sandbox::WorkerPool pool(pool_config);
   batch::DriverOptions driver_options;
   driver_options.shard = shard;
@@ -177,8 +197,8 @@ int run_sandbox_batch(const RunOptions& opt, const GlobalOptions& global) {
 int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
   if (opt.files.size() != 1 || !opt.out.empty() || !opt.shard.empty()) return run_sandbox_batch(opt, global);
   const std::string& file = opt.files[0];
+  const sandbox::List args = parse_args(opt);
   const std::string source = read_text(file, "sandbox run: file");
-  const sandbox::List args = parse_args(opt.args);
   const sandbox::WorkerConfig config = worker_config(opt);
 
   sandbox::Worker worker(config);
@@ -188,7 +208,7 @@ int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
   const auto add = [&](const std::string& step, const sandbox::Reply& r) {
     all_ok = all_ok && r.ok();
     table.add_row({step, r.ok() ? "ok" : "error", r.ok() ? "" : error_kind_name(r.failure.kind),
-                   r.failure.cause, r.seconds, r.ok() ? dump_json(sandbox::to_json(*r.value)) : "", r.output,
+                   r.failure.cause, r.seconds, r.ok() ? sandbox::to_json_text(*r.value) : "", r.output,
                    r.ok() ? "" : r.describe()});
   };
   const sandbox::Reply ready = worker.wait_ready();
@@ -223,7 +243,9 @@ Action setup_run(CLI::App& cmd, const GlobalOptions& global) {
                  "Python files to load in a sandbox worker (several, or --out: one batch item each)")
       ->required();
   cmd.add_option("--call", opt->call, "Function to call after loading (default: load only)");
-  cmd.add_option("--args", opt->args, "The call's arguments as a JSON array")->capture_default_str();
+  CLI::Option* args =
+      cmd.add_option("--args", opt->args, "The call's arguments as a JSON array (needs --call)")
+          ->capture_default_str();
   cmd.add_option("--timeout", opt->timeout, "Wall-clock seconds for the call")
       ->check(number_in(0.01, 86400.0))
       ->capture_default_str();
@@ -239,14 +261,18 @@ Action setup_run(CLI::App& cmd, const GlobalOptions& global) {
       "Batch: folder for the stored outcomes (logs/run.json, logs/batch.sqlite); a rerun runs only "
       "changed files and those that timed out, hit a limit or crashed");
   add_shard_option(cmd, opt->shard);
-  cmd.add_option("--workers", opt->workers, "Batch: sandbox workers in the pool (0: --threads)")
+  cmd.add_option("--workers", opt->workers,
+                 "Batch: sandbox workers in the pool (0: --threads; at most the machine's cores)")
       ->check(number_in(0, 256))
       ->capture_default_str();
   cmd.add_flag("--keep-state", opt->keep_state,
                "Batch: reuse a worker's process for the next file (faster; state the code left stays)");
   cmd.add_flag("--unsafe-no-sandbox", opt->unsafe,
                "Run the code without namespaces when the sandbox does not work here (loud warning)");
-  return [opt, &global] { return run_sandbox_file(*opt, global); };
+  return [opt, args, &global] {
+    opt->args_given = args->count() > 0;
+    return run_sandbox_file(*opt, global);
+  };
 }
 
 int merge_run(const fs::path& dir, const Json& config, int) {
@@ -255,6 +281,7 @@ int merge_run(const fs::path& dir, const Json& config, int) {
   opt.files = config.value("files", std::vector<std::string>{});
   opt.call = config.value("call", opt.call);
   opt.args = config.value("args", opt.args);
+  opt.args_given = !opt.call.empty();
   opt.timeout = config.value("timeout", opt.timeout);
   opt.load_timeout = config.value("load_timeout", opt.load_timeout);
   opt.memory = config.value("memory", opt.memory);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -98,7 +99,7 @@ SandboxReward::SandboxReward(std::string code, sandbox::WorkerConfig config) : c
   if (!loaded.ok()) throw reward_error(loaded);
   const sandbox::Reply defined = worker_->call("pcglab_reward_defined");
   if (!defined.ok()) throw reward_error(defined);
-  if (!defined.value->is<bool>() || !defined.value->as<bool>())
+  if (!defined.value->is<bool>() || !defined.value->as_bool())
     throw RewardError(ErrorKind::kBadInput, kNoComputeReward);
 }
 
@@ -111,8 +112,9 @@ void SandboxReward::compute(const Map* prev, const Map* curr, int n, float* rewa
   if (n <= 0) return;
   const sandbox::Reply r = worker_->call("pcglab_reward_batch", {map_batch(prev, n), map_batch(curr, n)});
   if (!r.ok()) throw reward_error(r);
-  const auto* a = r.value->is<sandbox::NdArray>() ? &r.value->as<sandbox::NdArray>() : nullptr;
-  if (a == nullptr || a->dtype != sandbox::dtype_of<float>() || a->shape != std::vector<int64_t>{n})
+  const std::optional<sandbox::ArrayView> a =
+      r.value->is<sandbox::NdArray>() ? std::optional(r.value->as_array()) : std::nullopt;
+  if (!a || a->dtype != sandbox::dtype_of<float>() || a->shape != std::vector<int64_t>{n})
     throw RewardError(
         ErrorKind::kBadInput,
         fmt::format("the reward batch returned a {} instead of {} float32 rewards",

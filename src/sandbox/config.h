@@ -13,6 +13,7 @@
 
 #include "core/item_outcome.h"
 #include "core/json.h"
+#include "sandbox/decoded_value.h"
 #include "sandbox/value.h"
 
 namespace pcglab::sandbox {
@@ -28,7 +29,7 @@ struct Limits {
   int processes = 32;           // RLIMIT_NPROC, processes and threads of the sandbox
   int tmp_mb = 64;              // size of the private tmpfs /tmp
   int output_kb = 64;           // captured print/fd output kept per request
-  int reply_mb = 256;           // largest reply accepted from the worker
+  int reply_mb = 256;           // largest reply accepted (below 2048: the decoder's limit)
 };
 
 // How untrusted code is isolated. kUnsafeNoSandbox runs the same worker without namespaces (the
@@ -72,10 +73,10 @@ struct Failure {
 };
 
 struct Reply {
-  std::optional<Value> value;  // set when the request succeeded
-  Failure failure;             // set otherwise
-  std::string output;          // what the code printed or wrote to fd 1/2 (bounded)
-  double seconds = 0;          // wall clock of the request, as the host saw it
+  std::optional<DecodedValue> value;  // set when the request succeeded (a view of the reply's bytes)
+  Failure failure;                    // set otherwise
+  std::string output;                 // what the code printed or wrote to fd 1/2 (bounded)
+  double seconds = 0;                 // wall clock of the request as the host saw it, failed ones too
 
   bool ok() const { return value.has_value(); }
   // "TimeoutError: ..." style one-paragraph text: message, then the traceback when there is one.

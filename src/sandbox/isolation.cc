@@ -313,8 +313,9 @@ IsolationReport check_isolation(const WorkerConfig& config_in) {
   }
   checks.push_back({"sandbox worker starts", reply.ok(),
                     reply.ok() ? "python3 and numpy in bubblewrap" : reply.describe()});
-  if (reply.ok() && reply.value->is<Dict>()) {
-    const Dict& f = reply.value->as<Dict>();
+  const Value probe = reply.ok() ? reply.value->to_value() : Value();  // pcglab's probe: a small dict
+  if (probe.is<Dict>()) {
+    const Dict& f = probe.as<Dict>();
     const int64_t pid = fact<int64_t>(f, "pid", -1);
     checks.push_back({"PID namespace", pid == 2, fmt::format("the worker is pid {} inside", pid)});
     const std::string host = fact<std::string>(f, "hostname", "?");

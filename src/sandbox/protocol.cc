@@ -1,5 +1,6 @@
 #include "sandbox/protocol.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -17,7 +18,8 @@ void put(std::string& out, T v) {
 }
 
 void encode(const Value& value, std::string& out, size_t base, int depth) {
-  PCGLAB_CHECK(depth <= kMaxDepth) << "sandbox value nested more than " << kMaxDepth << " levels";
+  if (depth > kMaxDepth)  // the caller's value (e.g. arguments from a file): its item's error
+    throw InputError(fmt::format("a sandbox value nested more than {} levels deep", kMaxDepth));
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
@@ -68,52 +70,91 @@ void encode(const Value& value, std::string& out, size_t base, int depth) {
       value.storage());
 }
 
+// Decodes a payload into a DecodedDocument in two linear passes over the same code: the first
+// checks everything and counts the slots, the second (on a checked payload) fills exactly that
+// many, so the slots are allocated once and the host holds the payload plus 4 bytes per value.
 class Decoder {
  public:
-  explicit Decoder(std::string_view bytes) : bytes_(bytes) {}
+  Decoder(std::string_view bytes, std::vector<uint32_t>* slots) : bytes_(bytes), slots_(slots) {}
 
-  Value value(int depth) {
+  // The value's slot content (DecodedDocument): a scalar's position, or kContainer | header index.
+  uint32_t value(int depth) {
     if (depth > kMaxDepth) fail("value nested more than {} levels deep", kMaxDepth);
+    const auto at = static_cast<uint32_t>(pos_);
     const char tag = take<char>();
     switch (tag) {
-      case 'N': return Value();
-      case 'T': return Value(true);
-      case 'F': return Value(false);
-      case 'i': return Value(take<int64_t>());
-      case 'f': return Value(take<double>());
-      case 's': return Value(std::string(bytes(take<uint64_t>())));
+      case 'N':
+      case 'T':
+      case 'F': return at;
+      case 'i':
+      case 'f': bytes(8); return at;
+      case 's': bytes(take<uint64_t>()); return at;
       case 'l': {
         const uint32_t n = take<uint32_t>();
         if (n > left()) fail("list of {} items in {} bytes", n, left());
-        List list;
-        list.reserve(n);
-        for (uint32_t k = 0; k < n; ++k) list.push_back(value(depth + 1));
-        return Value(std::move(list));
+        const size_t header = open_container(at, n);
+        for (uint32_t k = 0; k < n; ++k) set(header + 1 + k, value(depth + 1));
+        return static_cast<uint32_t>(header) | DecodedDocument::kContainer;
       }
       case 'd': {
         const uint32_t n = take<uint32_t>();
         if (n > left() / 2) fail("dict of {} items in {} bytes", n, left());
-        Dict dict;
-        dict.reserve(n);
+        const size_t header = open_container(at, 2 * static_cast<size_t>(n));
         for (uint32_t k = 0; k < n; ++k) {
-          Value key = value(depth + 1);
-          if (!key.is<std::string>()) fail("dict key of type {}", key.type_name());
-          dict.emplace_back(key.as<std::string>(), value(depth + 1));
+          const uint32_t key = value(depth + 1);
+          if ((key & DecodedDocument::kContainer) != 0 || bytes_[key] != 's')
+            fail("dict key that is not a str");
+          set(header + 1 + 2 * k, key);
+          set(header + 2 + 2 * k, value(depth + 1));
         }
-        return Value(std::move(dict));
+        if (slots_ != nullptr) refuse_duplicate_keys(header, n);
+        return static_cast<uint32_t>(header) | DecodedDocument::kContainer;
       }
-      case 'a': return Value(array());
+      case 'a': array(); return at;
       default: fail("unknown value tag {}", static_cast<int>(static_cast<unsigned char>(tag)));
     }
   }
 
   size_t left() const { return bytes_.size() - pos_; }
+  size_t slot_count() const { return slot_count_; }
 
  private:
   template <class... Args>
   [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) const {
     throw ProtocolError(fmt::format("malformed reply at byte {}: {}", pos_,
                                     fmt::format(format, std::forward<Args>(args)...)));
+  }
+
+  // Reserves the header slot and `children` slots; returns the header's index.
+  size_t open_container(uint32_t at, size_t children) {
+    const size_t header = slot_count_;
+    slot_count_ += 1 + children;
+    if (slots_ != nullptr) {
+      slots_->resize(slot_count_);
+      (*slots_)[header] = at;
+    }
+    return header;
+  }
+
+  void set(size_t slot, uint32_t content) {
+    if (slots_ != nullptr) (*slots_)[slot] = content;
+  }
+
+  std::string_view key_at(uint32_t position) const {
+    uint64_t n;
+    std::memcpy(&n, bytes_.data() + position + 1, sizeof n);
+    return bytes_.substr(position + 9, n);
+  }
+
+  // A Python dict has no duplicate keys; a reply that has some was forged (and its JSON form would
+  // be ambiguous). Sorting positions: O(n log n) in the worst case, 4 bytes per key.
+  void refuse_duplicate_keys(size_t header, uint32_t n) {
+    if (n < 2) return;
+    keys_.resize(n);
+    for (uint32_t k = 0; k < n; ++k) keys_[k] = (*slots_)[header + 1 + 2 * k];
+    std::sort(keys_.begin(), keys_.end(), [&](uint32_t a, uint32_t b) { return key_at(a) < key_at(b); });
+    for (uint32_t k = 1; k < n; ++k)
+      if (key_at(keys_[k - 1]) == key_at(keys_[k])) fail("duplicate dict key \"{}\"", key_at(keys_[k]));
   }
 
   std::string_view bytes(uint64_t n) {
@@ -130,11 +171,10 @@ class Decoder {
     return v;
   }
 
-  NdArray array() {
-    NdArray a;
-    a.dtype = std::string(bytes(take<uint8_t>()));
-    const size_t itemsize = dtype_itemsize(a.dtype);
-    if (itemsize == 0) fail("unsupported dtype '{}'", a.dtype);
+  void array() {
+    const std::string_view dtype = bytes(take<uint8_t>());
+    const size_t itemsize = dtype_itemsize(dtype);
+    if (itemsize == 0) fail("unsupported dtype '{}'", dtype);
     const uint8_t ndim = take<uint8_t>();
     if (ndim > 32) fail("array with {} dimensions", ndim);
     uint64_t count = 1;
@@ -142,7 +182,6 @@ class Decoder {
     for (uint8_t k = 0; k < ndim; ++k) {
       const int64_t s = take<int64_t>();
       if (s < 0) fail("negative array dimension {}", s);
-      a.shape.push_back(s);
       const auto dim = static_cast<uint64_t>(s);
       if (dim == 0)
         zero = true;
@@ -155,12 +194,14 @@ class Decoder {
     const bool matches = zero ? size == 0 : !overflow && count <= size / itemsize && count * itemsize == size;
     if (!matches) fail("array data of {} bytes does not match its shape", size);
     bytes((8 - pos_ % 8) % 8);
-    a.data = std::string(bytes(size));
-    return a;
+    bytes(size);
   }
 
   std::string_view bytes_;
+  std::vector<uint32_t>* slots_;  // null: the checking pass
   size_t pos_ = 0;
+  size_t slot_count_ = 0;
+  std::vector<uint32_t> keys_;  // scratch for refuse_duplicate_keys
 };
 
 }  // namespace
@@ -216,11 +257,20 @@ FrameHeader decode_header(const char* bytes) {
   return h;
 }
 
-Value decode_payload(std::string_view payload) {
-  Decoder d(payload);
-  Value v = d.value(0);
-  if (d.left() != 0) throw ProtocolError(fmt::format("{} trailing bytes after the reply's value", d.left()));
-  return v;
+DecodedValue decode_payload(std::string payload) {
+  if (payload.size() >= DecodedDocument::kContainer)
+    throw ProtocolError(
+        fmt::format("a reply of {} bytes is too large to decode (at most 2 GiB)", payload.size()));
+  auto doc = std::make_shared<DecodedDocument>();
+  Decoder check(payload, nullptr);
+  check.value(0);
+  if (check.left() != 0)
+    throw ProtocolError(fmt::format("{} trailing bytes after the reply's value", check.left()));
+  doc->slots.reserve(check.slot_count());
+  Decoder fill(payload, &doc->slots);
+  const uint32_t root = fill.value(0);
+  doc->bytes = std::move(payload);  // the views' positions stay valid: they are offsets
+  return DecodedValue(std::move(doc), root);
 }
 
 }  // namespace pcglab::sandbox

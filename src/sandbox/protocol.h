@@ -17,7 +17,9 @@
 // The decoder treats every reply as hostile (the worker runs the generated code in its own
 // process, so the code can write anything to fd 4): sizes are checked against what is left,
 // nesting is bounded, dtypes and shapes must agree with the data, and any violation is a
-// ProtocolError, after which the worker is killed.
+// ProtocolError, after which the worker is killed. A decoded reply is a DecodedValue: the reply's
+// bytes plus 4 bytes per value (decoded_value.h), so host memory stays within about 5 times the
+// reply limit whatever the reply holds.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sandbox/decoded_value.h"
 #include "sandbox/value.h"
 
 namespace pcglab::sandbox {
@@ -59,7 +62,8 @@ std::string encode_map_frame(const std::string& function, const std::vector<List
 void encode_value(const Value& value, std::string& out);
 // Parses a header; throws ProtocolError for a wrong magic or nonzero padding.
 FrameHeader decode_header(const char* bytes);
-// Decodes one payload that must hold exactly one value.
-Value decode_payload(std::string_view payload);
+// Decodes one payload that must hold exactly one value, in time linear in its size (sorting a
+// dict's keys to refuse duplicates is n log n), into a compact DecodedValue that keeps `payload`.
+DecodedValue decode_payload(std::string payload);
 
 }  // namespace pcglab::sandbox

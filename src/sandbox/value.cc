@@ -76,13 +76,29 @@ OrderedJson element_json(std::string_view dtype, const char* p) {
 }
 
 // Nested lists of the elements from dimension `dim` on, starting at element `*index`.
-OrderedJson nested_json(const NdArray& a, size_t dim, size_t* index, size_t itemsize) {
-  if (dim == a.shape.size()) return element_json(a.dtype, a.data.data() + (*index)++ * itemsize);
+OrderedJson nested_json(std::string_view dtype, const std::vector<int64_t>& shape, const char* data,
+                        size_t dim, size_t* index, size_t itemsize) {
+  if (dim == shape.size()) return element_json(dtype, data + (*index)++ * itemsize);
   OrderedJson list = OrderedJson::array();
-  for (int64_t k = 0; k < a.shape[dim]; ++k) list.push_back(nested_json(a, dim + 1, index, itemsize));
+  for (int64_t k = 0; k < shape[dim]; ++k)
+    list.push_back(nested_json(dtype, shape, data, dim + 1, index, itemsize));
   return list;
 }
 }  // namespace
+
+OrderedJson array_json(std::string_view dtype, const std::vector<int64_t>& shape, std::string_view data) {
+  size_t count = 1;
+  for (int64_t s : shape) count *= static_cast<size_t>(s);
+  size_t index = 0;
+  const size_t itemsize = dtype_itemsize(dtype);
+  OrderedJson out = OrderedJson::object();
+  out["dtype"] = dtype;
+  out["shape"] = shape;
+  out["data"] = itemsize == 0 || data.size() != count * itemsize
+                    ? OrderedJson(nullptr)
+                    : nested_json(dtype, shape, data.data(), 0, &index, itemsize);
+  return out;
+}
 
 const char* Value::type_name() const {
   return kTypeNames[v_.index()];
@@ -120,15 +136,7 @@ OrderedJson to_json(const Value& value) {
           for (const auto& [k, x] : v) out[k] = to_json(x);
           return out;
         } else if constexpr (std::is_same_v<T, NdArray>) {
-          size_t index = 0;
-          const size_t itemsize = dtype_itemsize(v.dtype);
-          OrderedJson out = OrderedJson::object();
-          out["dtype"] = v.dtype;
-          out["shape"] = v.shape;
-          out["data"] = itemsize == 0 || v.data.size() != v.element_count() * itemsize
-                            ? OrderedJson(nullptr)
-                            : nested_json(v, 0, &index, itemsize);
-          return out;
+          return array_json(v.dtype, v.shape, v.data);
         } else {
           return v;
         }
@@ -137,6 +145,14 @@ OrderedJson to_json(const Value& value) {
 }
 
 Value from_json(const Json& json) {
+  return from_json(json, kMaxValueDepth);
+}
+
+Value from_json(const Json& json, int max_depth) {
+  if (max_depth < 0)
+    throw InputError(
+        fmt::format("a value nested more than {} levels deep (the sandbox protocol carries at most {})",
+                    kMaxValueDepth, kMaxValueDepth));
   switch (json.type()) {
     case Json::value_t::null: return Value();
     case Json::value_t::boolean: return Value(json.get<bool>());
@@ -151,12 +167,12 @@ Value from_json(const Json& json) {
     case Json::value_t::string: return Value(json.get<std::string>());
     case Json::value_t::array: {
       List out;
-      for (const auto& x : json) out.push_back(from_json(x));
+      for (const auto& x : json) out.push_back(from_json(x, max_depth - 1));
       return Value(std::move(out));
     }
     case Json::value_t::object: {
       Dict out;
-      for (const auto& [k, x] : json.items()) out.emplace_back(k, from_json(x));
+      for (const auto& [k, x] : json.items()) out.emplace_back(k, from_json(x, max_depth - 1));
       return Value(std::move(out));
     }
     default: throw InputError(fmt::format("JSON {} values cannot be passed to Python", json.type_name()));

@@ -120,8 +120,16 @@ class Value {
 // JSON form, for the CLI and logs: arrays become {"dtype", "shape", "data": nested lists}; floats
 // that JSON cannot hold (NaN, inf) become null.
 OrderedJson to_json(const Value& value);
+// The JSON form of an array's elements: {"dtype", "shape", "data": nested lists} (data null when
+// the dtype is unknown or the data does not match the shape).
+OrderedJson array_json(std::string_view dtype, const std::vector<int64_t>& shape, std::string_view data);
+// Levels of lists and dicts a value may have below its own (a request wraps the arguments in two
+// or three more; the protocol carries at most kMaxDepth = 100 in all).
+inline constexpr int kMaxValueDepth = 90;
 // From JSON (the CLI's --args): null, bool, integers (int64), floats, strings, arrays, objects.
-// Throws InputError for an integer outside int64.
+// Throws InputError for an integer outside int64, and for a value nested more than
+// kMaxValueDepth levels (or `max_depth`) below `json`.
 Value from_json(const Json& json);
+Value from_json(const Json& json, int max_depth);
 
 }  // namespace pcglab::sandbox

@@ -290,11 +290,12 @@ Reply Worker::wait_ready() {
     Reply r;
     r.failure = *start_failure_;
     kill_process();  // the next request asks the zygote again
+    r.seconds = seconds_since(start);
     return r;
   }
   if (ready_) {
     Reply r;
-    r.value = Value();
+    r.value = DecodedValue();
     return r;
   }
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
@@ -319,6 +320,7 @@ Reply Worker::wait_ready() {
     if (r.failure.cause == "crash" || r.failure.cause == "protocol") r.failure.cause = "start";
     r.failure.message = "sandbox worker failed to start: " + r.failure.message;
     kill_process();
+    r.seconds = seconds_since(start);
     return r;
   }
   ready_ = true;
@@ -367,25 +369,24 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
     return r;
   }
   Reply r;
-  r.seconds = seconds_since(start);
   try {
-    Value v = decode_payload(payload);
+    const DecodedValue v = decode_payload(std::move(payload));
     const bool ok = h.code == static_cast<uint8_t>(ReplyStatus::kOk);
-    if (!v.is<List>() || v.as<List>().size() != (ok ? 2u : 4u) || !v.as<List>().back().is<std::string>())
+    if (!v.is<List>() || v.size() != (ok ? 2u : 4u) || !v[v.size() - 1].is<std::string>())
       throw ProtocolError("the reply is not the list the protocol expects");
-    List& parts = const_cast<List&>(v.as<List>());
-    r.output = parts.back().as<std::string>();
+    r.output = std::string(v[v.size() - 1].as_str());
+    r.seconds = seconds_since(start);
     if (ok) {
-      r.value = std::move(parts[0]);
+      r.value = v[0];
       return r;
     }
     if (h.code != static_cast<uint8_t>(ReplyStatus::kError))
       throw ProtocolError(fmt::format("unknown reply status {}", h.code));
     for (int k = 0; k < 3; ++k)
-      if (!parts[k].is<std::string>()) throw ProtocolError("the error reply's fields are not strings");
-    r.failure.cause = parts[0].as<std::string>();
-    r.failure.message = parts[1].as<std::string>();
-    r.failure.traceback = parts[2].as<std::string>();
+      if (!v[k].is<std::string>()) throw ProtocolError("the error reply's fields are not strings");
+    r.failure.cause = std::string(v[0].as_str());
+    r.failure.message = std::string(v[1].as_str());
+    r.failure.traceback = std::string(v[2].as_str());
   } catch (const ProtocolError& e) {
     kill_process();
     return failed(ErrorKind::kCrash, "protocol", fmt::format("during the {}: {}", what, e.what()));
@@ -410,6 +411,13 @@ Reply Worker::exchange(uint8_t op, const Value& payload, double timeout_s, const
 
 Reply Worker::exchange_frame(const std::string& frame, double timeout_s, const char* what) {
   const auto start = Clock::now();
+  Reply r = exchange_frame(frame, timeout_s, what, start);
+  r.seconds = seconds_since(start);  // a timeout, a crash or a limit took time too
+  return r;
+}
+
+Reply Worker::exchange_frame(const std::string& frame, double timeout_s, const char* what,
+                             Clock::time_point start) {
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   // Nothing may arrive between a reply and the next request: bytes here were written by the code

@@ -67,6 +67,8 @@ class Worker {
   Reply request_frame(const std::string& frame, double timeout_s, const char* what, bool is_load = false);
   Reply exchange(uint8_t op, const Value& payload, double timeout_s, const char* what);
   Reply exchange_frame(const std::string& frame, double timeout_s, const char* what);
+  Reply exchange_frame(const std::string& frame, double timeout_s, const char* what,
+                       std::chrono::steady_clock::time_point start);
   Reply read_reply(const char* what, std::chrono::steady_clock::time_point deadline,
                    std::chrono::steady_clock::time_point start);
   Failure death_failure(const char* what);

@@ -104,13 +104,47 @@ def decode(buf, pos, depth=0):
         return a.reshape(shape), pos + nbytes
     raise ProtocolError('unknown value tag %d' % t)
 
+class ReplyMemoryError(EncodeError):
+    pass
+
+def size_text(n):
+    return '%d bytes (%.1f MB)' % (n, n / 1048576)
+
 class Encoder:
+    # Small pieces are gathered (a list, joined into one bytearray every 4096 pieces) and large ones
+    # (a str's bytes, an array's buffer) kept as they are, so the reply is written out without ever
+    # being joined into one more copy.
     def __init__(self):
         self.parts = []
+        self.small = []
+        self.buf = bytearray()
         self.pos = 0
     def put(self, b):
-        self.parts.append(b); self.pos += len(b)
-    def value(self, v, depth=0):
+        n = len(b)
+        if n >= 65536:
+            self.flush_small()
+            self.parts.append(b)
+        else:
+            small = self.small
+            small.append(b)
+            if len(small) >= 4096:
+                self.buf += b''.join(small); small.clear()
+        self.pos += n
+    def flush_small(self):
+        if self.small:
+            self.buf += b''.join(self.small); self.small.clear()
+        if self.buf:
+            self.parts.append(self.buf); self.buf = bytearray()
+    def chunks(self):
+        self.flush_small()
+        return self.parts
+    def value(self, v):
+        try:
+            self.encode(v, 0)
+        except MemoryError:
+            raise ReplyMemoryError('MemoryError while encoding the reply, after %s of it'
+                                   % size_text(self.pos)) from None
+    def encode(self, v, depth):
         if depth > MAX_DEPTH:
             raise EncodeError('the value is nested more than %d levels deep' % MAX_DEPTH)
         if v is None: self.put(b'N')
@@ -123,24 +157,32 @@ class Encoder:
             self.put(b'i' + I64.pack(v))
         elif isinstance(v, (float, np.floating)): self.put(b'f' + F64.pack(float(v)))
         elif isinstance(v, str):
-            b = v.encode('utf-8', 'surrogatepass')
+            try:
+                b = v.encode('utf-8', 'surrogatepass')
+            except MemoryError:
+                raise ReplyMemoryError('MemoryError while encoding a str of %d characters for the reply '
+                                       '(its UTF-8 copy did not fit)' % len(v)) from None
             self.put(b's' + U64.pack(len(b))); self.put(b)
         elif isinstance(v, (list, tuple)):
             self.put(b'l' + U32.pack(len(v)))
-            for x in v: self.value(x, depth + 1)
+            for x in v: self.encode(x, depth + 1)
         elif isinstance(v, dict):
             self.put(b'd' + U32.pack(len(v)))
             for k, x in v.items():
                 if not isinstance(k, str):
                     raise EncodeError('dict keys must be str, got %s' % type(k).__name__)
-                self.value(k, depth + 1); self.value(x, depth + 1)
+                self.encode(k, depth + 1); self.encode(x, depth + 1)
         elif isinstance(v, np.ndarray):
             dt = v.dtype.newbyteorder('<') if v.dtype.byteorder == '>' else v.dtype
             if dt.str not in DTYPES:
                 raise EncodeError('numpy dtype %s is not supported (bool, int8-64, uint8-64, float32/64)' % v.dtype)
             if v.ndim > 32:
                 raise EncodeError('array has more than 32 dimensions')
-            a = np.ascontiguousarray(v, dtype=dt)
+            try:
+                a = np.ascontiguousarray(v, dtype=dt)
+            except MemoryError:
+                raise ReplyMemoryError('MemoryError while encoding an array of %s for the reply (its '
+                                       'contiguous copy did not fit)' % size_text(v.nbytes)) from None
             d = dt.str.encode('ascii')
             self.put(b'a' + bytes([len(d)]) + d + bytes([a.ndim]) + struct.pack('<%dq' % a.ndim, *a.shape) +
                      U64.pack(a.nbytes))
@@ -157,14 +199,17 @@ def send(status, value):
     try:
         enc.value(value)
     except EncodeError as e:
-        cause = 'reply-size' if isinstance(e, ReplyTooLarge) else 'value'
+        cause = 'memory' if isinstance(e, ReplyMemoryError) else 'reply-size' if isinstance(e, ReplyTooLarge) else 'value'
         status, enc, e = ST_ERR, Encoder(), str(e)
         enc.value([cause, e, '', value[-1] if isinstance(value, list) and value else ''])
-    except MemoryError:
-        status, enc = ST_ERR, Encoder()
-        enc.value(['memory', 'MemoryError while encoding the reply', '', ''])
-    body = b''.join(enc.parts)
-    write_all(HEADER.pack(MAGIC, status, len(body)) + body)
+    chunks = enc.chunks()
+    head = HEADER.pack(MAGIC, status, enc.pos)
+    if chunks and len(chunks[0]) < 65536:  # a small reply is one write (pcglab wakes once)
+        head += chunks[0]
+        chunks = chunks[1:]
+    write_all(head)
+    for c in chunks:
+        write_all(c)
 
 # Output of the generated code: print() goes to a bounded text buffer; anything written to fd 1
 # or 2 (C code, os.write, subprocesses) goes to a memfd that is read back after each call.
@@ -585,7 +630,7 @@ def zygote():
     except BaseException as e:
         reply = error_reply(e) + ['']
         status = ST_ERR
-    enc = Encoder(); enc.value(reply); body = b''.join(enc.parts)
+    enc = Encoder(); enc.value(reply); body = b''.join(enc.chunks())
     ctl.sendall(HEADER.pack(MAGIC, status, len(body)) + body)
     if status != ST_OK:
         os._exit(1)

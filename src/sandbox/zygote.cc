@@ -149,12 +149,11 @@ std::optional<Failure> Zygote::start(double timeout_s) {
     } else if (io == IoStatus::kClosed) {
       failure = start_failure("it exited");
     } else if (h.code != static_cast<uint8_t>(ReplyStatus::kOk)) {
-      const Value v = decode_payload(payload);
-      const List& parts = v.as<List>();
-      failure = start_failure("its preload raised " + parts.at(1).as<std::string>());
+      const DecodedValue v = decode_payload(std::move(payload));
+      failure = start_failure("its preload raised " + std::string(v[1].as_str()));
       failure->kind = ErrorKind::kBadInput;
-      failure->cause = parts.at(0).as<std::string>();
-      failure->traceback = parts.at(2).as<std::string>();
+      failure->cause = std::string(v[0].as_str());
+      failure->traceback = std::string(v[2].as_str());
     }
   } catch (const std::exception& e) {
     failure = start_failure(fmt::format("bad reply: {}", e.what()));

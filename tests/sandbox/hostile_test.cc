@@ -106,7 +106,7 @@ TEST_F(HostileTest, KillsItsParent) {
   const Reply r = run(
       "import os, signal\ndef main():\n    os.kill(os.getppid(), signal.SIGKILL)\n    return os.getppid()\n");
   ASSERT_TRUE(r.ok()) << r.describe();
-  EXPECT_EQ(r.value->as<int64_t>(), 1);
+  EXPECT_EQ(r.value->as_int(), 1);
   expect_host_unchanged();
   expect_next_item_works();
 }
@@ -157,7 +157,7 @@ TEST_F(HostileTest, FloodsStdout) {
       run("import sys\ndef main():\n    for i in range(50000):\n        print('flood', i)\n    "
           "sys.stderr.write('e' * 10**6)\n    return 7\n");
   ASSERT_TRUE(r.ok()) << r.describe();
-  EXPECT_EQ(r.value->as<int64_t>(), 7);
+  EXPECT_EQ(r.value->as_int(), 7);
   EXPECT_LE(r.output.size(), 16u * 1024 + 200);
   EXPECT_THAT(r.output, HasSubstr("output truncated"));
   expect_host_unchanged();
@@ -216,7 +216,7 @@ def ok():
               ::testing::AnyOf(HasSubstr("after its last reply"), HasSubstr("malformed reply")));
   const Reply again = worker.call("ok");  // a fresh worker, the module loaded again
   ASSERT_TRUE(again.ok()) << again.describe();
-  EXPECT_EQ(again.value->as<int64_t>(), 2);
+  EXPECT_EQ(again.value->as_int(), 2);
   expect_next_item_works();
 }
 

@@ -121,7 +121,7 @@ class HostileTest : public ::testing::Test {
     const Reply r = pool_->run("ok.py", "import numpy as np\ndef main(x):\n    return int(np.int64(x) * 2)\n",
                                "main", {Value(21)});
     ASSERT_TRUE(r.ok()) << r.describe();
-    EXPECT_EQ(r.value->as<int64_t>(), 42);
+    EXPECT_EQ(r.value->as_int(), 42);
   }
 
   static inline std::unique_ptr<pcglab::testing::TempDir> dir_;

@@ -6,9 +6,11 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/thread_pool.h"
 #include "sandbox/worker_pool.h"
 #include "sandbox_testing.h"
 #include "testing/testing.h"
@@ -29,7 +31,7 @@ TEST(SandboxWorker, LoadsOnceAndAnswersManyCalls) {
   for (int k = 1; k <= 50; ++k) {
     const Reply r = worker.call("step", {Value(3)});
     ASSERT_TRUE(r.ok()) << r.describe();
-    EXPECT_EQ(r.value->as<int64_t>(), 3 * k);
+    EXPECT_EQ(r.value->as_int(), 3 * k);
   }
   EXPECT_EQ(worker.starts(), 1);
 }
@@ -55,7 +57,8 @@ def reward(prev, cur, scale=1):
   const Reply r = worker.call("reward", {make_array<int8_t>({16, 16}, a), make_array<int8_t>({16, 16}, b)},
                               {{"scale", Value(10)}});
   ASSERT_TRUE(r.ok()) << r.describe();
-  const Dict& d = r.value->as<Dict>();
+  const Value value = r.value->to_value();
+  const Dict& d = value.as<Dict>();
   int diff = b[0] != 0;
   for (int k = 1; k < 256; ++k) diff += a[k] != b[k];
   EXPECT_EQ(d[0].second.as<int64_t>(), diff * 10);
@@ -77,8 +80,8 @@ TEST(SandboxWorker, MapAnswersABatchInOneMessage) {
   for (int k = 0; k < 600; ++k) calls.push_back({Value(k), Value(2)});
   const Reply r = worker.map("f", calls);
   ASSERT_TRUE(r.ok()) << r.describe();
-  ASSERT_EQ(r.value->as<List>().size(), 600u);
-  EXPECT_EQ(r.value->as<List>()[599].as<int64_t>(), 1198);
+  ASSERT_EQ(r.value->size(), 600u);
+  EXPECT_EQ((*r.value)[599].as_int(), 1198);
 }
 
 TEST(SandboxWorker, MapOfSameShapedArraysGivesTheSameResultsAsSingleCalls) {
@@ -100,12 +103,12 @@ TEST(SandboxWorker, MapOfSameShapedArraysGivesTheSameResultsAsSingleCalls) {
     calls.push_back({make_array<int16_t>({2, 3}, a), make_array<int16_t>({2, 3}, b)});
     const Reply r = worker.call("f", calls.back());
     ASSERT_TRUE(r.ok()) << r.describe();
-    single.push_back(r.value->as<int64_t>());
+    single.push_back(r.value->as_int());
   }
   const Reply batch = worker.map("f", calls);
   ASSERT_TRUE(batch.ok()) << batch.describe();
-  ASSERT_EQ(batch.value->as<List>().size(), 50u);
-  for (size_t k = 0; k < 50; ++k) EXPECT_EQ(batch.value->as<List>()[k].as<int64_t>(), single[k]) << k;
+  ASSERT_EQ(batch.value->size(), 50u);
+  for (size_t k = 0; k < 50; ++k) EXPECT_EQ((*batch.value)[k].as_int(), single[k]) << k;
 }
 
 TEST(SandboxWorker, CapturesOutputPerCall) {
@@ -180,8 +183,85 @@ TEST(SandboxWorker, ReplacesItselfAfterATimeoutAndLoadsTheModuleAgain) {
   EXPECT_THAT(slow.failure.message, HasSubstr("call timeout of 1 s"));
   const Reply next = worker.call("f", {Value(0.0)});
   ASSERT_TRUE(next.ok()) << next.describe();
-  EXPECT_EQ(next.value->as<int64_t>(), 1);  // a fresh module: its state started again
+  EXPECT_EQ(next.value->as_int(), 1);  // a fresh module: its state started again
   EXPECT_EQ(worker.starts(), 2);
+}
+
+// Issue 23: timed-out and crashed calls showed 0.0 s; the reply carries the time they took.
+TEST(SandboxWorker, FailedCallsReportTheTimeTheyTook) {
+  PCGLAB_REQUIRE_SANDBOX();
+  const std::string code =
+      "import os, time\ndef slow():\n    time.sleep(30)\ndef crash():\n    time.sleep(0.3)\n    "
+      "os._exit(3)\n";
+  WorkerConfig config = small_config();
+  config.limits.call_timeout_s = 0.5;
+  Worker timed(config);
+  ASSERT_TRUE(timed.load("t.py", code).ok());
+  const Reply slow = timed.call("slow");
+  ASSERT_EQ(slow.failure.kind, ErrorKind::kTimeout) << slow.describe();
+  EXPECT_GE(slow.seconds, 0.5);
+  config.limits.call_timeout_s = 60;  // the crash, not the timeout, ends this call
+  Worker crashing(config);
+  ASSERT_TRUE(crashing.load("t.py", code).ok());
+  const Reply crash = crashing.call("crash");
+  ASSERT_EQ(crash.failure.kind, ErrorKind::kCrash) << crash.describe();
+  EXPECT_GE(crash.seconds, 0.3);
+  EXPECT_EQ(crash.outcome("c").metadata["seconds"], crash.seconds);
+}
+
+// Issue 23: a reply is decoded into the compact form: its bytes plus 4 bytes per value.
+TEST(SandboxWorker, ALongListReplyStaysCompactOnTheHost) {
+  PCGLAB_REQUIRE_SANDBOX();
+  WorkerConfig config = small_config();
+  config.limits.call_timeout_s = 120;
+  Worker worker(config);
+  ASSERT_TRUE(worker.load("n.py", "def nones():\n    return [None] * 2**20\n").ok());
+  const Reply r = worker.call("nones");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  ASSERT_EQ(r.value->size(), size_t{1} << 20);
+  EXPECT_TRUE((*r.value)[12345].is_none());
+  const size_t reply_bytes = (size_t{1} << 20) + 64;  // [[None...], output]
+  EXPECT_LE(r.value->document_bytes(), 5 * reply_bytes);
+}
+
+// Issue 23: a 250 MB string under a 1024 MB limit ended as a crash: the worker joined the reply
+// into two more copies. It is written out in pieces now; and a MemoryError while the reply is
+// built is that item's memory error, naming the size.
+TEST(SandboxWorker, BigRepliesArriveOrFailAsMemoryNamingTheSize) {
+  PCGLAB_REQUIRE_SANDBOX();
+  WorkerConfig config = small_config();
+  config.limits.call_timeout_s = 120;
+  config.limits.memory_mb = 1024;
+  config.limits.reply_mb = 256;
+  Worker worker(config);
+  ASSERT_TRUE(
+      worker
+          .load("big.py",
+                "def vm():\n    for line in open('/proc/self/status'):\n"
+                "        if line.startswith('VmSize:'):\n            return int(line.split()[1]) * 1024\n"
+                "def text(n):\n    return 'x' * n\n")
+          .ok());
+  const Reply quarter = worker.call("text", {Value(250'000'000)});
+  if (quarter.ok()) {
+    EXPECT_EQ(quarter.value->as_str().size(), 250'000'000u);
+  } else {
+    EXPECT_EQ(quarter.failure.cause, "memory") << quarter.describe();
+    EXPECT_THAT(quarter.failure.message, HasSubstr("a str of 250000000 characters"));
+  }
+  // A string that fits in what is left, but not twice: its UTF-8 copy for the reply fails.
+  const Reply used = worker.call("vm");
+  ASSERT_TRUE(used.ok()) << used.describe();
+  const int64_t room = (int64_t{1024} << 20) - used.value->as_int();
+  ASSERT_GT(room, 64 << 20) << "the worker uses " << used.value->as_int() << " bytes of address space";
+  const int64_t n = room * 6 / 10;
+  const Reply big = worker.call("text", {Value(n)});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.failure.kind, ErrorKind::kLimit) << big.describe();
+  EXPECT_EQ(big.failure.cause, "memory");
+  EXPECT_THAT(big.failure.message, HasSubstr(fmt::format("a str of {} characters", n)));
+  const Reply next = worker.call("text", {Value(3)});  // a fresh worker
+  ASSERT_TRUE(next.ok()) << next.describe();
+  EXPECT_EQ(next.value->as_str(), "xxx");
 }
 
 TEST(SandboxWorker, OutcomeForTheItemKernel) {
@@ -236,7 +316,7 @@ TEST(SandboxPool, KeepStateReusesTheProcess) {
   ASSERT_TRUE(pool.run("a.py", source, "run").ok());
   const Reply second = pool.run("a.py", source, "run");
   ASSERT_TRUE(second.ok());
-  EXPECT_EQ(second.value->as<int64_t>(), 2);
+  EXPECT_EQ(second.value->as_int(), 2);
 }
 
 TEST(SandboxUnsafe, RunsWithoutNamespacesButWithTheFilterAndAnEmptyEnvironment) {
@@ -288,7 +368,7 @@ def count():
   EXPECT_THAT(r.describe(), HasSubstr("more processes and threads of this user"));
   const Reply n = worker.call("count");
   ASSERT_TRUE(n.ok()) << n.describe();
-  EXPECT_LT(n.value->as<int64_t>(), 100);
+  EXPECT_LT(n.value->as_int(), 100);
 }
 
 TEST(SandboxCli, RunAndCheck) {
@@ -314,6 +394,33 @@ TEST(SandboxCli, RunAndCheck) {
       pcglab::testing::run_pcglab({"sandbox", "check", "--format", "json"}, {{"PCGLAB_SANDBOX_ZYGOTE", "0"}});
   EXPECT_EQ(direct.exit_code, 0) << direct.err;
   EXPECT_THAT(direct.out, HasSubstr("the worker is pid 2 inside"));
+}
+
+// Issue 23, bad input of `sandbox run`: each a clear message and exit 2.
+TEST(SandboxCli, RefusesBadArgumentsAndClampsWorkers) {
+  PCGLAB_REQUIRE_SANDBOX();
+  pcglab::testing::TempDir dir;
+  std::ofstream(dir / "f.py") << "def f(x):\n    return x\n";
+  std::ofstream(dir / "g.py") << "def f(x):\n    return 2\n";
+  std::string deep(200, '[');
+  deep += std::string(200, ']');
+  const auto nested = pcglab::testing::run_pcglab(
+      {"sandbox", "run", (dir / "f.py").string(), "--call", "f", "--args", "[" + deep + "]"});
+  EXPECT_EQ(nested.exit_code, 2) << nested.err;
+  EXPECT_THAT(nested.err, HasSubstr("--args: a value nested more than 90 levels deep"));
+  const auto no_call =
+      pcglab::testing::run_pcglab({"sandbox", "run", (dir / "f.py").string(), "--args", "[1]"});
+  EXPECT_EQ(no_call.exit_code, 2) << no_call.err;
+  EXPECT_THAT(no_call.err, HasSubstr("--args: give --call FUNC too"));
+  if (ThreadPool::hardware_threads() < 256) {
+    const auto many =
+        pcglab::testing::run_pcglab({"sandbox", "run", (dir / "f.py").string(), (dir / "g.py").string(),
+                                     "--call", "f", "--args", "[1]", "--workers", "256"});
+    EXPECT_EQ(many.exit_code, 0) << many.err;
+    EXPECT_THAT(many.err, HasSubstr(fmt::format(
+                              "--workers 256 is more than the {} cores of this machine; using {} workers",
+                              ThreadPool::hardware_threads(), ThreadPool::hardware_threads())));
+  }
 }
 
 }  // namespace

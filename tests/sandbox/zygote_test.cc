@@ -50,17 +50,18 @@ TEST(SandboxZygote, WorkersCannotSeeOrSignalEachOther) {
   PCGLAB_REQUIRE_SANDBOX();
   Worker keeper(small_config());
   ASSERT_TRUE(keeper.load("counter.py", kCounter).ok());
-  ASSERT_EQ(keeper.call("step").value->as<int64_t>(), 1);
+  ASSERT_EQ(keeper.call("step").value->as_int(), 1);
   for (const char* mark : {"a", "b", "c"}) {
     Worker w(small_config());
     ASSERT_TRUE(w.load("look.py", kLook).ok());
     const Reply r = w.call("look", {Value(mark)});
     ASSERT_TRUE(r.ok()) << r.describe();
-    EXPECT_EQ(*r.value, expected_look()) << to_json(*r.value).dump();  // no file of an earlier worker
+    EXPECT_EQ(r.value->to_value(), expected_look())
+        << to_json(*r.value).dump();  // no file of an earlier worker
   }
   const Reply r = keeper.call("step");  // its state survived the others' kill(-1)
   ASSERT_TRUE(r.ok()) << r.describe();
-  EXPECT_EQ(r.value->as<int64_t>(), 2);
+  EXPECT_EQ(r.value->as_int(), 2);
   EXPECT_EQ(keeper.starts(), 1);
 }
 
@@ -88,10 +89,10 @@ def alive():
                   .ok());
   const Reply r = w.call("probe");
   ASSERT_TRUE(r.ok()) << r.describe();
-  EXPECT_EQ(*r.value, Value(List{Value("mem denied"), Value("0000000000000000"), Value("0")}));
+  EXPECT_EQ(r.value->to_value(), Value(List{Value("mem denied"), Value("0000000000000000"), Value("0")}));
   const Reply alive = w.call("alive");
   ASSERT_TRUE(alive.ok()) << alive.describe();
-  EXPECT_EQ(alive.value->as<int64_t>(), 1);
+  EXPECT_EQ(alive.value->as_int(), 1);
   EXPECT_EQ(w.starts(), 1);
 }
 
@@ -99,7 +100,7 @@ TEST(SandboxZygote, AKilledWorkerTakesOnlyItselfAlong) {
   PCGLAB_REQUIRE_SANDBOX();
   Worker keeper(small_config());
   ASSERT_TRUE(keeper.load("counter.py", kCounter).ok());
-  ASSERT_EQ(keeper.call("step").value->as<int64_t>(), 1);
+  ASSERT_EQ(keeper.call("step").value->as_int(), 1);
   WorkerConfig quick = small_config();
   quick.limits.call_timeout_s = 0.5;
   Worker looping(quick);
@@ -109,7 +110,7 @@ TEST(SandboxZygote, AKilledWorkerTakesOnlyItselfAlong) {
   EXPECT_EQ(timed_out.failure.cause, "timeout");
   const Reply crashed = looping.call("nothing");  // fresh worker, module loaded again
   EXPECT_THAT(crashed.describe(), HasSubstr("the code defines no 'nothing'"));
-  EXPECT_EQ(keeper.call("step").value->as<int64_t>(), 2);
+  EXPECT_EQ(keeper.call("step").value->as_int(), 2);
   Worker fresh(small_config());  // the zygote still forks
   ASSERT_TRUE(fresh.wait_ready().ok());
 }
@@ -142,7 +143,7 @@ TEST(SandboxZygote, TheProcessLimitCountsEachWorkerAlone) {
   t.join();
   ASSERT_TRUE(held.ok()) << held.describe();
   ASSERT_TRUE(r.ok()) << r.describe();
-  EXPECT_EQ(r.value->as<int64_t>(), 12);
+  EXPECT_EQ(r.value->as_int(), 12);
 }
 
 TEST(SandboxZygote, DirectStartGivesTheSameResults) {
@@ -155,7 +156,7 @@ TEST(SandboxZygote, DirectStartGivesTheSameResults) {
     ASSERT_TRUE(w.load("look.py", kLook).ok());
     const Reply r = w.call("look", {Value("x")});
     ASSERT_TRUE(r.ok()) << r.describe();
-    EXPECT_EQ(*r.value, expected_look()) << config.zygote;
+    EXPECT_EQ(r.value->to_value(), expected_look()) << config.zygote;
     EXPECT_EQ(w.pid() > 0, !config.zygote);
   }
 }
@@ -174,7 +175,7 @@ TEST(SandboxZygote, APreloadThatRaisesIsAStartFailure) {
   config.preload = {{"helpers", "x = 41\n"}};
   Worker w(config);
   ASSERT_TRUE(w.load("use.py", "import helpers\ndef f():\n    return helpers.x + 1\n").ok());
-  EXPECT_EQ(w.call("f").value->as<int64_t>(), 42);
+  EXPECT_EQ(w.call("f").value->as_int(), 42);
 }
 
 }  // namespace
