@@ -306,6 +306,10 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
       if (fs::remove(p, ec)) ++run.temporaries;
   }
 
+  // The stage logs (logs/<stage>.json) and a track's summaries there are written atomically too:
+  // the temporaries of their killed writers (a kill while a log was written) go as well.
+  if (shard.all() && !root_.empty()) run.temporaries += remove_dead_writers_temporaries(root_ / "logs");
+
   // Items that no longer exist: their files (unless a current item writes the same file) and rows.
   auto remove_gone = [&](store::RunStore& from, bool remove_rows) {
     for (const auto& row : from.outcomes(spec.name)) {

@@ -8,6 +8,7 @@
 #include "birds/similarity.h"
 #include "birds/team_batches.h"
 #include "core/check.h"
+#include "core/files.h"
 #include "core/json.h"
 
 namespace pcglab::birds {
@@ -105,6 +106,7 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   }
   report.scores = score_competition(selected, options.scoring);
   report.result_dir = dir / "result";
+  remove_dead_writers_temporaries(report.result_dir);  // a run killed while it wrote the scores
   write_scoring_outputs(report.scores, report.result_dir);
   return report;
 }

@@ -1,13 +1,16 @@
 #include "core/files.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -120,6 +123,22 @@ int remove_stale_temporaries(const fs::path& dir) {
       if (fs::remove(it->path(), ec)) ++removed;
     }
   }
+  return removed;
+}
+
+int remove_dead_writers_temporaries(const fs::path& dir) {
+  std::vector<fs::path> dead;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec) || !is_temporary_file(e.path())) continue;
+    const std::string name = e.path().filename().string();
+    const size_t at = name.find(kTempMarker) + kTempMarker.size();
+    const long pid = std::strtol(name.c_str() + at, nullptr, 10);
+    if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) dead.push_back(e.path());
+  }
+  int removed = 0;
+  for (const fs::path& p : dead)
+    if (fs::remove(p, ec)) ++removed;
   return removed;
 }
 

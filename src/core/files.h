@@ -28,5 +28,8 @@ std::filesystem::path temp_path_for(const std::filesystem::path& path);
 bool is_temporary_file(const std::filesystem::path& path);
 // Removes temporaries left in `dir` by writers that were killed (files named *.pcglab-tmp-*).
 int remove_stale_temporaries(const std::filesystem::path& dir);
+// Removes the temporaries directly in `dir` whose writer (the pid in their name) is no longer
+// running: safe while other processes write there. Returns how many it removed.
+int remove_dead_writers_temporaries(const std::filesystem::path& dir);
 
 }  // namespace pcglab

@@ -1,6 +1,8 @@
 #include "core/files.h"
 
 #include <gtest/gtest.h>
+
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +65,19 @@ TEST(AtomicWrite, SurvivesAKilledWriter) {
   // The killed writers' temporaries can be swept up.
   remove_stale_temporaries(dir.path());
   for (const auto& e : fs::directory_iterator(dir.path())) EXPECT_EQ(e.path().filename(), "result.json");
+}
+
+// Temporaries whose writer is gone are removed; a live writer's (this process's) is kept.
+TEST(AtomicWrite, DeadWritersTemporariesAreRemovedLiveOnesKept) {
+  testing::TempDir dir;
+  write_file_atomic(dir / ".a.json.pcglab-tmp-2147483000-1", "dead");
+  const std::string live = fmt::format(".b.json.pcglab-tmp-{}-1", ::getpid());
+  write_file_atomic(dir / live, "live");
+  write_file_atomic(dir / "c.json", "done");
+  EXPECT_EQ(remove_dead_writers_temporaries(dir.path()), 1);
+  EXPECT_FALSE(fs::exists(dir / ".a.json.pcglab-tmp-2147483000-1"));
+  EXPECT_TRUE(fs::exists(dir / live));
+  EXPECT_TRUE(fs::exists(dir / "c.json"));
 }
 
 TEST(AtomicWrite, FailureLeavesOldFileAndNamesThePath) {
