@@ -74,5 +74,27 @@ TEST(HostileLimits, CpuSecondsOverTheWorkersLife) {
   ASSERT_TRUE(again.ok()) << again.describe();
 }
 
+TEST(HostileLimits, APreloadThatHangsIsNamed) {
+  PCGLAB_REQUIRE_SANDBOX();
+  // The second preload never finishes: the start-up timeout names it and its file, with a zygote
+  // (its preload runs in the zygote) and without (in the worker).
+  WorkerConfig config = small_config();
+  config.limits.start_timeout_s = 6;
+  config.preload = {{"helpers", "x = 1\n", "helpers.py"},
+                    {"stuck", "import time\nwhile True:\n    time.sleep(1)\n", "stuck_helper.py"}};
+  WorkerConfig direct = config;
+  direct.zygote = false;
+  for (const WorkerConfig& c : {config, direct}) {
+    Worker worker(c);
+    const Reply r = worker.call("f");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.failure.kind, ErrorKind::kTimeout) << r.describe();
+    EXPECT_THAT(r.describe(),
+                ::testing::HasSubstr("the preload stuck (stuck_helper.py) did not finish within the "
+                                     "start-up timeout of 6 s"));
+    EXPECT_THAT(r.describe(), ::testing::Not(::testing::HasSubstr("pcglab-preload")));
+  }
+}
+
 }  // namespace
 }  // namespace pcglab::sandbox::testing
