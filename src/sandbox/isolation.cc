@@ -252,6 +252,20 @@ def probe():
         facts['root_writable'] = False
     st = os.statvfs('/tmp')
     facts['tmp_mb'] = st.f_blocks * st.f_frsize // (1 << 20)
+    facts['dev'] = sorted(os.listdir('/dev'))
+    try:
+        open('/dev/pcglab-probe', 'w')
+        facts['dev_writable'] = True
+    except OSError:
+        facts['dev_writable'] = False
+    st = os.statvfs('/dev/shm')
+    facts['shm_mb'] = st.f_blocks * st.f_frsize // (1 << 20)
+    facts['shm_files'] = len(os.listdir('/dev/shm'))
+    try:
+        os.close(os.memfd_create('probe'))
+        facts['memfd'] = 'allowed'
+    except OSError as e:
+        facts['memfd'] = 'denied: ' + e.strerror
     facts['nproc'] = resource.getrlimit(resource.RLIMIT_NPROC)[0]
     facts['as_mb'] = resource.getrlimit(resource.RLIMIT_AS)[0] // (1 << 20)
     facts['fds'] = sorted(int(f) for f in os.listdir('/proc/self/fd'))
@@ -358,6 +372,19 @@ IsolationReport check_isolation(const WorkerConfig& config_in) {
     checks.push_back({"read-only root", !fact<bool>(f, "root_writable", true), "/usr not writable"});
     checks.push_back({"private /tmp", fact<int64_t>(f, "tmp_mb", 0) == config.limits.tmp_mb,
                       fmt::format("tmpfs of {} MB", fact<int64_t>(f, "tmp_mb", 0))});
+    const List dev = fact<List>(f, "dev", {});
+    const List expected_dev{Value("full"), Value("null"),    Value("random"),
+                            Value("shm"),  Value("urandom"), Value("zero")};
+    const bool dev_writable = fact<bool>(f, "dev_writable", true);
+    checks.push_back(
+        {"minimal /dev", dev == expected_dev && !dev_writable,
+         fmt::format("/dev: {} ({})", join_strings(dev), dev_writable ? "writable" : "read-only")});
+    const int64_t shm_mb = fact<int64_t>(f, "shm_mb", 0);
+    const int64_t shm_files = fact<int64_t>(f, "shm_files", -1);
+    checks.push_back({"private /dev/shm", shm_mb == config.limits.shm_mb && shm_files == 0,
+                      fmt::format("tmpfs of {} MB, {} files", shm_mb, shm_files)});
+    const std::string memfd = fact<std::string>(f, "memfd", "?");
+    checks.push_back({"no memfd", memfd.starts_with("denied"), "memfd_create: " + memfd});
     checks.push_back({"process limit", fact<int64_t>(f, "nproc", -1) == config.limits.processes,
                       fmt::format("RLIMIT_NPROC {}", fact<int64_t>(f, "nproc", -1))});
     checks.push_back({"memory limit", fact<int64_t>(f, "as_mb", -1) == config.limits.memory_mb,
