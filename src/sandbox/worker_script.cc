@@ -412,7 +412,7 @@ def serve():
 # cannot see, signal or reach each other or the zygote, and a worker killed takes only its own
 # namespace along:
 #   zygote -> setup child: unshare, id maps, forks and exits
-#          -> init (pid 1 of the worker's PID namespace): fresh /proc and /tmp; waits for the worker,
+#          -> init (pid 1 of the worker's PID namespace): fresh /proc, /tmp and /dev/shm; waits for the worker,
 #             sends its wait status on the status socket and exits, or exits at once when pcglab
 #             closes the status socket (that kills every process of the namespace)
 #          -> worker (pid 2): new session, rlimits, no capabilities, no_new_privs, the seccomp filter,
