@@ -90,7 +90,8 @@ sandbox::WorkerConfig worker_config(const RunOptions& opt) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0)
       throw SetupError(fmt::format("--preload {}: expected NAME=FILE (e.g. jax.numpy=jnp_stub.py)", p));
-    config.preload.push_back({p.substr(0, eq), read_text(p.substr(eq + 1), "--preload file")});
+    config.preload.push_back(
+        {p.substr(0, eq), read_text(p.substr(eq + 1), "--preload file"), p.substr(eq + 1)});
   }
   config.isolation = sandbox::require_isolation(opt.unsafe, config);
   return config;

@@ -6,6 +6,13 @@ const char* isolation_name(Isolation isolation) {
   return isolation == Isolation::kSandbox ? "bubblewrap" : "unsafe-no-sandbox";
 }
 
+std::string preload_label(const std::vector<Preload>& preload, const std::string& name) {
+  if (name.empty()) return {};
+  for (const auto& p : preload)
+    if (p.name == name && !p.file.empty()) return "the preload " + name + " (" + p.file + ")";
+  return "the preload " + name;
+}
+
 std::string Reply::describe() const {
   if (ok()) return "ok";
   std::string text = failure.message;

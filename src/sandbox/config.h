@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/item_outcome.h"
@@ -28,6 +29,7 @@ struct Limits {
   int open_files = 64;          // RLIMIT_NOFILE
   int processes = 32;           // RLIMIT_NPROC, processes and threads of the sandbox
   int tmp_mb = 64;              // size of the private tmpfs /tmp
+  int shm_mb = 64;              // size of the private tmpfs /dev/shm
   int output_kb = 64;           // captured print/fd output kept per request
   int reply_mb = 256;           // largest reply accepted (below 2048: the decoder's limit)
 };
@@ -41,9 +43,18 @@ const char* isolation_name(Isolation isolation);  // "bubblewrap", "unsafe-no-sa
 // A helper module put in front of the generated code, by its import name ("jax", "jax.numpy",
 // "game_base"). Parents of a dotted name are created as empty packages when not preloaded.
 struct Preload {
+  Preload() = default;
+  Preload(std::string name_in, std::string source_in, std::string file_in = {})
+      : name(std::move(name_in)), source(std::move(source_in)), file(std::move(file_in)) {}
+
   std::string name;
   std::string source;
+  std::string file;  // where the source came from, for messages ("jnp_stub.py"); may be empty
 };
+
+// "the preload NAME" or "the preload NAME (FILE)" when `preload` names one with a file; "" when
+// `name` is empty.
+std::string preload_label(const std::vector<Preload>& preload, const std::string& name);
 
 struct WorkerConfig {
   Limits limits;

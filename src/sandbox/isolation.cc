@@ -1,5 +1,7 @@
 #include "sandbox/isolation.h"
 
+#include <fcntl.h>
+#include <linux/falloc.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/ioctl.h>
@@ -41,7 +43,12 @@ const char* const kDenied[] = {
     "kexec_load", "kexec_file_load", "reboot", "init_module", "finit_module", "delete_module", "swapon",
     "swapoff", "acct", "quotactl", "syslog", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "sethostname", "setdomainname", "iopl", "ioperm", "uselib", "vhangup", "lookup_dcookie", "personality",
-    "nfsservctl"};
+    "nfsservctl",
+    // Host memory outside RLIMIT_AS and the tmpfs sizes (see the fallocate rule below).
+    "memfd_create", "memfd_secret", "shmget", "msgget"};
+
+// The only devices in the sandbox's /dev.
+const char* const kDevices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"};
 
 // CLONE_NEW* flags: a new namespace inside the sandbox (bwrap --disable-userns also stops it).
 constexpr uint64_t kCloneNamespaces =
@@ -63,10 +70,18 @@ std::string build_seccomp_program() {
   add(SCMP_ACT_ERRNO(EAFNOSUPPORT), "socket", 1, &not_unix);
   add(SCMP_ACT_ERRNO(EAFNOSUPPORT), "socketpair", 1, &not_unix);
   // Typing into the terminal of the session that started pcglab.
-  const scmp_arg_cmp tiocsti = SCMP_A1(SCMP_CMP_EQ, TIOCSTI);
-  const scmp_arg_cmp tioclinux = SCMP_A1(SCMP_CMP_EQ, TIOCLINUX);
+  // The kernel reads ioctl's request as 32 bits: compare only those, or a request with any of the
+  // upper 32 bits set would pass the filter and still be TIOCSTI.
+  const scmp_arg_cmp tiocsti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCSTI);
+  const scmp_arg_cmp tioclinux = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffULL, TIOCLINUX);
   add(SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &tiocsti);
   add(SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &tioclinux);
+  // Memory no limit counts: pages of a memfd, a SysV segment or message queue are host memory that
+  // is not address space until mapped (RLIMIT_AS does not see them) and outlive any mapping. The
+  // worker's own output capture is a memfd made before the filter, bounded by RLIMIT_FSIZE, which
+  // fallocate(FALLOC_FL_KEEP_SIZE) would bypass (also denied: tmpfs files are bounded anyway).
+  const scmp_arg_cmp keep_size = SCMP_A1(SCMP_CMP_MASKED_EQ, FALLOC_FL_KEEP_SIZE, FALLOC_FL_KEEP_SIZE);
+  add(SCMP_ACT_ERRNO(EOPNOTSUPP), "fallocate", 1, &keep_size);
   // New namespaces through clone(); clone3's flags are in memory a filter cannot read, so it fails
   // with ENOSYS and glibc falls back to clone().
   const scmp_arg_cmp new_ns = SCMP_A0(SCMP_CMP_MASKED_EQ, kCloneNamespaces, 0);
@@ -109,7 +124,8 @@ std::vector<SeccompRule> seccomp_rules() {
   std::vector<SeccompRule> rules;
   for (const char* name : kDenied) rules.push_back({name, "EPERM"});
   rules.push_back({"socket, socketpair", "EAFNOSUPPORT unless the family is AF_UNIX"});
-  rules.push_back({"ioctl TIOCSTI, TIOCLINUX", "EPERM"});
+  rules.push_back({"ioctl TIOCSTI, TIOCLINUX (the low 32 bits of the request)", "EPERM"});
+  rules.push_back({"fallocate with FALLOC_FL_KEEP_SIZE", "EOPNOTSUPP"});
   rules.push_back({"clone with a CLONE_NEW* flag", "EPERM"});
   rules.push_back({"clone3", "ENOSYS (glibc falls back to clone)"});
   rules.push_back({"any call of another architecture (x32, i386)", "kills the process"});
@@ -169,14 +185,20 @@ std::vector<std::string> sandbox_command(const WorkerConfig& config, bool zygote
   if (fs::is_directory("/usr/lib64")) ro_bind("/usr/lib64");
   for (const char* etc : {"/etc/alternatives", "/etc/ld.so.cache"})
     if (fs::exists(etc)) ro_bind(etc);
+  const auto bytes = [](int mb) { return std::to_string(static_cast<uint64_t>(mb) << 20); };
   cmd.insert(cmd.end(),
-             {"--symlink", "usr/lib",   "/lib",
-              "--symlink", "usr/lib64", "/lib64",
-              "--symlink", "usr/bin",   "/bin",
-              "--dev",     "/dev",      "--proc",
-              "/proc",     "--size",    std::to_string(static_cast<uint64_t>(config.limits.tmp_mb) << 20),
-              "--tmpfs",   "/tmp",      "--remount-ro",
-              "/",         "--chdir",   "/tmp"});
+             {"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin",
+              "/bin", "--proc", "/proc", "--size", bytes(config.limits.tmp_mb), "--tmpfs", "/tmp"});
+  // A /dev of its own holding only the five harmless devices (no tty, pts or ptmx), read-only; its
+  // /dev/shm is a tmpfs of shm_mb per worker. A zygote's workers each mount their own /dev/shm on
+  // the zygote's empty folder (zygote.h).
+  cmd.insert(cmd.end(), {"--size", "65536", "--tmpfs", "/dev"});
+  for (const char* device : kDevices) cmd.insert(cmd.end(), {"--dev-bind", device, device});
+  if (zygote)
+    cmd.insert(cmd.end(), {"--dir", "/dev/shm"});
+  else
+    cmd.insert(cmd.end(), {"--size", bytes(config.limits.shm_mb), "--tmpfs", "/dev/shm"});
+  cmd.insert(cmd.end(), {"--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"});
   if (!zygote) cmd.insert(cmd.end(), {"--seccomp", "5"});
   cmd.insert(cmd.end(), python_args.begin(), python_args.end());
   return cmd;
@@ -230,6 +252,20 @@ def probe():
         facts['root_writable'] = False
     st = os.statvfs('/tmp')
     facts['tmp_mb'] = st.f_blocks * st.f_frsize // (1 << 20)
+    facts['dev'] = sorted(os.listdir('/dev'))
+    try:
+        open('/dev/pcglab-probe', 'w')
+        facts['dev_writable'] = True
+    except OSError:
+        facts['dev_writable'] = False
+    st = os.statvfs('/dev/shm')
+    facts['shm_mb'] = st.f_blocks * st.f_frsize // (1 << 20)
+    facts['shm_files'] = len(os.listdir('/dev/shm'))
+    try:
+        os.close(os.memfd_create('probe'))
+        facts['memfd'] = 'allowed'
+    except OSError as e:
+        facts['memfd'] = 'denied: ' + e.strerror
     facts['nproc'] = resource.getrlimit(resource.RLIMIT_NPROC)[0]
     facts['as_mb'] = resource.getrlimit(resource.RLIMIT_AS)[0] // (1 << 20)
     facts['fds'] = sorted(int(f) for f in os.listdir('/proc/self/fd'))
@@ -337,6 +373,19 @@ IsolationReport check_isolation(const WorkerConfig& config_in) {
     checks.push_back({"read-only root", !fact<bool>(f, "root_writable", true), "/usr not writable"});
     checks.push_back({"private /tmp", fact<int64_t>(f, "tmp_mb", 0) == config.limits.tmp_mb,
                       fmt::format("tmpfs of {} MB", fact<int64_t>(f, "tmp_mb", 0))});
+    const List dev = fact<List>(f, "dev", {});
+    const List expected_dev{Value("full"), Value("null"),    Value("random"),
+                            Value("shm"),  Value("urandom"), Value("zero")};
+    const bool dev_writable = fact<bool>(f, "dev_writable", true);
+    checks.push_back(
+        {"minimal /dev", dev == expected_dev && !dev_writable,
+         fmt::format("/dev: {} ({})", join_strings(dev), dev_writable ? "writable" : "read-only")});
+    const int64_t shm_mb = fact<int64_t>(f, "shm_mb", 0);
+    const int64_t shm_files = fact<int64_t>(f, "shm_files", -1);
+    checks.push_back({"private /dev/shm", shm_mb == config.limits.shm_mb && shm_files == 0,
+                      fmt::format("tmpfs of {} MB, {} files", shm_mb, shm_files)});
+    const std::string memfd = fact<std::string>(f, "memfd", "?");
+    checks.push_back({"no memfd", memfd.starts_with("denied"), "memfd_create: " + memfd});
     checks.push_back({"process limit", fact<int64_t>(f, "nproc", -1) == config.limits.processes,
                       fmt::format("RLIMIT_NPROC {}", fact<int64_t>(f, "nproc", -1))});
     checks.push_back({"memory limit", fact<int64_t>(f, "as_mb", -1) == config.limits.memory_mb,

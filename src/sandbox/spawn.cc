@@ -16,6 +16,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -31,9 +32,10 @@ constexpr uid_t kNobody = 65534;
   const int proto = fcntl(p.proto_fd, F_DUPFD, 100);
   const int err = fcntl(p.stderr_fd, F_DUPFD, 100);
   const int null = fcntl(p.null_fd, F_DUPFD, 100);
+  const int out = p.stdout_fd >= 0 ? fcntl(p.stdout_fd, F_DUPFD, 100) : null;
   const int seccomp = p.seccomp_fd >= 0 ? fcntl(p.seccomp_fd, F_DUPFD, 100) : -1;
-  if (proto < 0 || err < 0 || null < 0 || (p.seccomp_fd >= 0 && seccomp < 0)) _exit(125);
-  if (dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0 || dup2(proto, 3) < 0 || dup2(proto, 4) < 0)
+  if (proto < 0 || err < 0 || null < 0 || out < 0 || (p.seccomp_fd >= 0 && seccomp < 0)) _exit(125);
+  if (dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(proto, 3) < 0 || dup2(proto, 4) < 0)
     _exit(125);
   if (seccomp >= 0 && dup2(seccomp, 5) < 0) _exit(125);
   // No descriptor of pcglab (the run store, an HTTPS connection to the LLM) reaches the sandbox.
@@ -132,6 +134,31 @@ int seccomp_memfd() {
     fd = -1;
   }
   return fd;
+}
+
+int capture_memfd() {
+  return memfd_create("pcglab-output", MFD_CLOEXEC);
+}
+
+std::string without_preload_marks(const std::string& text, std::string* last_preload) {
+  static constexpr std::string_view kMark = "pcglab-preload: ";
+  std::string out;
+  last_preload->clear();
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + pos, end - pos);
+    if (line.starts_with(kMark)) {
+      *last_preload = std::string(line.substr(kMark.size()));
+    } else {
+      out.append(line);
+      if (end < text.size()) out += '\n';
+    }
+    pos = end + 1;
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
 }
 
 bool wait_fd(int fd, short events, Clock::time_point deadline) {

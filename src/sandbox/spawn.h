@@ -23,7 +23,8 @@ struct SpawnPlan {
   std::vector<char*> argv;
   int proto_fd = -1;                   // becomes fds 3 and 4 (the protocol or control socket)
   int stderr_fd = -1;                  // becomes fd 2
-  int null_fd = -1;                    // becomes fds 0 and 1
+  int null_fd = -1;                    // becomes fd 0, and fd 1 when stdout_fd is -1
+  int stdout_fd = -1;                  // becomes fd 1 (a worker's output capture), or -1
   int seccomp_fd = -1;                 // becomes fd 5 (bwrap --seccomp 5, or the zygote reads it), or -1
   const sock_fprog* filter = nullptr;  // applied before exec (no bwrap to apply it), or null
   bool drop_root = false;              // setuid(65534) first when pcglab runs as root
@@ -46,6 +47,13 @@ void open_socket_and_pipe(int sv[2], int err[2]);
 
 // A memfd holding the seccomp program (close-on-exec), or -1.
 int seccomp_memfd();
+// An empty memfd for a worker's output (fds 1 and 2 inside), made here because the seccomp filter
+// denies memfd_create to the worker (close-on-exec), or -1.
+int capture_memfd();
+
+// `text` (a process's early stderr) without the lines the worker writes before each preload
+// ("pcglab-preload: NAME"); *last_preload is the NAME of the last one ("" when none).
+std::string without_preload_marks(const std::string& text, std::string* last_preload);
 
 enum class IoStatus { kOk, kTimeout, kClosed };
 

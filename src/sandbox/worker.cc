@@ -22,6 +22,7 @@
 
 #include "core/check.h"
 #include "core/log.h"
+#include "core/unicode.h"
 #include "sandbox/isolation.h"
 #include "sandbox/protocol.h"
 #include "sandbox/spawn.h"
@@ -94,6 +95,7 @@ void Worker::spawn_direct() {
   const std::string& program = seccomp_program();
   const bool sandboxed = config_.isolation == Isolation::kSandbox;
   const int seccomp = sandboxed ? seccomp_memfd() : -1;
+  const int capture = capture_memfd();
   sock_fprog filter{static_cast<unsigned short>(program.size() / sizeof(sock_filter)),
                     reinterpret_cast<sock_filter*>(const_cast<char*>(program.data()))};
 
@@ -103,6 +105,7 @@ void Worker::spawn_direct() {
   plan.proto_fd = sv[1];
   plan.stderr_fd = err[1];
   plan.null_fd = null;
+  plan.stdout_fd = capture;
   plan.seccomp_fd = seccomp;
   plan.filter = sandboxed ? nullptr : &filter;
   plan.drop_root = geteuid() == 0;
@@ -123,11 +126,12 @@ void Worker::spawn_direct() {
     add(RLIMIT_NPROC, static_cast<rlim_t>(count_user_tasks(uid) + l.processes));
   }
 
-  const bool fds_ok = null >= 0 && (!sandboxed || seccomp >= 0);
+  const bool fds_ok = null >= 0 && capture >= 0 && (!sandboxed || seccomp >= 0);
   const pid_t pid = fds_ok ? spawn_process(plan) : -EBADF;
   close(sv[1]);
   close(err[1]);
   if (null >= 0) close(null);
+  if (capture >= 0) close(capture);
   if (seccomp >= 0) close(seccomp);
   if (pid < 0) {
     close(sv[0]);
@@ -173,7 +177,8 @@ void Worker::spawn() {
                 {"nproc_unsafe", sandboxed ? 0 : l.processes},
                 {"reap", sandboxed},
                 {"file_size_mb", l.file_size_mb},
-                {"tmp_mb", sandboxed ? l.tmp_mb : 0}};
+                {"tmp_mb", sandboxed ? l.tmp_mb : 0},
+                {"shm_mb", sandboxed ? l.shm_mb : 0}};
   init_frame_ = encode_frame(static_cast<uint8_t>(Op::kInit), List{std::move(preload), std::move(settings)});
   init_sent_ = 0;
   const ssize_t n = send(socket_, init_frame_.data(), init_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -228,7 +233,8 @@ Failure Worker::death_failure(const char* what) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (got == pid_) pid_ = -1;  // reaped: nothing left to kill
   }
-  std::string early = drain(stderr_);
+  std::string preload;
+  std::string early = without_preload_marks(drain(stderr_), &preload);
   kill_process();
   const Limits& l = config_.limits;
   int signal = 0;
@@ -352,7 +358,13 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
     io = recv_exact(socket_, payload.data(), payload.size(), deadline);
   }
   if (io == IoStatus::kTimeout) {
+    std::string preload;
+    if (std::strcmp(what, "start-up") == 0) without_preload_marks(drain(stderr_), &preload);
     kill_process();
+    if (!preload.empty())
+      return failed(ErrorKind::kTimeout, "timeout",
+                    fmt::format("{} did not finish within the start-up timeout of {}; the worker was killed",
+                                preload_label(config_.preload, preload), seconds_text(l.start_timeout_s)));
     const char* name = std::strcmp(what, "load") == 0       ? "load"
                        : std::strcmp(what, "start-up") == 0 ? "start-up"
                                                             : "call";
@@ -396,8 +408,12 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
   } else if (r.failure.cause == "memory") {
     // The interpreter survived a MemoryError, but its heap may not: start afresh.
     r.failure.kind = ErrorKind::kLimit;
-    r.failure.message = fmt::format("memory limit of {} MB (address space) reached during the {}: {}",
-                                    l.memory_mb, what, r.failure.message);
+    r.failure.message =
+        r.failure.message.starts_with("MemoryError")
+            ? fmt::format("memory limit of {} MB (address space) reached during the {}: {}", l.memory_mb,
+                          what, r.failure.message)
+            : fmt::format("memory limit reached during the {} (a tmpfs of the sandbox is full): {}", what,
+                          r.failure.message);
     kill_process();
   } else {
     r.failure.kind = ErrorKind::kBadInput;
@@ -470,8 +486,14 @@ Reply Worker::request_frame(const std::string& frame, double timeout_s, const ch
   return exchange_frame(frame, timeout_s, what);
 }
 
-Reply Worker::load(const std::string& filename, const std::string& source) {
+Reply Worker::load(const std::string& filename_in, const std::string& source) {
   loaded_.reset();
+  // A file name is any bytes, a Python string only UTF-8: invalid bytes become U+FFFD.
+  const std::string filename =
+      is_valid_utf8(filename_in) ? filename_in : utf16_to_utf8(utf8_to_utf16(filename_in));
+  if (!is_valid_utf8(source))
+    return failed(ErrorKind::kBadInput, "syntax",
+                  fmt::format("SyntaxError: {} is not valid UTF-8 (Python source is UTF-8)", filename));
   Reply r =
       request(static_cast<uint8_t>(Op::kLoad), List{filename, source}, config_.limits.load_timeout_s, "load");
   if (r.ok()) {

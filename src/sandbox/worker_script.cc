@@ -241,8 +241,9 @@ def become_worker():
     global diag_fd, text, MAIN_PID
     MAIN_PID = os.getpid()
     diag_fd = os.dup(2)  # the pipe to pcglab, for the worker's own fatal errors
-    capture_fd = os.memfd_create('pcglab-output')
-    os.dup2(capture_fd, 1); os.dup2(capture_fd, 2); os.close(capture_fd)
+    # fd 1 is the capture memfd, made before the seccomp filter (which denies memfd_create) by
+    # pcglab (a worker started directly) or by the zygote's setup child.
+    os.dup2(1, 2)
     text = BoundedText()
     sys.stdout = sys.stderr = text
     sys.stdin = None
@@ -306,7 +307,8 @@ def hint(e):
     if n == errno.EFBIG:
         return ' [file size limit of %d MB]' % settings.get('file_size_mb', 0)
     if n == errno.ENOSPC:
-        return ' [/tmp is a private tmpfs of %d MB]' % settings.get('tmp_mb', 0)
+        return (' [/tmp and /dev/shm are private tmpfs of %d MB and %d MB, counted as the worker\'s memory]' %
+                (settings.get('tmp_mb', 0), settings.get('shm_mb', 0)))
     if n == errno.EROFS:
         return ' [the sandbox file system is read-only except /tmp]'
     if n == errno.EAFNOSUPPORT:
@@ -320,6 +322,7 @@ def hint(e):
 def error_reply(e):
     cause = 'exception'
     if isinstance(e, MemoryError): cause = 'memory'
+    elif isinstance(e, OSError) and e.errno == errno.ENOSPC and settings.get('tmp_mb'): cause = 'memory'
     elif isinstance(e, SyntaxError): cause = 'syntax'
     elif isinstance(e, RecursionError): cause = 'recursion'
     elif isinstance(e, ReplyTooLarge): cause = 'reply-size'
@@ -343,11 +346,21 @@ def add_module(name, source, filename):
     exec(compile(source, filename, 'exec'), m.__dict__)
     return m
 
+def run_preload(preload, diag):
+    # Each preload's name goes to pcglab's error pipe first: a start-up timeout names the one that hung.
+    for name, source in list(preload) + [('', None)]:
+        if preload:
+            try:
+                os.write(diag, ('pcglab-preload: %s\n' % name).encode('utf-8', 'replace'))
+            except OSError:
+                pass
+        if source is not None:
+            add_module(name, source, '<preload %s>' % name)
+
 def handle_init(v):
     preload, opts = v
     settings.update(opts)
-    for name, source in preload:
-        add_module(name, source, '<preload %s>' % name)
+    run_preload(preload, diag_fd)
     if settings['nproc'] > 0:
         resource.setrlimit(resource.RLIMIT_NPROC, (settings['nproc'], settings['nproc']))
     if not FORKED:
@@ -444,7 +457,7 @@ def serve():
 # cannot see, signal or reach each other or the zygote, and a worker killed takes only its own
 # namespace along:
 #   zygote -> setup child: unshare, id maps, forks and exits
-#          -> init (pid 1 of the worker's PID namespace): fresh /proc and /tmp; waits for the worker,
+#          -> init (pid 1 of the worker's PID namespace): fresh /proc, /tmp and /dev/shm; waits for the worker,
 #             sends its wait status on the status socket and exits, or exits at once when pcglab
 #             closes the status socket (that kills every process of the namespace)
 #          -> worker (pid 2): new session, rlimits, no capabilities, no_new_privs, the seccomp filter,
@@ -475,7 +488,7 @@ def enter_namespaces(libc):
     with open('/proc/self/uid_map', 'w') as f: f.write('65534 %d 1' % uid)
     with open('/proc/self/gid_map', 'w') as f: f.write('65534 %d 1' % gid)
 
-def mount_private(libc, tmp_mb):
+def mount_private(libc, tmp_mb, shm_mb):
     libc_call(libc, 'mount /proc', libc.mount, b'proc', b'/proc', b'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
     try:
         with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
@@ -486,8 +499,11 @@ def mount_private(libc, tmp_mb):
             libc_call(libc, 'bind ' + p.decode(), libc.mount, p, p, None, MS_BIND | MS_REC, None)
             libc_call(libc, 'remount ' + p.decode(), libc.mount, p, p, None,
                       MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
-    libc_call(libc, 'mount /tmp', libc.mount, b'tmpfs', b'/tmp', b'tmpfs', MS_NOSUID | MS_NODEV,
-              ('size=%d,mode=1777' % (tmp_mb << 20)).encode())
+    # /tmp and /dev/shm: empty, private to this worker, sized, gone with its mount namespace. The
+    # zygote's /dev (bwrap's, read-only) holds only null, zero, full, random and urandom.
+    for path, mb in ((b'/tmp', tmp_mb), (b'/dev/shm', shm_mb)):
+        libc_call(libc, 'mount ' + path.decode(), libc.mount, b'tmpfs', path, b'tmpfs', MS_NOSUID | MS_NODEV,
+                  ('size=%d,mode=1777' % (mb << 20)).encode())
     os.chdir('/tmp')
 
 def drop_capabilities(libc):
@@ -569,7 +585,7 @@ def worker_child(opts, fds, seccomp_program):
     enter_namespaces(libc)
     if os.fork() != 0:
         os._exit(0)
-    mount_private(libc, opts['tmp_mb'])
+    mount_private(libc, opts['tmp_mb'], opts['shm_mb'])
     # The init is not dumpable (the worker cannot open its /proc/1/mem, whatever the uid) and keeps
     # no capability; the worker makes itself dumpable again (its own /proc/self stays readable).
     libc_call(libc, 'dumpable', libc.prctl, PR_SET_DUMPABLE, ctypes.c_ulong(0), ctypes.c_ulong(0),
@@ -583,7 +599,8 @@ def worker_child(opts, fds, seccomp_program):
     os.setsid()
     libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
     null = os.open('/dev/null', os.O_RDWR)
-    os.dup2(null, 0); os.dup2(null, 1); os.dup2(proto, 3); os.dup2(proto, 4)
+    capture = os.memfd_create('pcglab-output')  # fd 1 and 2 of the worker (become_worker)
+    os.dup2(null, 0); os.dup2(capture, 1); os.dup2(proto, 3); os.dup2(proto, 4)
     os.closerange(5, 1 << 20)
     confine(libc, opts, seccomp_program)
 
@@ -623,8 +640,7 @@ def zygote():
     if op != OP_ZYGOTE_INIT:
         os._exit(1)
     try:
-        for name, source in value[0]:
-            add_module(name, source, '<preload %s>' % name)
+        run_preload(value[0], 2)
         reply = [None, '']
         status = ST_OK
     except BaseException as e:

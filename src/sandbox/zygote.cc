@@ -159,7 +159,13 @@ std::optional<Failure> Zygote::start(double timeout_s) {
     failure = start_failure(fmt::format("bad reply: {}", e.what()));
   }
   if (failure) {
-    const std::string early = drain(err[0]);
+    // The zygote names each preload on its stderr before running it: a timeout names the one that hung.
+    std::string hung;
+    const std::string early = without_preload_marks(drain(err[0]), &hung);
+    if (failure->cause == "timeout" && !hung.empty())
+      failure->message = start_failure(fmt::format("{} did not finish within the start-up timeout of {:g} s",
+                                                   preload_label(config_.preload, hung), timeout_s))
+                             .message;
     if (!early.empty()) failure->message += ": " + early;
     close(err[0]);
     stop();
@@ -170,11 +176,9 @@ std::optional<Failure> Zygote::start(double timeout_s) {
 }
 
 bool Zygote::send_fork(const Limits& l, int protocol, int status, int error) {
-  const Dict opts{{"memory_mb", l.memory_mb},
-                  {"cpu_seconds", l.cpu_seconds},
-                  {"file_size_mb", l.file_size_mb},
-                  {"open_files", l.open_files},
-                  {"tmp_mb", l.tmp_mb}};
+  const Dict opts{
+      {"memory_mb", l.memory_mb},   {"cpu_seconds", l.cpu_seconds}, {"file_size_mb", l.file_size_mb},
+      {"open_files", l.open_files}, {"tmp_mb", l.tmp_mb},           {"shm_mb", l.shm_mb}};
   const std::string frame = encode_frame(static_cast<uint8_t>(ZygoteOp::kFork), opts);
   const int fds[3] = {protocol, status, error};
   return send_with_fds(control_, frame, fds, 3, deadline_after(config_.limits.start_timeout_s));

@@ -6,7 +6,9 @@
 //   - its own user, PID, mount, network, IPC and UTS namespaces, created by the fork's setup child
 //     (the zygote runs with capabilities inside its bwrap user namespace to do this; no generated
 //     code ever runs in the zygote), so workers cannot see, signal or connect to each other or the
-//     zygote, RLIMIT_NPROC counts each worker's own processes, and /proc and /tmp are fresh;
+//     zygote, RLIMIT_NPROC counts each worker's own processes, and /proc, /tmp and /dev/shm are
+//     fresh (the tmpfs sized by tmp_mb and shm_mb; /dev, the zygote's, is read-only and holds only
+//     null, zero, full, random and urandom);
 //   - pid 1 of its namespace is a small init (a fork of the zygote) that reports the worker's wait
 //     status on a status socket and exits when the worker ends or pcglab closes that socket;
 //     its exit kills every process of the namespace, so closing the socket kills the worker and

@@ -1,6 +1,8 @@
 // The hostile suite, the programs that run into a time or resource limit (a second or two each).
 // Same assertions as hostile_test.cc: the host survives, the error names the limit, nothing outside
 // changed, the next item on the pool succeeds.
+#include <thread>
+
 #include "hostile_testing.h"
 
 namespace pcglab::sandbox::testing {
@@ -72,6 +74,31 @@ TEST(HostileLimits, CpuSecondsOverTheWorkersLife) {
   EXPECT_THAT(r.describe(), ::testing::HasSubstr("CPU time limit of 1 s"));
   const Reply again = worker.call("ok");
   ASSERT_TRUE(again.ok()) << again.describe();
+}
+
+TEST(HostileLimits, APreloadThatHangsIsNamed) {
+  PCGLAB_REQUIRE_SANDBOX();
+  // The second preload never finishes: the start-up timeout names it and its file, with a zygote
+  // (its preload runs in the zygote) and without (in the worker). The timeout leaves python and
+  // numpy ample time to start on a loaded machine; both run at once.
+  WorkerConfig config = small_config();
+  config.limits.start_timeout_s = 20;
+  config.preload = {{"helpers", "x = 1\n", "helpers.py"},
+                    {"stuck", "import time\nwhile True:\n    time.sleep(1)\n", "stuck_helper.py"}};
+  WorkerConfig direct = config;
+  direct.zygote = false;
+  Reply replies[2];
+  std::thread other([&] { replies[1] = Worker(direct).call("f"); });
+  replies[0] = Worker(config).call("f");
+  other.join();
+  for (const Reply& r : replies) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.failure.kind, ErrorKind::kTimeout) << r.describe();
+    EXPECT_THAT(r.describe(),
+                ::testing::HasSubstr("the preload stuck (stuck_helper.py) did not finish within the "
+                                     "start-up timeout of 20 s"));
+    EXPECT_THAT(r.describe(), ::testing::Not(::testing::HasSubstr("pcglab-preload")));
+  }
 }
 
 }  // namespace

@@ -268,12 +268,20 @@ TEST_F(HostileTest, ReadsTheHostProc) {
 }
 
 TEST_F(HostileTest, Ptraces) {
+  // Its own child, which the kernel lets the same user attach to (the namespace's init is not
+  // dumpable, so attaching to pid 1 fails with or without the filter): only the filter stops it.
   expect_contained(R"PY(
-import ctypes, os
+import ctypes, os, time
 def main():
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.ptrace(16, 1, 0, 0) != 0:  # PTRACE_ATTACH to bwrap's init
+    child = os.fork()
+    if child == 0:
+        time.sleep(30)
+        os._exit(0)
+    if libc.ptrace(16, child, 0, 0) != 0:  # PTRACE_ATTACH
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()) + ' (ptrace)')
+    tracer = [l.split()[1] for l in open('/proc/%d/status' % child) if l.startswith('TracerPid')]
+    return 'attached, TracerPid ' + tracer[0]
 )PY",
                    ErrorKind::kBadInput, "Operation not permitted (ptrace)");
 }
@@ -287,14 +295,24 @@ def main():
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()) + ' (unshare)')
 )PY",
                    ErrorKind::kBadInput, "Operation not permitted (unshare)");
-  expect_contained(R"PY(
+  // The effect, not only the errno (a worker without capabilities gets EPERM from the kernel
+  // too): /tmp is the same file system after the attempt, and the worker holds no capability.
+  const Reply r = run(R"PY(
 import ctypes, os
 def main():
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.mount(b'none', b'/tmp', b'tmpfs', 0, None) != 0:
-        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()) + ' (mount)')
-)PY",
-                   ErrorKind::kBadInput, "Operation not permitted (mount)");
+    open('/tmp/mark', 'w').write('here')
+    rc = libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)
+    err = ctypes.get_errno()
+    caps = [l.split()[1] for l in open('/proc/self/status') if l.startswith(('CapEff', 'CapPrm', 'CapBnd'))]
+    return [rc, os.strerror(err) if rc else '', os.path.exists('/tmp/mark')] + caps
+)PY");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(
+      to_json(*r.value).dump(),
+      R"([-1,"Operation not permitted",true,"0000000000000000","0000000000000000","0000000000000000"])");
+  expect_host_unchanged();
+  expect_next_item_works();
 }
 
 TEST_F(HostileTest, UsesKernelKeyringsAndBpf) {
@@ -311,17 +329,190 @@ def main():
 }
 
 TEST_F(HostileTest, BecomesRoot) {
-  expect_contained("import os\ndef main():\n    os.setuid(0)\n", ErrorKind::kBadInput, "os.setuid(0)");
+  // The effect: after every attempt the worker is still nobody, with no capability (the words
+  // "os.setuid(0)" are in the traceback whatever happened).
+  const Reply r = run(R"PY(
+import os
+def main():
+    out = []
+    for attempt in (lambda: os.setuid(0), lambda: os.setresuid(0, 0, 0), lambda: os.setgid(0)):
+        try:
+            attempt()
+            out.append('allowed')
+        except OSError as e:
+            out.append(e.__class__.__name__)
+    caps = [l.split()[1] for l in open('/proc/self/status') if l.startswith(('CapEff', 'CapPrm'))]
+    return out + list(os.getresuid()) + list(os.getresgid()) + caps
+)PY");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const std::string seen = to_json(*r.value).dump();
+  EXPECT_THAT(seen, Not(HasSubstr("allowed")));
+  EXPECT_THAT(seen,
+              HasSubstr("65534,65534,65534,65534,65534,65534,\"0000000000000000\",\"0000000000000000\"]"));
+  expect_host_unchanged();
+  expect_next_item_works();
 }
 
 TEST_F(HostileTest, FillsTmp) {
-  expect_contained(R"PY(
+  expect_tmpfs_capped("/tmp");
+  expect_host_unchanged();
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, FillsDevShm) {
+  expect_tmpfs_capped("/dev/shm");
+  expect_host_unchanged();
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, ExhaustsMemfds) {
+  // A memfd's pages are host memory outside RLIMIT_AS: memfd_create is denied, and the worker's
+  // own capture memfd (fd 1) holds at most the file size limit (8 MB): no ftruncate, write or
+  // fallocate (FALLOC_FL_KEEP_SIZE skips the size check) gets more.
+  const Reply r = run(R"PY(
+import ctypes, os
 def main():
-    for k in range(100):
-        with open('/tmp/fill%d' % k, 'wb') as f:
-            f.write(b'x' * (4 << 20))
-)PY",
-                   ErrorKind::kBadInput, "tmpfs of 16 MB");
+    out = {}
+    try:
+        held = [os.memfd_create('hoard%d' % k) for k in range(8)]
+        for fd in held:
+            os.ftruncate(fd, 32 << 20)
+            os.write(fd, b'x' * (1 << 20))
+        out['memfd_create'] = 'allowed'
+    except OSError as e:
+        out['memfd_create'] = e.strerror
+    libc = ctypes.CDLL(None, use_errno=True)
+    rc = libc.fallocate(1, 1, ctypes.c_long(0), ctypes.c_long(64 << 20))  # FALLOC_FL_KEEP_SIZE
+    out['fallocate'] = os.strerror(ctypes.get_errno()) if rc else 'allowed'
+    try:
+        os.ftruncate(1, 64 << 20)
+        out['ftruncate'] = 'allowed'
+    except OSError as e:
+        out['ftruncate'] = e.strerror
+    try:
+        while True:
+            os.write(1, b'y' * (1 << 20))
+    except OSError as e:
+        out['write'] = e.strerror
+    out['held_mb'] = os.fstat(1).st_blocks * 512 // (1 << 20)
+    os.ftruncate(1, 0)
+    return out
+)PY");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  const Dict& out = r.value->as<Dict>();
+  const auto get = [&](const char* key) {
+    for (const auto& [k, v] : out)
+      if (k == key) return v;
+    return Value();
+  };
+  EXPECT_EQ(get("memfd_create"), Value("Operation not permitted")) << to_json(*r.value).dump();
+  EXPECT_EQ(get("fallocate"), Value("Operation not supported")) << to_json(*r.value).dump();
+  EXPECT_EQ(get("ftruncate"), Value("File too large"));
+  EXPECT_EQ(get("write"), Value("File too large"));
+  ASSERT_TRUE(get("held_mb").is<int64_t>());
+  EXPECT_LE(get("held_mb").as<int64_t>(), 8);
+  expect_host_unchanged();
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, ReadsWhatAnEarlierItemLeft) {
+  // Item A leaves a secret in /tmp, /dev/shm, a SysV segment and a memfd (each may be denied);
+  // item B looks for it everywhere it can: nothing crosses, with a zygote or without.
+  constexpr const char* kLeave = R"PY(
+import ctypes, os
+SECRET = b'pcglab-cross-item-secret'
+def main():
+    done = []
+    for path in ('/tmp/left', '/dev/shm/left', '/dev/shm/sem.pcglab-hostile-left'):
+        open(path, 'wb').write(SECRET)
+        done.append(path)
+    try:
+        fd = os.memfd_create('left')
+        os.write(fd, SECRET)
+        done.append('memfd')
+    except OSError:
+        pass
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.shmget(0x5eed, 4096, 0o1666) >= 0:
+        done.append('shm')
+    return done
+)PY";
+  constexpr const char* kLook = R"PY(
+import ctypes, os
+def main():
+    found = []
+    for folder in ('/tmp', '/dev/shm'):
+        found += [folder + '/' + n for n in os.listdir(folder)]
+    for pid in (p for p in os.listdir('/proc') if p.isdigit()):
+        try:
+            fds = os.listdir('/proc/%s/fd' % pid)
+        except OSError:
+            continue
+        for fd in fds:
+            path = '/proc/%s/fd/%s' % (pid, fd)
+            try:
+                if not os.readlink(path).startswith(('/memfd:', '/tmp', '/dev/shm')):
+                    continue
+                f = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+                data = os.pread(f, 1 << 16, 0)
+                os.close(f)
+            except OSError:
+                continue
+            if b'pcglab-cross-item-secret' in data:
+                found.append('fd %s/%s' % (pid, fd))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.shmget(0x5eed, 0, 0) >= 0:
+        found.append('shm')
+    return found
+)PY";
+  WorkerConfig direct = small_config();
+  direct.zygote = false;
+  for (const WorkerConfig& config : {small_config(), direct}) {
+    WorkerPool pool(PoolConfig{config, 1, false});
+    const Reply left = pool.run("leave.py", kLeave, "main");
+    ASSERT_TRUE(left.ok()) << left.describe();
+    EXPECT_EQ(to_json(*left.value).dump(),
+              R"(["/tmp/left","/dev/shm/left","/dev/shm/sem.pcglab-hostile-left"])");
+    const Reply look = pool.run("look.py", kLook, "main");
+    ASSERT_TRUE(look.ok()) << look.describe();
+    EXPECT_EQ(to_json(*look.value).dump(), "[]") << "zygote " << config.zygote;
+  }
+  expect_host_unchanged();
+}
+
+TEST_F(HostileTest, InjectsTerminalInputWithTheHighBitsSet) {
+  // The kernel reads ioctl's request as 32 bits, so 0xffffffff00005412 is TIOCSTI: the filter must
+  // deny it as it denies 0x5412 (on /dev/null the kernel itself would say ENOTTY).
+  const Reply r = run(R"PY(
+import ctypes
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    out = []
+    for request in (0x5412, 0xffffffff00005412, 0x8000000000005412, 0x541c, 0xffffffff0000541c):
+        c = ctypes.c_char(b'x')
+        rc = libc.syscall(16, 0, ctypes.c_ulong(request), ctypes.byref(c))  # SYS_ioctl on fd 0
+        out.append(ctypes.get_errno() if rc != 0 else 0)
+    return out
+)PY");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(to_json(*r.value).dump(), "[1,1,1,1,1]");  // EPERM from the filter, each time
+  expect_host_unchanged();
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, HasANonUtf8FileName) {
+  const Reply ok = pool_->run(std::string("caf\xe9.py"), "def main():\n    return 1 / 0\n", "main");
+  ASSERT_FALSE(ok.ok());
+  EXPECT_EQ(ok.failure.kind, ErrorKind::kBadInput) << ok.describe();
+  EXPECT_THAT(ok.describe(), HasSubstr("ZeroDivisionError"));
+  EXPECT_THAT(ok.describe(), HasSubstr("caf\xef\xbf\xbd.py\", line 2"));  // U+FFFD
+  const Reply bad_source = pool_->run("latin1.py", "s = 'caf\xe9'\ndef main():\n    return s\n", "main");
+  ASSERT_FALSE(bad_source.ok());
+  EXPECT_EQ(bad_source.failure.kind, ErrorKind::kBadInput) << bad_source.describe();
+  EXPECT_EQ(bad_source.failure.cause, "syntax");
+  EXPECT_THAT(bad_source.describe(), HasSubstr("not valid UTF-8"));
+  expect_host_unchanged();
+  expect_next_item_works();
 }
 
 TEST_F(HostileTest, HasASyntaxError) {

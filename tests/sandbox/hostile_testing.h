@@ -10,11 +10,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -74,6 +77,13 @@ class HostileTest : public ::testing::Test {
     return source;
   }
 
+  // Runs `main()` of the program, with @DIR@ replaced by `dir`, as one item of the pool.
+  static Reply run_program(std::string source, const std::string& dir) {
+    for (size_t p = source.find("@DIR@"); p != std::string::npos; p = source.find("@DIR@", p + dir.size()))
+      source.replace(p, 5, dir);
+    return run(source);
+  }
+
   // Runs `main()` of the program as one item of the pool.
   static Reply run(const std::string& source, const std::string& function = "main") {
     return pool_->run("hostile.py", fill(source), function);
@@ -88,6 +98,38 @@ class HostileTest : public ::testing::Test {
     expect_no_secret(r.describe() + r.output);
     expect_host_unchanged();
     expect_next_item_works();
+  }
+
+  // Fills `folder` (a tmpfs of 16 MB in small_config) with 400 MB: the item's memory error after
+  // at most the tmpfs's size was written; the next item finds the folder empty, and the host's
+  // /dev/shm has no such file.
+  static void expect_tmpfs_capped(const std::string& folder) {
+    const Reply r = run_program(R"PY(
+import os
+def main():
+    written = 0
+    try:
+        for k in range(100):
+            with open('@DIR@/pcglab-hostile-fill%d' % k, 'wb') as f:
+                for _ in range(4):
+                    f.write(b'x' * (1 << 20))
+                    f.flush()
+                    written += 1 << 20
+    finally:
+        print('written', written)
+)PY",
+                                folder);
+    ASSERT_FALSE(r.ok()) << "wrote 400 MB into " << folder;
+    EXPECT_EQ(r.failure.kind, ErrorKind::kLimit) << r.describe();
+    EXPECT_EQ(r.failure.cause, "memory") << r.describe();
+    EXPECT_THAT(r.describe(), ::testing::HasSubstr("tmpfs of 16 MB and 16 MB"));
+    const size_t at = r.output.find("written ");
+    ASSERT_NE(at, std::string::npos) << r.output;
+    EXPECT_LE(std::stoll(r.output.substr(at + 8)), 16ll << 20) << r.output;
+    const Reply next = run_program("import os\ndef main():\n    return os.listdir('@DIR@')\n", folder);
+    ASSERT_TRUE(next.ok()) << next.describe();
+    EXPECT_EQ(to_json(*next.value).dump(), "[]");
+    EXPECT_FALSE(std::filesystem::exists("/dev/shm/pcglab-hostile-fill0"));
   }
 
   static void expect_no_secret(const std::string& text) {
@@ -109,7 +151,7 @@ class HostileTest : public ::testing::Test {
     EXPECT_EQ(content, "untouched");
     for (const fs::path& folder :
          {dir_->path() / "home", fs::path(std::getenv("HOME") ? std::getenv("HOME") : "/root"),
-          pcglab::testing::source_dir(), fs::path("/tmp")})
+          pcglab::testing::source_dir(), fs::path("/tmp"), fs::path("/dev/shm")})
       EXPECT_FALSE(fs::exists(folder / "pcglab-hostile-was-here")) << folder;
     const int accepted = accept(listener_, nullptr, nullptr);
     EXPECT_LT(accepted, 0) << "a sandboxed program connected to the host's listener";

@@ -17,6 +17,7 @@ inline WorkerConfig small_config() {
   config.limits.cpu_seconds = 30;
   config.limits.file_size_mb = 8;
   config.limits.tmp_mb = 16;
+  config.limits.shm_mb = 16;
   config.limits.processes = 16;
   config.limits.output_kb = 16;
   config.limits.reply_mb = 16;

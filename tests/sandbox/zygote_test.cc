@@ -26,8 +26,17 @@ constexpr const char* kLook = R"PY(
 import os, signal
 def look(mark):
     seen = {'tmp': sorted(os.listdir('/tmp')), 'pids': sorted(p for p in os.listdir('/proc') if p.isdigit()),
-            'uid': os.getuid(), 'pid': os.getpid()}
+            'uid': os.getuid(), 'pid': os.getpid(), 'dev': sorted(os.listdir('/dev')),
+            'shm': sorted(os.listdir('/dev/shm'))}
+    st = os.statvfs('/dev/shm')
+    seen['shm_mb'] = st.f_blocks * st.f_frsize >> 20
+    try:
+        open('/dev/' + mark, 'w')
+        seen['dev_writable'] = True
+    except OSError:
+        pass
     open('/tmp/' + mark, 'w').write(mark)
+    open('/dev/shm/' + mark, 'w').write(mark)
     try:
         os.kill(-1, signal.SIGKILL)  # everything it may signal: only its own namespace (no one)
     except ProcessLookupError:
@@ -43,7 +52,16 @@ def look(mark):
   } while (0)
 
 Value expected_look() {
-  return Value(Dict{{"tmp", List{}}, {"pids", List{Value("1"), Value("2")}}, {"uid", 65534}, {"pid", 2}});
+  // /dev: the five devices and an empty /dev/shm of its own (shm_mb 16), not writable itself.
+  const List devices{Value("full"), Value("null"),    Value("random"),
+                     Value("shm"),  Value("urandom"), Value("zero")};
+  return Value(Dict{{"tmp", List{}},
+                    {"pids", List{Value("1"), Value("2")}},
+                    {"uid", 65534},
+                    {"pid", 2},
+                    {"dev", devices},
+                    {"shm", List{}},
+                    {"shm_mb", 16}});
 }
 
 TEST(SandboxZygote, WorkersCannotSeeOrSignalEachOther) {
