@@ -71,6 +71,9 @@ struct RunTrial {
   // reached the server (what may be billed; also the outcome's ItemOutcome::requests), `attempts`
   // all (with those that never connected); `cached`: replies that needed no request.
   int requests = 0, attempts = 0, cached = 0;
+  // Requests earlier runs of the trial sent (a rerun of a failed trial): the stored outcome's
+  // `requests` is earlier_requests + requests, the trial's total over all runs.
+  int earlier_requests = 0;
   llm::Usage usage;
   double latency_s = 0;
 
