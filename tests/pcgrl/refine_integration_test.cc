@@ -343,7 +343,8 @@ TEST(RefineResume, KillNineDuringTrainingThenTheSameCommandFinishesWithoutRepeat
   EXPECT_EQ(server.request_count(), 2u + 1u + 3u);
   const auto requests = server.requests();
   EXPECT_EQ(std::set<std::string>(requests.begin(), requests.end()).size(), requests.size());
-  EXPECT_NE(r.err.find("node 1: generate done earlier (resumed; 1 requests sent)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("node 1: generate done earlier (resumed; 1 requests sent)"), std::string::npos)
+      << r.err;
   const Json graph = read_json_file(dir / "out/graph.json");
   ASSERT_EQ(graph["nodes"].size(), 2u);
   expect_node_files(dir / "out", 1, 1, true, 4);
