@@ -115,9 +115,10 @@ std::string run_trial_key(const std::string& team, char letter, int trial);
 inline constexpr const char* kRunName = "birds run";
 // Everything `pcglab merge` needs to finish a sharded run (the key excepted: read from the
 // environment): {"run": what identifies the run (prompt, model, sampling, letters, trials),
-// "client": base URL, limits, cache, timeouts}.
+// "client": base URL (without userinfo: llm::redact_url), limits, cache, timeouts}.
 OrderedJson run_settings(const RunOptions& options, const llm::PromptProgram& program);
-// The options a merge runs with: the recorded settings, for the team folder `team_dir`.
+// The options a merge runs with: the recorded settings, for the team folder `team_dir`; the base
+// URL is $OPENAI_BASE_URL's when that names the recorded server (with its credentials, if any).
 RunOptions run_options_from_settings(const std::filesystem::path& team_dir, const Json& settings);
 
 // One trial: the conversation for `letter` (<OBJECT> replaced) through the plan's completer, the
