@@ -44,7 +44,7 @@ int run_chat(const ChatOptions& opt, const GlobalOptions& global) {
   request.seed = opt.seed;
   const auto r = client.complete(request);
   if (!r.ok()) {
-    log_error("{} at {}: {}", opt.model, config.base_url, r.error().message);
+    log_error("{} at {}: {}", opt.model, llm::redact_url(config.base_url), r.error().message);
     return kExitItemsFailed;
   }
   if (global.format == "md") {

@@ -74,9 +74,17 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
         r.train.total_steps, updates * per_update, per_update);
   pcgrl::PcgrllmProgress progress;
   progress.log = [](const std::string& line) { log_info("{}", line); };
+  // Each step's line names the requests it sent: this run's, and with earlier runs of the step.
   progress.step = [](const refine::StepEvent& e) {
-    if (e.resumed) log_info("node {}: {} done earlier (resumed)", e.iteration, e.step);
-    if (!e.ok) log_warn("node {}: {} failed: {}", e.iteration, e.step, e.error);
+    const std::string earlier =
+        e.requests != e.requests_now ? fmt::format(", {} with earlier runs", e.requests) : "";
+    if (e.resumed)
+      log_info("node {}: {} done earlier (resumed; {} requests sent)", e.iteration, e.step, e.requests);
+    else if (e.ok)
+      log_info("node {}: {} done; {} requests sent{}", e.iteration, e.step, e.requests_now, earlier);
+    else
+      log_warn("node {}: {} failed ({} requests sent{}): {}", e.iteration, e.step, e.requests_now, earlier,
+               e.error);
   };
   progress.train = [updates](const pcgrl::TrainLogRow& row, int node) {
     const int64_t every = std::max<int64_t>(1, updates / 5);
@@ -89,8 +97,8 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
   const refine::RefineResult result = pcgrl::run_pcgrllm(r, stack.completer(), progress);
 
   Table t;
-  t.columns = {"node",        "parent",      "status",          "accuracy",
-               "solvability", "n_solutions", "reach_important", "error"};
+  t.columns = {"node",        "parent",          "status",   "accuracy", "solvability",
+               "n_solutions", "reach_important", "requests", "error"};
   int failed = 0;
   for (const refine::ThoughtNode& n : result.graph.nodes()) {
     failed += !n.usable();
@@ -99,9 +107,12 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
       return n.usable() && scores.contains(key) ? number_or_null(scores[key].get<double>()) : Json();
     };
     t.add_row({n.id, n.parent, n.usable() ? "ok" : "failed", score("accuracy"), score("solvability"),
-               score("n_solutions"), score("reach_important"), n.error.substr(0, n.error.find('\n'))});
+               score("n_solutions"), score("reach_important"), n.requests,
+               n.error.substr(0, n.error.find('\n'))});
   }
   print_table(t, global);
+  log_info("{} requests sent to the LLM server by this run; {} by the nodes' steps over all runs",
+           result.requests_now, result.requests);
   if (result.best)
     log_info(
         "best: node {} (accuracy {:.3f}); {} steps run, {} resumed; "

@@ -51,8 +51,9 @@ int64_t estimate_tokens(const llm::PromptProgram& program, const RunOptions& o) 
 
 // The metadata the run store keeps with a trial's outcome.
 OrderedJson trial_metadata(const RunTrial& t) {
-  if (!t.ok()) return {{"requests", t.requests}, {"attempts", t.attempts}, {"cached", t.cached}};
-  return {{"requests", t.requests},
+  const int requests = t.earlier_requests + t.requests;  // over all runs of the trial
+  if (!t.ok()) return {{"requests", requests}, {"attempts", t.attempts}, {"cached", t.cached}};
+  return {{"requests", requests},
           {"attempts", t.attempts},
           {"cached", t.cached},
           {"latency_s", t.latency_s},
@@ -69,7 +70,8 @@ std::string run_trial_key(const std::string& team, char letter, int trial) {
 }
 
 OrderedJson run_settings(const RunOptions& o, const llm::PromptProgram& program) {
-  OrderedJson client = {{"base_url", o.client.base_url},
+  // The base URL without its userinfo (credentials are recorded nowhere).
+  OrderedJson client = {{"base_url", llm::redact_url(o.client.base_url)},
                         {"timeout_s", o.client.timeout_s},
                         {"max_retries", o.client.max_retries},
                         {"backoff_base_s", o.client.backoff_base_s},
@@ -108,14 +110,16 @@ RunOptions run_options_from_settings(const fs::path& team_dir, const Json& setti
   if (run.contains("seed")) o.seed = run["seed"].get<int64_t>();
   if (run.contains("max_tokens")) o.max_tokens = run["max_tokens"].get<int>();
   // The endpoint and the key come from this process's environment, never from the folder: a
-  // store whose base_url was rewritten must not receive the requests (and the key).
+  // store whose base_url was rewritten must not receive the requests (and the key). The recorded
+  // URL has no userinfo (run_settings), so it is compared with the environment's without it.
   o.client = llm::client_config_from_env(o.client);
-  const std::string recorded_url = json_field_or<std::string>(client, "base_url", o.client.base_url, where);
-  if (recorded_url != o.client.base_url)
+  const std::string recorded_url =
+      json_field_or<std::string>(client, "base_url", llm::redact_url(o.client.base_url), where);
+  if (recorded_url != llm::redact_url(o.client.base_url))
     log_warn(
         "{}: the shards ran against {}; this merge sends any request to {} (OPENAI_BASE_URL, or the "
         "default): the server always comes from the environment, never from a run folder",
-        team_dir.string(), recorded_url, o.client.base_url);
+        team_dir.string(), recorded_url, llm::redact_url(o.client.base_url));
   o.client.timeout_s = json_field_or<double>(client, "timeout_s", o.client.timeout_s, where);
   o.client.max_retries = json_field_or<int>(client, "max_retries", o.client.max_retries, where);
   o.client.backoff_base_s = json_field_or<double>(client, "backoff_base_s", o.client.backoff_base_s, where);
@@ -181,7 +185,7 @@ ItemOutcome run_trial(const TrialPlan& plan, char letter, int trial, std::string
   // An exception inside the trial (its response file could not be written, a bug): its error.
   t.outcome = done.ok() ? done.value() : ItemOutcome::from_error(key, done.error(), ErrorKind::kIo);
   t.outcome.metadata = trial_metadata(t);
-  t.outcome.requests = t.requests;
+  t.outcome.requests = t.earlier_requests + t.requests;
   return t.outcome;
 }
 
@@ -282,10 +286,15 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
       spec.items.push_back(std::move(item));
       trial_of.emplace_back(letter, t);
     }
-  // run.json's "requests": what the run's trials (as stored: their last run) sent to the server.
+  // What earlier runs of each trial sent (stored outcomes; a reused trial keeps its own): a rerun of
+  // a failed trial adds its requests to them, so the store counts every request of every run.
+  std::map<std::string, int> earlier_requests;
+  for (const auto& row : store::RunStore(store_file).outcomes(spec.name))
+    earlier_requests[row.key] = ItemOutcome::from_json(parse_json(row.outcome, store_file.string())).requests;
+  // run.json's "requests": what the run's trials sent to the server, over all runs (as stored).
   auto write_run_json = [&](int64_t ok, int64_t failed, int64_t requests) {
     OrderedJson meta = config;
-    meta["base_url"] = o.client.base_url;
+    meta["base_url"] = llm::redact_url(o.client.base_url);
     const auto pending = static_cast<int64_t>(spec.items.size()) - ok - failed;
     meta["counts"] = {{"ok", ok}, {"error", failed}, {"pending", pending}};
     meta["requests"] = requests;
@@ -349,6 +358,8 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
     ran[i] = 1;
     const auto [letter, trial] = trial_of[i];
     RunTrial& t = trials[i];
+    if (const auto e = earlier_requests.find(spec.items[i].key); e != earlier_requests.end())
+      t.earlier_requests = e->second;
     if (const auto it = legacy.find(fmt::format("{}/{:04}", letter, trial)); it != legacy.end()) {
       // Finished by a run of an earlier version: its response is in the old store.
       write_file_atomic(raw_response_path(summary.team_dir, o.team, letter, trial), it->second);
@@ -356,6 +367,7 @@ RunSummary run_prompt(const RunOptions& o, const RunProgress& progress) {
       t.trial = trial;
       t.resumed = true;
       t.outcome = ItemOutcome::success(spec.items[i].key);
+      t.outcome.requests = t.earlier_requests;
       if (progress.trial_done) progress.trial_done(t);
       return t.outcome;
     }

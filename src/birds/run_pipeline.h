@@ -71,6 +71,9 @@ struct RunTrial {
   // reached the server (what may be billed; also the outcome's ItemOutcome::requests), `attempts`
   // all (with those that never connected); `cached`: replies that needed no request.
   int requests = 0, attempts = 0, cached = 0;
+  // Requests earlier runs of the trial sent (a rerun of a failed trial): the stored outcome's
+  // `requests` is earlier_requests + requests, the trial's total over all runs.
+  int earlier_requests = 0;
   llm::Usage usage;
   double latency_s = 0;
 
@@ -112,7 +115,7 @@ std::string run_trial_key(const std::string& team, char letter, int trial);
 inline constexpr const char* kRunName = "birds run";
 // Everything `pcglab merge` needs to finish a sharded run (the key excepted: read from the
 // environment): {"run": what identifies the run (prompt, model, sampling, letters, trials),
-// "client": base URL, limits, cache, timeouts}.
+// "client": base URL (without userinfo: llm::redact_url), limits, cache, timeouts}.
 OrderedJson run_settings(const RunOptions& options, const llm::PromptProgram& program);
 // The options a merge runs with: the recorded settings, for the team folder `team_dir`, except what
 // reaches outside the folder: the server and the key come from the environment (a recorded base

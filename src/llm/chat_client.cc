@@ -158,6 +158,15 @@ bool is_loopback_url(const std::string& url) {
   return loopback;
 }
 
+std::string redact_url(const std::string& url) {
+  const size_t scheme = url.find("://");
+  const size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  const size_t end = std::min(url.find_first_of("/?#", start), url.size());  // the authority's end
+  const size_t at = url.rfind('@', end == 0 ? 0 : end - 1);
+  if (at == std::string::npos || at < start || at >= end) return url;
+  return url.substr(0, start) + url.substr(at + 1);
+}
+
 void require_header_safe(const std::string& name, const std::string& value) {
   for (const char ch : value) {
     const auto byte = static_cast<unsigned char>(ch);
@@ -177,7 +186,7 @@ void validate_client_settings(const ClientConfig& c) {
     throw SetupError(
         fmt::format("the server's base URL '{}' must start with http:// or https:// "
                     "(OPENAI_BASE_URL or --base-url)",
-                    c.base_url));
+                    redact_url(c.base_url)));
   if (!(c.timeout_s > 0 && c.timeout_s <= 86400))
     throw SetupError(
         fmt::format("the request timeout must be more than 0 and at most 86400 seconds (got "
@@ -206,7 +215,7 @@ void require_api_key(const ClientConfig& c) {
     throw SetupError(
         fmt::format("OPENAI_API_KEY is not set: the server at {} needs an API key (for a "
                     "server that needs none, set OPENAI_API_KEY to any text, e.g. 'none')",
-                    c.base_url));
+                    redact_url(c.base_url)));
 }
 
 void validate_client_config(const ClientConfig& config) {

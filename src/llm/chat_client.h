@@ -66,6 +66,11 @@ ClientConfig client_config_from_env(ClientConfig defaults = {});
 // True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1).
 bool is_loopback_url(const std::string& url);
 
+// The URL without its userinfo ("http://user:pass@host:8000/v1" -> "http://host:8000/v1"): scheme,
+// host, port, path and query kept. What every file, log line and message shows of a base URL, so
+// that credentials in it are written nowhere. A URL without userinfo is returned unchanged.
+std::string redact_url(const std::string& url);
+
 // Throws SetupError naming the setting and the allowed range when the configuration cannot work:
 // a base URL that is not http(s), timeout_s not in (0, 86400] (0 would turn libcurl's timeout
 // off), max_retries not in [0, 100], max_uncertain_retries not in [0, 100], backoff_base_s or

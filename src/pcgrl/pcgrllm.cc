@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 
@@ -135,6 +136,7 @@ class Loop {
       s.feedback = [this](const std::string& code, const refine::Evaluation& e, int it) {
         return feedback(code, e, it);
       };
+    s.requests = [this] { return requests_.exchange(0); };
     return s;
   }
 
@@ -160,7 +162,8 @@ class Loop {
                     {"fitness", current->fitness},
                     {"artifact", current->artifact},
                     {"feedback", current->feedback},
-                    {"children", OrderedJson::array()}};
+                    {"children", OrderedJson::array()},
+                    {"requests", current->requests}};
       if (!current->error.empty()) n["error"] = current->error;
       n["metadata"] = current->metadata;
       n["status"] = status;
@@ -168,10 +171,13 @@ class Loop {
       nodes.push_back(std::move(n));
     }
     const std::optional<int> best = finished.best();
+    int64_t requests = 0;  // the nodes' (over all runs)
+    for (const auto& n : nodes) requests += n["requests"].get<int64_t>();
     OrderedJson graph{{"strategy", refine::strategy_name(o_.strategy)},
                       {"iterations", o_.iterations},
                       {"scenario", o_.scenario},
                       {"best", best ? OrderedJson(*best) : OrderedJson()},
+                      {"requests", requests},
                       {"nodes", std::move(nodes)}};
     write_file_atomic(o_.out / "graph.json", graph.dump(2) + "\n");
   }
@@ -185,6 +191,9 @@ class Loop {
     StepCalls c;
     c.item = fmt::format("node/{:04}/{}", it, step);
     c.log = [this, it](const std::string& line) { log(fmt::format("node {}: {}", it, line)); };
+    c.on_attempt = [this](bool sent) {
+      if (sent) requests_.fetch_add(1);
+    };
     return c;
   }
 
@@ -360,6 +369,7 @@ class Loop {
   GenerationSettings generation_;
   EnvConfig env_;
   NodeFiles files_;
+  mutable std::atomic<int> requests_{0};  // requests the step running sent so far (RefineSteps::requests)
 };
 
 }  // namespace

@@ -16,7 +16,8 @@
 // resumes without repeating a finished LLM call or training):
 //   DIR/logs/refine.sqlite     the run store (steps) and the exchange log (LLM calls)
 //   DIR/settings.json          the settings (a rerun with other settings is refused)
-//   DIR/graph.json             the thought graph, rewritten after every step
+//   DIR/graph.json             the thought graph, rewritten after every step; each node's LLM
+//                              requests (over all runs of its steps) and their sum, "requests"
 //   DIR/nodes/NNNN/            context.json (parent, GoT's auxiliary nodes), reward.py (generated),
 //                              alignment/round_R.py and round_R_stats.json, reward_final.py, train/
 //                              (train_log.csv, checkpoint.safetensors), levels.txt, levels/*.png,

@@ -41,7 +41,8 @@ struct NodeView {
   double fitness = 0;
   std::string status, artifact, feedback, error;
   std::vector<int> auxiliary;
-  Json scores;  // may be null
+  Json scores;       // may be null
+  int requests = 0;  // LLM requests its steps sent, over all runs
 };
 
 std::vector<NodeView> read_nodes(const Json& graph, const std::string& where) {
@@ -58,6 +59,7 @@ std::vector<NodeView> read_nodes(const Json& graph, const std::string& where) {
     v.artifact = json_field_or<std::string>(n, "artifact", "", at);
     v.feedback = json_field_or<std::string>(n, "feedback", "", at);
     v.error = json_field_or<std::string>(n, "error", "", at);
+    v.requests = json_field_or<int>(n, "requests", 0, at);
     if (n.contains("auxiliary") && n["auxiliary"].is_array())
       for (const Json& a : n["auxiliary"])
         v.auxiliary.push_back(a.is_object() ? a.value("id", 0) : a.get<int>());
@@ -190,6 +192,7 @@ std::string node_section(const fs::path& dir, const NodeView& n,
     for (int a : n.auxiliary) out += fmt::format(" <a href=\"#node-{0}\">{0}</a>", a);
   }
   out += fmt::format("; status: {}", escape_html(failed(n) ? "failed" : n.status));
+  out += fmt::format("; {} LLM requests sent", n.requests);
   if (!failed(n) && n.status == "done")
     out += fmt::format("; fitness (accuracy) {}", format_number(n.fitness, 3));
   out += "</p>";
@@ -287,6 +290,12 @@ std::string refine_report_html(const fs::path& dir) {
                           escape_html(v.is_string() ? v.get<std::string>() : v.dump()));
     body += "</table>";
   }
+  int64_t requests = 0;
+  for (const NodeView& n : nodes) requests += n.requests;
+  body += fmt::format(
+      "<p class=\"requests\">LLM requests sent: {} (every node's steps, failed and retried "
+      "requests and earlier runs included)</p>",
+      requests);
   if (graph.contains("best") && graph["best"].is_number()) {
     const int best = graph["best"].get<int>();
     if (by_id.count(best))

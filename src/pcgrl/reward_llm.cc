@@ -183,6 +183,7 @@ GenerationResult code_loop(llm::Completer& completer, const LlmSettings& llm,
       context.item = calls.item;
       context.trial = trial;
       context.call = call++;
+      context.on_attempt = calls.on_attempt;
       auto reply = completer.complete(request, context);
       if (!reply.ok())
         throw refine::StepError(ErrorKind::kLlm, fmt::format("{}: LLM call failed (trial {}, attempt {}): {}",
@@ -505,6 +506,7 @@ std::string level_feedback(llm::Completer& completer, const LlmSettings& llm, co
   context.item = calls.item;
   context.trial = 0;
   context.call = 0;
+  context.on_attempt = calls.on_attempt;
   auto reply = completer.complete(request, context);
   if (!reply.ok())
     throw refine::StepError(ErrorKind::kLlm, "feedback: LLM call failed: " + reply.error().describe());

@@ -87,6 +87,9 @@ struct LlmSettings {
 struct StepCalls {
   std::string item;
   std::function<void(const std::string& line)> log;  // progress lines (may be empty)
+  // Called after each HTTP attempt of the step's calls (llm::CallContext::on_attempt): `sent` when
+  // the request reached the server (may be billed). May be empty.
+  std::function<void(bool sent)> on_attempt;
 };
 
 // What a node's evaluation contributes to later prompts (GoT's score line, the feedback).

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/check.h"
 #include "core/item_boundary.h"
 #include "store/run_store.h"
@@ -33,6 +35,15 @@ OrderedJson config_json(const RefineConfig& c, const OrderedJson& settings) {
       {"align_rounds", c.align_rounds},
       {"feedback", c.feedback},
       {"settings", settings}};
+}
+
+// The requests a step's stored record counts (its metadata's "requests"; 0 when none or damaged).
+int stored_requests(const std::optional<store::RunItem>& item) {
+  if (!item) return 0;
+  const Json metadata = Json::parse(item->metadata, nullptr, false);
+  if (!metadata.is_object() || !metadata.contains("requests") || !metadata["requests"].is_number_integer())
+    return 0;
+  return std::max(0, metadata["requests"].get<int>());
 }
 
 }  // namespace
@@ -78,15 +89,21 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
     auto step = [&](const std::string& name,
                     const std::function<OrderedJson()>& body) -> std::optional<OrderedJson> {
       const std::string key = step_key(it, name);
-      event = StepEvent{it, name, false, true, "", &result.graph, &node};
-      if (const auto done = store_.item(run_, key); done && done->status == ItemStatus::kOk) {
+      event = StepEvent{it, name, false, true, "", 0, 0, &result.graph, &node};
+      const auto done = store_.item(run_, key);
+      const int earlier = stored_requests(done);  // sent by earlier runs of the step
+      if (done && done->status == ItemStatus::kOk) {
         const Json stored = Json::parse(done->output, nullptr, false);
         if (!stored.is_discarded() && stored.value("context", Json()) == Json::parse(context.dump())) {
           ++result.steps_resumed;
           event.resumed = true;
+          event.requests = earlier;
+          node.requests += earlier;
+          result.requests += earlier;
           return OrderedJson::parse(stored["value"].dump());
         }
       }
+      if (steps.requests) steps.requests();  // from zero
       ErrorKind kind = ErrorKind::kBadInput;
       auto outcome = run_item(fmt::format("iteration {} {}", it, name), [&] {
         try {
@@ -97,10 +114,16 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
         }
       });
       ++result.steps_run;
+      event.requests_now = steps.requests ? steps.requests() : 0;
+      event.requests = earlier + event.requests_now;
+      node.requests += event.requests;
+      result.requests += event.requests;
+      result.requests_now += event.requests_now;
       if (!outcome.ok()) {
         const auto& error = outcome.error();
         if (error.internal) kind = ErrorKind::kInternal;
-        store_.finish(run_, key, ItemStatus::kError, "", OrderedJson{{"kind", error_kind_name(kind)}}.dump(),
+        store_.finish(run_, key, ItemStatus::kError, "",
+                      OrderedJson{{"kind", error_kind_name(kind)}, {"requests", event.requests}}.dump(),
                       error.describe());
         last_error = error.describe();
         event.ok = false;
@@ -108,7 +131,8 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
         return std::nullopt;
       }
       store_.finish(run_, key, ItemStatus::kOk,
-                    OrderedJson{{"context", context}, {"value", outcome.value()}}.dump(), "{}", "");
+                    OrderedJson{{"context", context}, {"value", outcome.value()}}.dump(),
+                    OrderedJson{{"requests", event.requests}}.dump(), "");
       return outcome.value();
     };
 

@@ -13,6 +13,10 @@
 // Errors: a step that throws anything but a SetupError fails its node (the error is the node's,
 // recorded with the step's ErrorKind) and the loop goes on; a failed node is never refined. A
 // SetupError stops the run (a rerun resumes it). A failed step is run again by a rerun.
+//
+// Requests: each step's stored record (the item's metadata {"requests": N}) counts the requests it
+// sent (RefineSteps::requests) over every run of it: a rerun of a failed step adds its requests to
+// the stored ones, a resumed step keeps its count. A node's requests are its steps' (ThoughtNode).
 #pragma once
 
 #include <functional>
@@ -72,6 +76,10 @@ struct RefineSteps {
   std::function<Evaluation(const std::string& artifact, int iteration)> evaluate;  // required
   std::function<std::string(const std::string& artifact, const Evaluation& evaluation, int iteration)>
       feedback;
+  // Requests the step just run sent to an outside service that may bill them (an LLM server's HTTP
+  // requests, failed and retried ones included), counted since the previous call. The engine calls
+  // it before and after each step's body, failed or not. Empty: the steps send none.
+  std::function<int()> requests;
 };
 
 struct StepEvent {
@@ -79,7 +87,9 @@ struct StepEvent {
   std::string step;      // "generate", "align 2", "evaluate", "feedback"
   bool resumed = false;  // read back from the store, not run
   bool ok = true;
-  std::string error;                    // why the step failed (ok false)
+  std::string error;     // why the step failed (ok false)
+  int requests = 0;      // requests the step sent over all runs (resumed: as stored; failed runs included)
+  int requests_now = 0;  // of those, the ones this run sent
   const ThoughtGraph* graph = nullptr;  // the nodes finished so far (valid during the call)
   const ThoughtNode* node = nullptr;    // the node being made, holding this step's result
 };
@@ -87,6 +97,9 @@ struct StepEvent {
 struct RefineResult {
   ThoughtGraph graph;
   int steps_run = 0, steps_resumed = 0;
+  // Requests the steps sent (RefineSteps::requests): over all runs of the nodes' steps (what the
+  // store records), and this run's.
+  int64_t requests = 0, requests_now = 0;
   std::optional<int> best;  // the best usable node
 };
 

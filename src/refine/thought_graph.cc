@@ -78,7 +78,8 @@ OrderedJson ThoughtGraph::to_json() const {
                   {"fitness", n.fitness},
                   {"artifact", n.artifact},
                   {"feedback", n.feedback},
-                  {"children", n.children}};
+                  {"children", n.children},
+                  {"requests", n.requests}};
     if (!n.error.empty()) j["error"] = n.error;
     j["metadata"] = n.metadata;
     out.push_back(std::move(j));
@@ -101,6 +102,8 @@ ThoughtGraph ThoughtGraph::from_json(const Json& j) {
     node.fitness = json_field<double>(n, "fitness", where);
     node.feedback = json_field_or<std::string>(n, "feedback", "", where);
     node.error = json_field_or<std::string>(n, "error", "", where);
+    node.requests = json_field_or<int>(n, "requests", 0, where);
+    if (node.requests < 0) throw InputError(fmt::format("{}: negative request count", where));
     if (n.contains("metadata") && n["metadata"].is_object())
       node.metadata = OrderedJson::parse(n["metadata"].dump());
     g.add(std::move(node));

@@ -37,6 +37,7 @@ struct ThoughtNode {
   std::string error;  // why this node has no usable artifact; empty when it has one
   OrderedJson metadata = OrderedJson::object();  // the track's facts: alignment, levels, ...
   std::vector<int> children;
+  int requests = 0;  // requests its steps sent to an outside service, over all runs (engine.h)
 
   bool usable() const { return error.empty(); }
 };

@@ -3,7 +3,8 @@
 // retried freely; every trial's requests are in its table row, its stored outcome and run.json; a
 // reply over --max-response-mb fails its trial naming the size and is never stored; a key, URL or
 // model with a control character stops the run (exit 2) naming the variable, never its value; a key
-// the server echoes back is in no file and no log line.
+// the server echoes back is in no file and no log line; a rerun of a failed trial adds its
+// requests to the stored ones; a base URL's password is in no file and no log line.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -184,6 +185,62 @@ TEST(BirdsRunBilling, AKeyTheServerEchoesIsInNoFileAndNoLogLine) {
   for (const auto& e : fs::recursive_directory_iterator(dir / "out")) {
     if (e.is_regular_file()) {
       EXPECT_EQ(read_file(e.path()).find(secret), std::string::npos) << e.path();
+    }
+  }
+}
+
+TEST(BirdsRunBilling, ARerunOfAFailedTrialAddsItsRequestsToTheStoredOnes) {
+  FakeOpenAiServer server;
+  // First run: two 500s with --max-retries 1 fail the trial; the rerun gets a completion.
+  server.script({reply(500), reply(500), reply(200, "", "drop_block('b11', 3)")});
+  testing::TempDir dir;
+  const auto first = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), server_env(server));
+  EXPECT_EQ(first.exit_code, 1) << first.err;
+  EXPECT_EQ(trial_outcomes(dir / "out/t").at(0).requests, 2);
+  const auto second = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), server_env(server));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(server.request_count(), 3u);
+  // The table shows this run's request; the store and run.json every run's.
+  EXPECT_EQ(row_of_a1(second.out).rfind("A,1,ok,1,1,0,", 0), 0u) << second.out;
+  const auto outcomes = trial_outcomes(dir / "out/t");
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes[0].requests, 3);
+  EXPECT_EQ(outcomes[0].metadata["requests"], 3);
+  EXPECT_EQ(store::RunStore(dir / "out/t/logs/batch.sqlite").requests("run"), 3);
+  EXPECT_EQ(read_json_file(dir / "out/t/run.json")["requests"], 3);
+  // A third run reuses the trial, which keeps its count.
+  const auto third = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), server_env(server));
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_EQ(server.request_count(), 3u);
+  EXPECT_EQ(trial_outcomes(dir / "out/t").at(0).requests, 3);
+  EXPECT_EQ(read_json_file(dir / "out/t/run.json")["requests"], 3);
+}
+
+TEST(BirdsRunBilling, ABaseUrlsPasswordIsInNoFileAndNoLogLine) {
+  const std::string password = "url-pass-31415";
+  FakeOpenAiServer server;
+  server.script({reply(500), reply(200, "", "drop_block('b11', 3)")});
+  const std::string url = "http://someone:" + password + "@" + server.base_url().substr(7);
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(run_args(dir, {"--log-level", "debug"}),
+                                     {{"OPENAI_BASE_URL", url}, {"OPENAI_API_KEY", ""}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.request_count(), 2u);  // the 500 and its retry: the URL was used as given
+  // The URL is recorded without its userinfo.
+  EXPECT_EQ(read_json_file(dir / "out/t/run.json")["base_url"], server.base_url());
+  // A URL refused by validation names it without the password.
+  const auto bad = testing::run_pcglab(
+      run_args(dir),
+      {{"OPENAI_BASE_URL", "ftp://someone:" + password + "@host/v1"}, {"OPENAI_API_KEY", "x"}});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("'ftp://host/v1'"), std::string::npos) << bad.err;
+  for (const auto* run : {&r, &bad}) {
+    EXPECT_EQ(run->err.find(password), std::string::npos) << run->err;
+    EXPECT_EQ(run->out.find(password), std::string::npos) << run->out;
+  }
+  for (const auto& e : fs::recursive_directory_iterator(dir / "out")) {
+    if (e.is_regular_file()) {
+      EXPECT_EQ(read_file(e.path()).find(password), std::string::npos) << e.path();
     }
   }
 }

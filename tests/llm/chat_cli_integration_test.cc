@@ -65,6 +65,20 @@ TEST(LlmChatCli, ARejectedKeyIsNotRetried) {
   EXPECT_EQ(server.request_count(), 1u);
 }
 
+TEST(LlmChatCli, AFailureNamesTheServerWithoutTheUrlsPassword) {
+  llm::testing::FakeOpenAiServer server;
+  server.script({llm::testing::reply(400, R"({"error":{"message":"bad request"}})")});
+  const std::string password = "chat-url-pass-1618";
+  const std::string url = "http://me:" + password + "@" + server.base_url().substr(7);
+  const auto r = pcglab::testing::run_pcglab({"llm", "chat", "--model", "m", "--base-url", url, "hi"},
+                                             {{"OPENAI_API_KEY", ""}});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(server.request_count(), 1u);
+  EXPECT_NE(r.err.find("m at " + server.base_url() + ": "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(password), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find(password), std::string::npos) << r.out;
+}
+
 TEST(LlmChatCli, ControlCharactersInTheKeyUrlOrModelExitTwoNamingOnlyTheVariable) {
   llm::testing::FakeOpenAiServer server;
   const std::string secret = "sk-header-secret-77";

@@ -128,6 +128,26 @@ TEST(ChatClient, SettingsThatCannotWorkAreRefusedBeforeAnyRequest) {
   EXPECT_EQ(setup_error(c), "(accepted)");
 }
 
+TEST(ChatClient, RedactUrlDropsOnlyTheUserinfo) {
+  EXPECT_EQ(redact_url("http://user:pass@127.0.0.1:8000/v1"), "http://127.0.0.1:8000/v1");
+  EXPECT_EQ(redact_url("https://user@host/v1?x=1"), "https://host/v1?x=1");
+  EXPECT_EQ(redact_url("https://u:p@ss@host"), "https://host");         // the last @ ends the userinfo
+  EXPECT_EQ(redact_url("https://host/v1/a@b"), "https://host/v1/a@b");  // an @ in the path is kept
+  EXPECT_EQ(redact_url("https://api.openai.com/v1"), "https://api.openai.com/v1");
+  EXPECT_EQ(redact_url("u:p@host/v1"), "host/v1");
+  EXPECT_EQ(redact_url(""), "");
+  // The messages that name a URL show it redacted.
+  ClientConfig c;
+  c.base_url = "ftp://u:secret-pw@host/v1";
+  try {
+    validate_client_settings(c);
+    FAIL() << "an ftp URL was accepted";
+  } catch (const SetupError& e) {
+    EXPECT_NE(std::string(e.what()).find("'ftp://host/v1'"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("secret-pw"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ChatClient, LoopbackUrlsAreThisMachineOnly) {
   for (const char* url : {"http://localhost:8080/v1", "http://127.0.0.1/v1", "http://127.1.2.3:11434/v1",
                           "http://[::1]:8000/v1", "http://LOCALHOST/v1"})

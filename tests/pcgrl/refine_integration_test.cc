@@ -21,6 +21,7 @@
 #include "llm/fake_openai_server.h"
 #include "refine/thought_graph.h"
 #include "sandbox/isolation.h"
+#include "store/run_store.h"
 #include "testing/testing.h"
 
 namespace pcglab {
@@ -434,7 +435,8 @@ TEST(RefineResume, KillNineDuringTrainingThenTheSameCommandFinishesWithoutRepeat
   EXPECT_EQ(server.request_count(), 2u + 1u + 3u);
   const auto requests = server.requests();
   EXPECT_EQ(std::set<std::string>(requests.begin(), requests.end()).size(), requests.size());
-  EXPECT_NE(r.err.find("node 1: generate done earlier (resumed)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("node 1: generate done earlier (resumed; 1 requests sent)"), std::string::npos)
+      << r.err;
   const Json graph = read_json_file(dir / "out/graph.json");
   ASSERT_EQ(graph["nodes"].size(), 2u);
   expect_node_files(dir / "out", 1, 1, true, 4);
@@ -479,6 +481,59 @@ TEST(RefineProgress, ARateLimitWaitIsShownNamingTheStepAndTheRetry) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(server.request_count(), 2u);  // the 429, then the generation
   EXPECT_NE(r.err.find("node/0001/generate: rate limited, retry 2/6 in"), std::string::npos) << r.err;
+}
+
+TEST(RefineRequests, EachStepsRequestsAreCountedShownStoredAndSummedOverReruns) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  // Run 1: generate gets two 500s (--max-retries 1): node 1 fails with 2 requests sent. Run 2: its
+  // generate again, a 500 then the reward (2 more), then the feedback (1).
+  server.script({reply(500), reply(500), reply(500)});
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  const auto args = refine_args(dir / "out", "io", 1, {"--self-alignment", "0", "--max-retries", "1"});
+  const auto first = testing::run_pcglab(args, server_env(server));
+  EXPECT_EQ(first.exit_code, 1) << first.err;
+  EXPECT_EQ(server.request_count(), 2u);
+  EXPECT_NE(first.err.find("node 1: generate failed (2 requests sent)"), std::string::npos) << first.err;
+  EXPECT_EQ(read_json_file(dir / "out/graph.json")["nodes"][0]["requests"], 2);
+
+  const auto second = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(server.request_count(), 5u);
+  EXPECT_NE(second.err.find("node 1: generate done; 2 requests sent, 4 with earlier runs"), std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find("node 1: feedback done; 1 requests sent"), std::string::npos) << second.err;
+  EXPECT_NE(
+      second.err.find("3 requests sent to the LLM server by this run; 5 by the nodes' steps over all runs"),
+      std::string::npos)
+      << second.err;
+  // The table, graph.json, the store's step records and the report: every request of every run.
+  const Json table = Json::parse(second.out);
+  EXPECT_EQ(table[0]["requests"], 5) << second.out;
+  const Json graph = read_json_file(dir / "out/graph.json");
+  EXPECT_EQ(graph["nodes"][0]["requests"], 5);
+  EXPECT_EQ(graph["requests"], 5);
+  {
+    store::RunStore st(dir / "out/logs/refine.sqlite");
+    const auto run = st.open_run("pcgrl refine", *st.run_config("pcgrl refine"));
+    int64_t stored = 0;
+    for (const auto& item : st.items(run)) stored += Json::parse(item.metadata).value("requests", 0);
+    EXPECT_EQ(stored, static_cast<int64_t>(server.request_count()));
+  }
+  const auto report = testing::run_pcglab({"pcgrl", "report", (dir / "out").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string html = read_file(dir / "out/report.html");
+  EXPECT_NE(html.find("LLM requests sent: 5 "), std::string::npos);
+  EXPECT_NE(html.find("; 5 LLM requests sent"), std::string::npos);
+
+  // A third run resumes every step: nothing sent, the counts kept.
+  const auto third = testing::run_pcglab(args, server_env(server));
+  ASSERT_EQ(third.exit_code, 0) << third.err;
+  EXPECT_EQ(server.request_count(), 5u);
+  EXPECT_NE(third.err.find("node 1: generate done earlier (resumed; 4 requests sent)"), std::string::npos)
+      << third.err;
+  EXPECT_EQ(read_json_file(dir / "out/graph.json")["requests"], 5);
 }
 
 TEST(RefineCli, BadSettingsAreRefusedBeforeAnything) {

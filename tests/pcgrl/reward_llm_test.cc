@@ -363,7 +363,7 @@ TEST(GenerateReward, AReplyWithoutACodeBlockIsTakenWhole) {
                                         seen.push_back(code);
                                         validate_good(python_strip(code));
                                       },
-                                      {"node/0001/generate", {}});
+                                      {"node/0001/generate", {}, {}});
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0], "  " + good_code() + "\n");  // the whole reply, as the official parser gives it
   EXPECT_EQ(result.trials, 1);
@@ -385,7 +385,7 @@ TEST(GenerateReward, ARejectedCodeIsFedBackWithItsTracebackThenTheFixIsAccepted)
   std::vector<std::string> log;
   const auto result = generate_reward(
       completer, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(), {}, validate_good,
-      {"node/0001/generate", [&](const std::string& line) { log.push_back(line); }});
+      {"node/0001/generate", [&](const std::string& line) { log.push_back(line); }, {}});
   EXPECT_EQ(result.code, good_code());
   EXPECT_EQ(result.trials, 1);
   EXPECT_EQ(result.fixes, 1);
@@ -413,7 +413,7 @@ TEST(GenerateReward, TwelveRejectedAttemptsAreABadInputStepError) {
   auto completer = script.completer();
   try {
     generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(), {},
-                    validate_good, {"node/0001/generate", {}});
+                    validate_good, {"node/0001/generate", {}, {}});
     FAIL() << "no error";
   } catch (const StepError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
@@ -436,7 +436,7 @@ TEST(GenerateReward, AnLlmFailureIsAnLlmStepErrorAndASetupErrorPassesThrough) {
   auto completer = script.completer();
   try {
     generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(), {},
-                    validate_good, {"node/0001/generate", {}});
+                    validate_good, {"node/0001/generate", {}, {}});
     FAIL() << "no error";
   } catch (const StepError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kLlm);
@@ -448,7 +448,7 @@ TEST(GenerateReward, AnLlmFailureIsAnLlmStepErrorAndASetupErrorPassesThrough) {
   EXPECT_THROW(
       generate_reward(completer2, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(),
                       {}, [](const std::string&) { throw SetupError("no sandbox here"); },
-                      {"node/0001/generate", {}}),
+                      {"node/0001/generate", {}, {}}),
       SetupError);
 }
 
@@ -469,7 +469,7 @@ TEST(GenerateReward, RealValidationFeedsBackATracingErrorThenAcceptsTheExample) 
                                         SandboxReward reward(code, config);
                                         validate_reward(reward.as_batch_reward(), EnvConfig{}, 4, 7);
                                       },
-                                      {"node/0001/generate", {}});
+                                      {"node/0001/generate", {}, {}});
   EXPECT_EQ(result.fixes, 1);
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_NE(result.errors[0].find("TracerBoolConversionError"), std::string::npos) << result.errors[0];
@@ -485,7 +485,7 @@ TEST(AlignReward, SendsTheCodeAndStatsAndCarriesTheLastErrorIntoTheNextTrial) {
   settings.codefix_trials = 1;
   const auto result = align_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
                                    "OLD CODE", "Mean: 0.100000, Std: 0.200000, Zero Value Percent: 90.0000%",
-                                   settings, validate_good, {"node/0001/align/1", {}});
+                                   settings, validate_good, {"node/0001/align/1", {}, {}});
   EXPECT_EQ(result.code, good_code());
   EXPECT_EQ(result.trials, 2);
   ASSERT_EQ(script.requests.size(), 3u);
@@ -583,7 +583,7 @@ TEST(LevelFeedback, SendsTheLevelsAsNumpyTextWithSeed42) {
   Map level{};
   level.fill(kEmpty);
   const std::string text = level_feedback(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
-                                          "CODE", {level, sample_map()}, {}, {"node/0001/feedback", {}});
+                                          "CODE", {level, sample_map()}, {}, {"node/0001/feedback", {}, {}});
   EXPECT_EQ(text, "The key is never near a bat.");
   ASSERT_EQ(script.requests.size(), 1u);
   const auto& r = script.requests[0];
@@ -603,7 +603,7 @@ TEST(LevelFeedback, SendsTheLevelsAsNumpyTextWithSeed42) {
   auto completer2 = empty.completer();
   try {
     level_feedback(completer2, llm_settings(), PromptSet::builtin(), scenario_preset(1), "CODE", {level}, {},
-                   {"node/0001/feedback", {}});
+                   {"node/0001/feedback", {}, {}});
     FAIL() << "no error";
   } catch (const StepError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kLlm);
@@ -616,7 +616,7 @@ TEST(LevelFeedback, ImagesGoAsOpenAiContentParts) {
   Map level{};
   level.fill(kWall);
   level_feedback(completer, llm_settings(), PromptSet::builtin(), scenario_preset(3), "CODE", {level, level},
-                 {"PNG1", "PNG2"}, {"node/0002/feedback", {}});
+                 {"PNG1", "PNG2"}, {"node/0002/feedback", {}, {}});
   const auto& r = script.requests.at(0);
   EXPECT_EQ(r.messages[1].content.find("Level Id 0:\n["), std::string::npos);  // no arrays beside the images
   const Json j = Json::parse(llm::request_json(r));

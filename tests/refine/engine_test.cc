@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <utility>
 
 #include "store/run_store.h"
 #include "testing/testing.h"
@@ -19,6 +20,9 @@ struct Script {
   std::vector<std::pair<int, std::vector<int>>> generated;  // (parent, auxiliary) per generate call
   int stop_at_evaluate = 0;                                 // throw SetupError there (a "kill")
   int fail_generate_at = 0;
+  int fail_generate_times = 1000;  // runs of fail_generate_at's generate that fail
+  // Requests a generate (3) or feedback (1) call sends, counted as RefineSteps::requests reads them.
+  int pending_requests = 0;
 
   RefineSteps steps() {
     RefineSteps s;
@@ -27,7 +31,9 @@ struct Script {
       std::vector<int> aux;
       for (const ThoughtNode* a : r.auxiliary) aux.push_back(a->id);
       generated.emplace_back(r.parent ? r.parent->id : 0, aux);
-      if (r.iteration == fail_generate_at) throw StepError(ErrorKind::kLlm, "HTTP 500 after 5 retries");
+      pending_requests += 3;
+      if (r.iteration == fail_generate_at && fail_generate_times-- > 0)
+        throw StepError(ErrorKind::kLlm, "HTTP 500 after 5 retries");
       return fmt::format("code {} from {}", r.iteration, r.parent ? r.parent->id : 0);
     };
     s.align = [this](const std::string& a, int, int round) {
@@ -41,8 +47,10 @@ struct Script {
     };
     s.feedback = [this](const std::string& a, const Evaluation& e, int) {
       ++calls["feedback"];
+      pending_requests += 1;
       return fmt::format("feedback on [{}] at {}", a, e.fitness);
     };
+    s.requests = [this] { return std::exchange(pending_requests, 0); };
     return s;
   }
 };
@@ -112,6 +120,63 @@ TEST(RefinementEngine, AFailedStepFailsItsNodeAndTheLoopGoesOn) {
   ASSERT_TRUE(item);
   EXPECT_EQ(item->status, ItemStatus::kError);
   EXPECT_NE(item->metadata.find("\"llm\""), std::string::npos);
+}
+
+int stored_requests(store::RunStore& store, int64_t run, const std::string& key) {
+  const auto item = store.item(run, key);
+  if (!item) return -1;
+  return Json::parse(item->metadata).value("requests", -1);
+}
+
+TEST(RefinementEngine, EachStepRecordsItsRequestsAndARerunOfAFailedStepAddsToThem) {
+  testing::TempDir dir;
+  store::RunStore store(dir / "run.sqlite");
+  Script first({{1, 0.4}});
+  first.fail_generate_at = 1;  // fails once, with its 3 requests
+  first.fail_generate_times = 1;
+  RefineConfig c{ThoughtStrategy::kCot, 2};
+  std::vector<std::pair<std::string, int>> events;  // (step, requests) of node 1
+  RefinementEngine e(store, "requests", c, OrderedJson::object());
+  const auto r1 = e.run(first.steps(), [&](const StepEvent& ev) {
+    if (ev.iteration == 1) events.emplace_back(ev.step, ev.requests);
+  });
+  EXPECT_FALSE(r1.graph.node(1).usable());
+  EXPECT_EQ(r1.graph.node(1).requests, 3);
+  EXPECT_EQ(r1.graph.node(2).requests, 4);  // generate 3, feedback 1
+  EXPECT_EQ(r1.requests, 7);
+  EXPECT_EQ(r1.requests_now, 7);
+  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0001/generate"), 3);
+  EXPECT_EQ(events, (std::vector<std::pair<std::string, int>>{{"generate", 3}}));
+
+  // The rerun runs node 1's generate again: its record adds the new requests to the earlier ones.
+  // Node 2 then refines node 1 (a new context): its steps run again and add theirs.
+  Script second({{1, 0.4}, {2, 0.5}});
+  second.fail_generate_at = 1;
+  second.fail_generate_times = 0;
+  events.clear();
+  const auto r2 = e.run(second.steps(), [&](const StepEvent& ev) {
+    if (ev.iteration == 1) events.emplace_back(ev.step, ev.requests);
+  });
+  ASSERT_TRUE(r2.graph.node(1).usable());
+  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0001/generate"), 6);
+  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0001/evaluate"), 0);
+  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0001/feedback"), 1);
+  EXPECT_EQ(r2.graph.node(1).requests, 7);
+  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0002/generate"), 6);
+  EXPECT_EQ(r2.graph.node(2).requests, 8);
+  EXPECT_EQ(r2.requests_now, 8);  // node 1: 3 + 1; node 2: 3 + 1
+  EXPECT_EQ(r2.requests, 15);
+  EXPECT_EQ(events,
+            (std::vector<std::pair<std::string, int>>{{"generate", 6}, {"evaluate", 0}, {"feedback", 1}}));
+
+  // A third run resumes every step: nothing sent, every count kept.
+  Script third({{1, 0.4}, {2, 0.5}});
+  const auto r3 = e.run(third.steps());
+  EXPECT_TRUE(third.calls.empty());
+  EXPECT_EQ(r3.requests_now, 0);
+  EXPECT_EQ(r3.requests, 15);
+  EXPECT_EQ(r3.graph.node(1).requests, 7);
+  EXPECT_EQ(r3.graph.to_json().dump(), r2.graph.to_json().dump());
 }
 
 TEST(RefinementEngine, AKilledRunResumesWithoutRepeatingAFinishedStep) {
