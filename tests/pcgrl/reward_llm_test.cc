@@ -556,7 +556,7 @@ TEST(GenerateReward, AHugeErrorIsFedBackCappedAndOnce) {
                           message + "\n");
   };
   EXPECT_THROW(generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
-                               first_request(), {}, raise_huge, {"node/0001/generate", {}}),
+                               first_request(), {}, raise_huge, {"node/0001/generate", {}, {}}),
                StepError);
   ASSERT_EQ(script.requests.size(), 12u);
   size_t largest = 0;

@@ -399,7 +399,8 @@ def main():
     return out
 )PY");
   ASSERT_TRUE(r.ok()) << r.describe();
-  const Dict& out = r.value->as<Dict>();
+  const Value whole = r.value->to_value();
+  const Dict& out = whole.as<Dict>();
   const auto get = [&](const char* key) {
     for (const auto& [k, v] : out)
       if (k == key) return v;
