@@ -34,7 +34,7 @@ class ScopedBaseUrl {
   std::optional<std::string> old_;
 };
 
-TEST(BirdsRunSettings, TheRecordedBaseUrlHasNoCredentialsAndAMergeKeepsTheEnvironments) {
+TEST(BirdsRunSettings, TheRecordedBaseUrlHasNoCredentialsAndAMergeUsesTheEnvironments) {
   const std::string with_password = "http://someone:settings-pw-2@10.1.2.3:8000/v1";
   RunOptions o;
   o.out = "/tmp/out";
@@ -52,12 +52,14 @@ TEST(BirdsRunSettings, TheRecordedBaseUrlHasNoCredentialsAndAMergeKeepsTheEnviro
     EXPECT_EQ(run_options_from_settings("/tmp/out/t", recorded).client.base_url, with_password);
   }
   {
-    ScopedBaseUrl env(std::string("http://other:9000/v1"));  // another server: the recorded one
-    EXPECT_EQ(run_options_from_settings("/tmp/out/t", recorded).client.base_url, "http://10.1.2.3:8000/v1");
+    // Another server: the environment's all the same (a run folder never chooses where requests and
+    // the key go; issue 23), with a warning naming both.
+    ScopedBaseUrl env(std::string("http://other:9000/v1"));
+    EXPECT_EQ(run_options_from_settings("/tmp/out/t", recorded).client.base_url, "http://other:9000/v1");
   }
   {
-    ScopedBaseUrl env(std::nullopt);
-    EXPECT_EQ(run_options_from_settings("/tmp/out/t", recorded).client.base_url, "http://10.1.2.3:8000/v1");
+    ScopedBaseUrl env(std::nullopt);  // the default server, not the recorded one
+    EXPECT_EQ(run_options_from_settings("/tmp/out/t", recorded).client.base_url, "https://api.openai.com/v1");
   }
 }
 
