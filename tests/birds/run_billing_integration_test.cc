@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "birds/run_outcomes.h"
 #include "core/files.h"
 #include "core/json.h"
 #include "llm/fake_openai_server.h"
@@ -45,13 +46,7 @@ std::vector<std::string> run_args(const testing::TempDir& dir, std::vector<std::
   return args;
 }
 
-std::vector<ItemOutcome> trial_outcomes(const fs::path& team_dir) {
-  std::vector<ItemOutcome> out;
-  store::RunStore st(team_dir / "logs" / "batch.sqlite");
-  for (const auto& row : st.outcomes("run"))
-    out.push_back(ItemOutcome::from_json(parse_json(row.outcome, row.key)));
-  return out;
-}
+using testing::trial_outcomes;
 
 // The trial table's row of A 1 (csv): letter,trial,status,requests,attempts,cached,...
 std::string row_of_a1(const std::string& out) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "batch/shard.h"
+#include "birds/run_outcomes.h"
 #include "core/files.h"
 #include "core/json.h"
 #include "llm/fake_openai_server.h"
@@ -67,14 +68,7 @@ std::map<std::string, std::string> read_tree(const fs::path& dir) {
   return files;
 }
 
-// The trials' outcomes a run recorded in its team's store (the batch driver's stage "run").
-std::vector<ItemOutcome> trial_outcomes(const fs::path& team_dir) {
-  std::vector<ItemOutcome> out;
-  store::RunStore st(team_dir / "logs" / "batch.sqlite");
-  for (const auto& row : st.outcomes("run"))
-    out.push_back(ItemOutcome::from_json(parse_json(row.outcome, row.key)));
-  return out;
-}
+using testing::trial_outcomes;
 
 size_t count_ok(const std::vector<ItemOutcome>& outcomes, bool ok = true) {
   return static_cast<size_t>(
