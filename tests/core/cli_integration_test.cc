@@ -1,6 +1,7 @@
 // The pcglab executable: --version, --help, flags and PCGLAB_* variables, and exit codes.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -168,6 +169,51 @@ TEST(Cli, EveryOptionTakesThePrintedBoundsOfItsRange) {
     }
   }
   EXPECT_GE(checked, 10u);
+}
+
+// The subcommands `pcglab <args> --help` lists (empty for a verb).
+std::vector<std::string> help_subcommands(const std::vector<std::string>& args) {
+  std::vector<std::string> with_help = args;
+  with_help.push_back("--help");
+  const std::string out = run_pcglab(with_help).out;
+  const size_t at = out.find("Subcommands:\n");
+  if (at == std::string::npos) return {};
+  std::vector<std::string> names;
+  std::istringstream lines(out.substr(at + 13, out.find("\n\n", at) - at - 13));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string name;
+    if (words >> name) names.push_back(name);
+  }
+  return names;
+}
+
+// The README's command table lists exactly the verbs `pcglab --help` and each group's --help show.
+TEST(Cli, TheReadmeListsEveryVerbAndNoOther) {
+  std::set<std::string> readme;
+  const std::regex row(R"(^\| `pcglab ([^`]*)`)");
+  const std::regex word("[a-z][a-z0-9-]*");
+  std::istringstream text(read_file(testing::source_dir() / "README.md"));
+  for (std::string line; std::getline(text, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    std::istringstream words(m[1].str());
+    std::string verb, w;
+    for (int n = 0; n < 2 && words >> w && std::regex_match(w, word); ++n)
+      verb += (verb.empty() ? "" : " ") + w;
+    readme.insert(verb);
+  }
+  std::set<std::string> help;
+  for (const std::string& group : help_subcommands({})) {
+    const auto verbs = help_subcommands({group});
+    if (verbs.empty()) help.insert(group);
+    for (const std::string& verb : verbs) help.insert(group + " " + verb);
+  }
+  EXPECT_GE(help.size(), 20u);
+  for (const std::string& v : help)
+    EXPECT_EQ(readme.count(v), 1u) << "README.md does not list `pcglab " << v << "`";
+  for (const std::string& v : readme)
+    EXPECT_EQ(help.count(v), 1u) << "README.md lists `pcglab " << v << "`, which --help does not";
 }
 
 TEST(Cli, RangesAreShownInHelpAndOutOfRangeValuesNameTheOption) {
