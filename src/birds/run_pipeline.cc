@@ -113,13 +113,13 @@ RunOptions run_options_from_settings(const fs::path& team_dir, const Json& setti
   // store whose base_url was rewritten must not receive the requests (and the key). The recorded
   // URL has no userinfo (run_settings), so it is compared with the environment's without it.
   o.client = llm::client_config_from_env(o.client);
-  const std::string recorded_url =
-      json_field_or<std::string>(client, "base_url", llm::redact_url(o.client.base_url), where);
-  if (recorded_url != llm::redact_url(o.client.base_url))
+  const std::string used_url = llm::redact_url(o.client.base_url);
+  const std::string recorded_url = json_field_or<std::string>(client, "base_url", used_url, where);
+  if (recorded_url != used_url)
     log_warn(
         "{}: the shards ran against {}; this merge sends any request to {} (OPENAI_BASE_URL, or the "
         "default): the server always comes from the environment, never from a run folder",
-        team_dir.string(), recorded_url, llm::redact_url(o.client.base_url));
+        team_dir.string(), recorded_url, used_url);
   o.client.timeout_s = json_field_or<double>(client, "timeout_s", o.client.timeout_s, where);
   o.client.max_retries = json_field_or<int>(client, "max_retries", o.client.max_retries, where);
   o.client.backoff_base_s = json_field_or<double>(client, "backoff_base_s", o.client.backoff_base_s, where);

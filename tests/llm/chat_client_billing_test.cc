@@ -9,6 +9,7 @@
 
 #include "core/check.h"
 #include "llm/chat_client.h"
+#include "llm/client_testing.h"
 #include "llm/fake_openai_server.h"
 
 namespace pcglab::llm {
@@ -175,14 +176,7 @@ TEST(ChatClientSecrets, AKeyTheServerEchoesIsRedactedFromEveryError) {
   EXPECT_EQ(rejected.error().message, "HTTP 400: Incorrect API key provided: [API key]");
 }
 
-std::string setup_error(const ClientConfig& config) {
-  try {
-    ChatClient client(config);
-  } catch (const SetupError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+using testing::setup_error;
 
 TEST(ChatClientSecrets, ControlCharactersInTheKeyUrlOrModelAreRefusedNamingOnlyTheVariable) {
   const std::string injected = "\r\nX-Injected: yes";

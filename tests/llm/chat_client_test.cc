@@ -14,6 +14,7 @@
 
 #include "core/check.h"
 #include "core/json.h"
+#include "llm/client_testing.h"
 #include "llm/fake_openai_server.h"
 
 namespace pcglab::llm {
@@ -91,14 +92,7 @@ TEST(ChatClient, OtherClientErrorsFailAtOnceWithTheServersMessage) {
   }
 }
 
-std::string setup_error(const ClientConfig& config) {
-  try {
-    ChatClient client(config);
-  } catch (const SetupError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+using testing::setup_error;
 
 TEST(ChatClient, SettingsThatCannotWorkAreRefusedBeforeAnyRequest) {
   const ClientConfig ok{"http://127.0.0.1:9/v1", "", 5, 3, 0.01, 0.2, 7};
