@@ -31,14 +31,19 @@ void Table::add_row(std::vector<Json> row) {
   rows.push_back(std::move(row));
 }
 
+namespace {
+// "nan", "inf" or "-inf" for a value that is not finite.
+const char* non_finite_text(double v) {
+  if (std::isnan(v)) return "nan";
+  return v > 0 ? "inf" : "-inf";
+}
+}  // namespace
+
 std::string cell_text(const Json& cell) {
   if (cell.is_null()) return "";
-  if (cell.is_number_float()) {
-    // JSON has no NaN or infinity (nlohmann writes null): a text cell says what the value is.
-    const double v = cell.get<double>();
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  }
+  // JSON has no NaN or infinity (nlohmann writes null): a text cell says what the value is.
+  if (cell.is_number_float() && !std::isfinite(cell.get<double>()))
+    return non_finite_text(cell.get<double>());
   if (cell.is_string()) return cell.get<std::string>();
   return dump_json(cell);
 }
@@ -48,8 +53,7 @@ namespace {
 // A number for people (Markdown): 6 significant digits, trailing zeros dropped, no exponent
 // between 1e-4 and 1e15 (0.800000011920929 -> 0.8, 99.99999999999986 -> 100).
 std::string md_number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (!std::isfinite(v)) return non_finite_text(v);
   if (v == 0) return "0";
   const double a = std::abs(v);
   if (a < 1e-4 || a >= 1e15) return fmt::format("{:.6g}", v);
