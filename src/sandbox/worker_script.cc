@@ -590,11 +590,19 @@ def worker_child(opts, fds, seccomp_program):
     # no capability; the worker makes itself dumpable again (its own /proc/self stays readable).
     libc_call(libc, 'dumpable', libc.prctl, PR_SET_DUMPABLE, ctypes.c_ulong(0), ctypes.c_ulong(0),
               ctypes.c_ulong(0), ctypes.c_ulong(0))
+    # The worker waits until the init dropped its capabilities (the pipe's EOF), so no generated code
+    # ever runs beside an init that still holds some.
+    caps_dropped_r, caps_dropped_w = os.pipe()
     worker = os.fork()
     if worker != 0:
         os.close(proto)
+        os.close(caps_dropped_r)
         drop_capabilities(libc)
+        os.close(caps_dropped_w)
         init_process(status, worker)
+    os.close(caps_dropped_w)
+    os.read(caps_dropped_r, 1)
+    os.close(caps_dropped_r)
     os.close(status)
     os.setsid()
     libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))

@@ -107,7 +107,8 @@ def alive():
                   .ok());
   const Reply r = w.call("probe");
   ASSERT_TRUE(r.ok()) << r.describe();
-  EXPECT_EQ(r.value->to_value(), Value(List{Value("mem denied"), Value("0000000000000000"), Value("0")}));
+  EXPECT_EQ(r.value->to_value(), Value(List{Value("mem denied"), Value("0000000000000000"), Value("0")}))
+      << to_json(*r.value).dump();
   const Reply alive = w.call("alive");
   ASSERT_TRUE(alive.ok()) << alive.describe();
   EXPECT_EQ(alive.value->as_int(), 1);
