@@ -1,14 +1,19 @@
 // `pcglab birds generate`: the built-in letter generator (no LLM), writing the competition layout.
+// Each trial is an item of the batch driver rooted at the team folder (birds/generator.h), so a
+// rerun reuses finished trials, `--shard` splits them and `pcglab merge` completes a sharded run.
 #include <map>
 
+#include "batch/merge.h"
+#include "batch_options.h"
 #include "birds/competition_layout.h"
 #include "birds/generator.h"
 #include "command.h"
-#include "core/progress.h"
+#include "core/log.h"
 #include "nn/torch_runtime.h"
 
 namespace pcglab::cli {
 namespace {
+namespace fs = std::filesystem;
 
 struct GenerateOptions {
   std::string letters = "A-Z";
@@ -18,9 +23,16 @@ struct GenerateOptions {
   std::string out = "runs";
   int candidates = 32;
   std::string model = "builtin";
+  std::string shard;
 };
 
-int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
+// The settings `pcglab merge` needs to complete a sharded run.
+OrderedJson generate_config(const GenerateOptions& o, const std::string& letters) {
+  return {{"letters", letters}, {"trials", o.trials},         {"seed", o.seed},
+          {"team", o.team},     {"candidates", o.candidates}, {"model", o.model}};
+}
+
+int generate_team(const GenerateOptions& o, const fs::path& team_dir, const GlobalOptions& global) {
   const std::string letters = birds::parse_letters(o.letters);
   // Trials run in parallel on the pool; each classifies its candidates on one libtorch thread, so
   // the result does not depend on the number of threads.
@@ -29,23 +41,46 @@ int run_generate(const GenerateOptions& o, const GlobalOptions& global) {
   birds::GeneratorOptions options;
   options.seed = o.seed;
   options.candidates = o.candidates;
+  batch::DriverOptions driver_options;
+  driver_options.shard = shard_of(o.shard);
+  driver_options.run_name = birds::kGenerateRunName;
+  driver_options.config = dump_json(generate_config(o, letters));
   ThreadPool pool(global.threads);
-  ProgressBar bar("generate", letters.size() * static_cast<size_t>(o.trials));
-  const auto run = birds::generate_competition(letters, o.trials, o.team, o.out, *classifier, options, pool,
-                                               [&](const birds::GeneratedTrial&) { bar.advance(true); });
-  bar.finish();
+  const auto run = birds::generate_competition(letters, o.trials, o.team, team_dir, *classifier, options,
+                                               pool, driver_options);
+  const batch::StageRun& stage = run.stage;
+  for (const ItemOutcome& x : stage.outcomes)
+    if (!x.ok()) log_warn("{}", x.message);
+  log_info("generate{}: {} trials, {} generated, {} reused, {} removed",
+           driver_options.shard.all() ? "" : " " + driver_options.shard.label(), stage.outcomes.size(),
+           stage.ran, stage.reused, stage.removed);
+  std::map<char, int> count;
+  for (const auto& t : run.trials) ++count[t.letter];
   std::map<char, std::array<double, 3>> per_letter;  // stability, similarity, blocks
   for (const auto& t : run.trials) {
     auto& s = per_letter[t.letter];
-    s[0] += t.stability / o.trials, s[1] += t.similarity / o.trials,
-        s[2] += static_cast<double>(t.blocks) / o.trials;
+    const int n = count[t.letter];
+    s[0] += t.stability / n, s[1] += t.similarity / n, s[2] += static_cast<double>(t.blocks) / n;
   }
   Table table;
   table.columns = {"letter", "trials", "mean_stability", "mean_similarity", "mean_blocks"};
   for (const auto& [letter, s] : per_letter)
-    table.add_row({std::string(1, letter), o.trials, s[0], s[1], s[2]});
+    table.add_row({std::string(1, letter), count[letter], s[0], s[1], s[2]});
   print_table(table, global);
-  return kExitOk;
+  return stage.failed == 0 ? kExitOk : kExitItemsFailed;
+}
+
+// `pcglab merge DIR` after `birds generate --shard`: DIR is the team folder or the folder above it.
+int merge_generate(const fs::path& dir, const Json& config, int) {
+  GenerateOptions o;
+  o.letters = config.value("letters", o.letters);
+  o.trials = config.value("trials", o.trials);
+  o.seed = config.value("seed", o.seed);
+  o.team = config.value("team", o.team);
+  o.candidates = config.value("candidates", o.candidates);
+  o.model = config.value("model", o.model);
+  const fs::path team_dir = fs::is_directory(dir / o.team / "logs") ? dir / o.team : dir;
+  return generate_team(o, team_dir, merge_global_options());
 }
 
 Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
@@ -65,14 +100,18 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
       ->check(number_in(1, 1000))
       ->capture_default_str();
   cmd.add_option("--model", o->model, "Letter classifier used to pick candidates")->capture_default_str();
+  add_shard_option(cmd, o->shard);
   cmd.footer(
       "The numbers shown are the generator's own measurements of the kept candidates; `pcglab birds eval` "
-      "measures them again through the official pipeline.");
-  return [o, &global] { return run_generate(*o, global); };
+      "measures them again through the official pipeline.\n"
+      "A rerun generates only the trials not finished before (<out>/<team>/logs/batch.sqlite); after "
+      "--shard runs, `pcglab merge <out>/<team>` writes logs/generate.json and run.json.");
+  return [o, &global] { return generate_team(*o, fs::path(o->out) / o->team, global); };
 }
 
 }  // namespace
 
+PCGLAB_REGISTER_MERGER(birds::kGenerateRunName, "logs/generate.json and run.json", merge_generate);
 PCGLAB_REGISTER_COMMAND("birds", "generate",
                         "Built-in letter generator (no LLM): drop_block programs in the competition layout",
                         setup_generate);

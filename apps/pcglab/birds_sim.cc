@@ -141,15 +141,23 @@ int run_simulate(const SimulateCommandOptions& opt, const GlobalOptions& global)
   }
   if (!opt.shard.empty())
     throw SetupError("--shard: give a competition folder (level files are not sharded)");
+  // Level files: an ephemeral batch (batch/driver.h: item boundary, pool, progress bar; nothing
+  // stored), each file one item, the rows in the order given.
   const SimulateOptions options = to_options(opt);
   ThreadPool pool(global.threads);
-  ProgressBar bar("simulate", opt.inputs.size());
+  batch::StageSpec spec;
+  spec.name = "simulate";
+  for (size_t i = 0; i < opt.inputs.size(); ++i)
+    spec.items.push_back({fmt::format("{}/{}", i, opt.inputs[i]), "", {}});
+  batch::Driver driver({}, pool);
+  const batch::StageRun run =
+      driver.run(spec, [&](size_t i) { return simulate_level_file(opt.inputs[i], opt.out, options); });
   std::vector<LevelRow> results(opt.inputs.size());
-  pool.parallel_for(opt.inputs.size(), [&](size_t i) {
-    results[i] = {opt.inputs[i], simulate_level_file(opt.inputs[i], opt.out, options)};
-    bar.advance(results[i].outcome.ok());
-  });
-  bar.finish();
+  for (size_t k = 0; k < run.outcomes.size(); ++k) {
+    const size_t i = run.item_index[k];
+    results[i] = {opt.inputs[i], run.outcomes[k]};
+    results[i].outcome.key.clear();
+  }
   bool all_ok = true;
   for (const auto& r : results) {
     if (!r.outcome.ok()) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "batch/driver.h"
 #include "batch/merge.h"
@@ -105,6 +106,29 @@ Result<ExtractionReport> extract_one(const std::string& file, const std::string&
   });
 }
 
+// Every response as an item of an ephemeral batch (batch/driver.h: the item boundary, the pool and
+// the progress bar; nothing stored): its diagnostics, or its error (unreadable, over
+// kMaxResponseBytes, internal error), in the order given.
+std::vector<Result<ExtractionReport>> extract_all(const ExtractOptions& opt, const GlobalOptions& global) {
+  batch::StageSpec spec;
+  spec.name = "extract";
+  for (size_t i = 0; i < opt.responses.size(); ++i)
+    spec.items.push_back({fmt::format("{}/{}", i, opt.responses[i]), "", {}});
+  std::vector<std::optional<Result<ExtractionReport>>> reports(opt.responses.size());
+  ThreadPool pool(global.threads);
+  batch::Driver driver({}, pool);
+  driver.run(spec, [&](size_t i) {
+    reports[i] = extract_one(opt.responses[i], opt.function);
+    if (!reports[i]->ok()) return ItemOutcome::from_error("", reports[i]->error());
+    if (!reports[i]->value().code)
+      return ItemOutcome::failure("", ErrorKind::kNoOutput, reports[i]->value().no_code_reason);
+    return ItemOutcome::success("");
+  });
+  std::vector<Result<ExtractionReport>> out;
+  for (auto& r : reports) out.push_back(std::move(*r));
+  return out;
+}
+
 // md: the official output as it is (several files: each after a "==> FILE <==" line, as head(1)
 // does); csv: one row per response; json, jsonl: the diagnostics. A response with no code or an
 // error is also reported on stderr, naming the file.
@@ -116,9 +140,10 @@ int run_extract(const ExtractOptions& opt, const GlobalOptions& global) {
   Json reports = Json::array();
   Table table;
   table.columns = {"file", "status", "accepted_calls", "dropped_calls", "loops", "code", "detail"};
+  const std::vector<Result<ExtractionReport>> results = extract_all(opt, global);
   for (size_t i = 0; i < opt.responses.size(); ++i) {
     const std::string& file = opt.responses[i];
-    const Result<ExtractionReport> r = extract_one(file, opt.function);
+    const Result<ExtractionReport>& r = results[i];
     if (!r.ok()) {
       all_ok = false;
       log_error("{}", r.error().describe());

@@ -10,10 +10,12 @@
 #include "birds/capture.h"
 #include "birds/letters/letter_data.h"
 #include "birds/stability.h"
+#include "birds/text_pipeline.h"
 #include "core/check.h"
 #include "core/files.h"
 #include "core/json.h"
 #include "core/rng.h"
+#include "core/version.h"
 
 namespace pcglab::birds {
 namespace fs = std::filesystem;
@@ -209,44 +211,122 @@ GeneratedTrial generate_trial(char letter, int trial, const LetterClassifier& cl
   return out;
 }
 
-GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
-                                 const fs::path& out, const LetterClassifier& classifier,
-                                 const GeneratorOptions& options, ThreadPool& pool,
-                                 const std::function<void(const GeneratedTrial&)>& on_done) {
-  if (trials < 1) throw SetupError("--trials must be at least 1");
-  for (char c : letters)
-    if (c < 'A' || c > 'Z') throw SetupError(fmt::format("letters must be A-Z, got '{}'", c));
-  FontLibrary::instance();  // fonts found once, before the workers start
-  GenerateRun run;
-  run.trials.resize(letters.size() * static_cast<size_t>(trials));
-  const fs::path team_dir = out / team;
-  pool.parallel_for(run.trials.size(), [&](size_t i) {
-    const char letter = letters[i / trials];
-    const int trial = static_cast<int>(i % trials) + 1;
-    run.trials[i] = generate_trial(letter, trial, classifier, options);
-    const std::string stem = fmt::format("{}_{}_{}", team, letter, trial);
-    write_file_atomic(team_dir / "raw" / std::string(1, letter) / (stem + ".txt"), run.trials[i].response);
-    if (on_done) on_done(run.trials[i]);
-  });
+namespace {
+
+// A trial's numbers as its outcome's metadata holds them (the program too, so that a reused
+// trial is whole again).
+OrderedJson trial_metadata(const GeneratedTrial& t) {
+  return {{"font", t.font},      {"rows", t.rows},           {"columns", t.columns},
+          {"blocks", t.blocks},  {"stability", t.stability}, {"similarity", t.similarity},
+          {"program", t.program}};
+}
+
+// The trial of a stored outcome; its response read back from `raw` (the driver reused it because
+// the file is there).
+GeneratedTrial trial_of(char letter, int trial, const ItemOutcome& o, const fs::path& raw) {
+  GeneratedTrial t;
+  t.letter = letter;
+  t.trial = trial;
+  t.font = o.metadata.value("font", "");
+  t.rows = o.metadata.value("rows", 0);
+  t.columns = o.metadata.value("columns", 0);
+  t.blocks = o.metadata.value("blocks", 0);
+  t.stability = o.metadata.value("stability", 0.0);
+  t.similarity = o.metadata.value("similarity", 0.0);
+  t.program = o.metadata.value("program", "");
+  std::error_code ec;
+  if (fs::is_regular_file(raw, ec)) t.response = read_file(raw);
+  return t;
+}
+
+// logs/generate.json: each trial's numbers (a failed trial: its error), letters in the order given.
+OrderedJson generate_log(const std::vector<std::pair<char, int>>& order, const std::vector<size_t>& index,
+                         const std::vector<ItemOutcome>& outcomes) {
+  std::vector<const ItemOutcome*> by_item(order.size(), nullptr);
+  for (size_t k = 0; k < outcomes.size(); ++k) by_item[index[k]] = &outcomes[k];
   OrderedJson log = OrderedJson::array();
-  for (const auto& t : run.trials)
-    log.push_back({{"character", std::string(1, t.letter)},
-                   {"trial", t.trial},
-                   {"font", t.font},
-                   {"rows", t.rows},
-                   {"columns", t.columns},
-                   {"blocks", t.blocks},
-                   {"stability", t.stability},
-                   {"similarity", t.similarity}});
-  write_json_file(team_dir / "logs" / "generate.json", log);
-  OrderedJson meta = {
-      {"model", "pcglab built-in generator (no LLM)"},
-      {"prompt", nullptr},
-      {"generator",
-       {{"seed", options.seed}, {"candidates", options.candidates}, {"classifier", classifier.name()}}},
-      {"letters", letters},
-      {"trials", trials}};
-  write_json_file(team_dir / "run.json", meta);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (by_item[i] == nullptr) continue;
+    const ItemOutcome& o = *by_item[i];
+    OrderedJson entry = {{"character", std::string(1, order[i].first)}, {"trial", order[i].second}};
+    if (!o.ok()) {
+      entry["status"] = "error";
+      entry["error"] = o.message;
+    } else {
+      for (const char* field : {"font", "rows", "columns", "blocks", "stability", "similarity"})
+        entry[field] = o.metadata[field];
+    }
+    log.push_back(std::move(entry));
+  }
+  return log;
+}
+
+}  // namespace
+
+GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
+                                 const fs::path& team_dir, const LetterClassifier& classifier,
+                                 const GeneratorOptions& options, ThreadPool& pool,
+                                 batch::DriverOptions driver_options) {
+  if (trials < 1) throw SetupError("--trials must be at least 1");
+  std::string unique;
+  for (char c : letters) {
+    if (c < 'A' || c > 'Z') throw SetupError(fmt::format("letters must be A-Z, got '{}'", c));
+    if (unique.find(c) == std::string::npos) unique += c;
+  }
+  FontLibrary::instance();  // fonts found once, before the workers start
+  batch::Driver driver(team_dir, pool, driver_options);
+  const std::string settings = fmt::format("generate {} {} {} {} {}", options.seed, options.candidates,
+                                           options.function, classifier.name(), kVersion);
+  batch::StageSpec spec;
+  spec.name = "generate";
+  spec.output_dirs = {team_dir / "raw"};
+  std::vector<std::pair<char, int>> order;  // item i's letter and trial
+  for (char letter : unique) {
+    for (int t = 1; t <= trials; ++t) {
+      const std::string stem = fmt::format("{}_{}_{}", team, letter, t);
+      batch::Item item;
+      item.key = trial_key(team, std::string(1, letter), stem);
+      item.hash = batch::ContentHash().add(settings).add(item.key).hex();
+      item.outputs = {team_dir / "raw" / std::string(1, letter) / (stem + ".txt")};
+      spec.items.push_back(std::move(item));
+      order.emplace_back(letter, t);
+    }
+  }
+  spec.write_log = [&](const std::vector<ItemOutcome>& outcomes) {
+    std::map<std::string, size_t> item_of;
+    for (size_t i = 0; i < spec.items.size(); ++i) item_of[spec.items[i].key] = i;
+    std::vector<size_t> index;
+    for (const ItemOutcome& o : outcomes) index.push_back(item_of.at(o.key));
+    write_json_file(team_dir / "logs" / "generate.json", generate_log(order, index, outcomes));
+    OrderedJson meta = {
+        {"model", "pcglab built-in generator (no LLM)"},
+        {"prompt", nullptr},
+        {"generator",
+         {{"seed", options.seed}, {"candidates", options.candidates}, {"classifier", classifier.name()}}},
+        {"letters", unique},
+        {"trials", trials}};
+    write_json_file(team_dir / "run.json", meta);
+  };
+  GenerateRun run;
+  run.stage = driver.run(spec, [&](size_t i) {
+    const GeneratedTrial t = generate_trial(order[i].first, order[i].second, classifier, options);
+    try {
+      write_file_atomic(spec.items[i].outputs[0], t.response);
+    } catch (const SetupError& e) {  // a file that cannot be written: this trial's error
+      return ItemOutcome::failure("", ErrorKind::kIo, e.what());
+    }
+    return ItemOutcome::success("", trial_metadata(t));
+  });
+  std::vector<size_t> sorted(run.stage.outcomes.size());
+  for (size_t k = 0; k < sorted.size(); ++k) sorted[k] = k;
+  std::sort(sorted.begin(), sorted.end(),
+            [&](size_t a, size_t b) { return run.stage.item_index[a] < run.stage.item_index[b]; });
+  for (size_t k : sorted) {
+    const size_t i = run.stage.item_index[k];
+    if (run.stage.outcomes[k].ok())
+      run.trials.push_back(
+          trial_of(order[i].first, order[i].second, run.stage.outcomes[k], spec.items[i].outputs[0]));
+  }
   return run;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/driver.h"
 #include "birds/converter.h"
 #include "birds/letters/letter_classifier.h"
 #include "core/thread_pool.h"
@@ -51,14 +52,27 @@ GeneratedTrial generate_trial(char letter, int trial, const LetterClassifier& cl
                               const GeneratorOptions& options);
 
 struct GenerateRun {
+  // The shard's trials (every trial when unsharded), letters in the order given, then by trial; a
+  // trial reused from an earlier run has its response read back from its file.
   std::vector<GeneratedTrial> trials;
+  batch::StageRun stage;  // the generate stage as the driver ran it (outcomes sorted by key)
 };
 
-// Every letter × trial, written in the competition layout under <out>/<team>/ (raw responses,
-// run.json describing the run, logs/generate.json with each trial's numbers).
+// The generate stage on the item kernel (batch/driver.h), rooted at the team folder `team_dir`:
+// one item per letter × trial, keyed like every birds stage ("<team>/<C>/<team>_<C>_<t>"), hashed
+// over the generator's settings, the classifier and the trial, writing
+// raw/<C>/<team>_<C>_<t>.txt; its outcome's metadata holds the trial's numbers. So a rerun (after a
+// kill, or with more letters) generates only the trials that are not finished, `--shard` splits
+// the trials, and `pcglab merge` completes a sharded run. Unsharded, it also writes
+// logs/generate.json (each trial's numbers, letters in the order given) and run.json.
+// `driver_options.run_name` and `config` are the command's (for merge); a letter given twice counts
+// once.
 GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
-                                 const std::filesystem::path& out, const LetterClassifier& classifier,
+                                 const std::filesystem::path& team_dir, const LetterClassifier& classifier,
                                  const GeneratorOptions& options, ThreadPool& pool,
-                                 const std::function<void(const GeneratedTrial&)>& on_done = {});
+                                 batch::DriverOptions driver_options = {});
+
+// The run name `birds generate` records in its store, for `pcglab merge`.
+inline constexpr const char* kGenerateRunName = "birds generate";
 
 }  // namespace pcglab::birds
