@@ -1,0 +1,125 @@
+// `birds generate` on the item kernel (batch/driver.h): each trial is an item of the team folder's
+// batch, so a run killed with SIGKILL resumes without generating its finished trials again, and
+// shards merged by `pcglab merge` write the same files as one unsharded run.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/files.h"
+#include "core/json.h"
+#include "testing/testing.h"
+
+namespace pcglab {
+namespace {
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kSettings{"--letters", "AKTH", "--trials", "3", "--candidates", "4"};
+
+testing::CliRun generate(const fs::path& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"--threads", "1",          "birds",    "generate",
+                                "-o",        out.string(), "--format", "json"};
+  args.insert(args.end(), kSettings.begin(), kSettings.end());
+  args.insert(args.end(), extra.begin(), extra.end());
+  return testing::run_pcglab(args);
+}
+
+// Every file under `dir` (relative path -> bytes) but the batch stores and locks (run history).
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string name = e.path().filename().string();
+    if (name.find(".sqlite") != std::string::npos || name.ends_with(".lock")) continue;
+    out[fs::relative(e.path(), dir).generic_string()] = read_file(e.path());
+  }
+  return out;
+}
+
+void expect_same_files(const fs::path& fresh, const fs::path& other) {
+  const auto a = snapshot(fresh), b = snapshot(other);
+  EXPECT_EQ(a.size(), b.size());
+  for (const auto& [name, bytes] : a) {
+    const auto it = b.find(name);
+    if (it == b.end()) {
+      ADD_FAILURE() << name << " missing";
+      continue;
+    }
+    EXPECT_TRUE(it->second == bytes) << name << " differs";
+  }
+}
+
+size_t raw_files(const fs::path& team) {
+  size_t n = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(team / "raw", ec), end; !ec && it != end; it.increment(ec))
+    n += it->path().extension() == ".txt";
+  return n;
+}
+
+TEST(BirdsGenerateKernel, AKilledRunResumesReusingItsFinishedTrials) {
+  testing::TempDir dir;
+  const auto fresh = generate(dir / "fresh");
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  EXPECT_NE(fresh.err.find("generate: 12 trials, 12 generated, 0 reused"), std::string::npos) << fresh.err;
+
+  // SIGKILL once two responses are written: with one thread, the first trial's outcome is then in
+  // the store (a trial's file is written, then its outcome committed, then the next trial starts).
+  std::vector<std::string> args{"--threads", "1", "birds", "generate", "-o", (dir / "killed").string()};
+  args.insert(args.end(), kSettings.begin(), kSettings.end());
+  const pid_t pid = testing::spawn_pcglab(args);
+  ASSERT_TRUE(testing::wait_for([&] { return raw_files(dir / "killed/pcglab-generator") >= 2; }));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const auto resumed = generate(dir / "killed");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const size_t at = resumed.err.find("generate: 12 trials, ");
+  ASSERT_NE(at, std::string::npos) << resumed.err;
+  const size_t generated = std::stoul(resumed.err.substr(at + 21));
+  EXPECT_LT(generated, 12u) << "the finished trials are reused, not generated again\n" << resumed.err;
+  EXPECT_NE(resumed.err.find(fmt::format("{} generated, {} reused", generated, 12 - generated)),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_EQ(parse_json(resumed.out, "stdout"), parse_json(fresh.out, "stdout"));
+  expect_same_files(dir / "fresh", dir / "killed");
+
+  // Nothing left to do; other settings generate every trial again.
+  const auto again = generate(dir / "killed");
+  EXPECT_NE(again.err.find("generate: 12 trials, 0 generated, 12 reused"), std::string::npos) << again.err;
+  const auto reseeded = generate(dir / "killed", {"--seed", "2"});
+  EXPECT_NE(reseeded.err.find("generate: 12 trials, 12 generated, 0 reused"), std::string::npos)
+      << reseeded.err;
+}
+
+TEST(BirdsGenerateKernel, ShardsMergedWriteTheSameFilesAsOneRun) {
+  testing::TempDir dir;
+  const auto fresh = generate(dir / "fresh");
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  size_t generated = 0;
+  for (const char* shard : {"1/2", "2/2"}) {
+    const auto r = generate(dir / "sharded", {"--shard", shard});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string tag = fmt::format("generate {}: ", shard);
+    const size_t at = r.err.find(tag);
+    ASSERT_NE(at, std::string::npos) << r.err;
+    generated += std::stoul(r.err.substr(at + tag.size()));
+  }
+  EXPECT_EQ(generated, 12u) << "each trial in one shard";
+  const fs::path team = dir / "sharded/pcglab-generator";
+  EXPECT_FALSE(fs::exists(team / "logs/generate.json")) << "the log needs every trial: merge writes it";
+  EXPECT_FALSE(fs::exists(team / "run.json"));
+  const auto merged = testing::run_pcglab({"merge", (dir / "sharded").string(), "--format", "json"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(merged.err.find("generate: 12 trials, 0 generated, 12 reused"), std::string::npos) << merged.err;
+  EXPECT_FALSE(fs::exists(team / "logs/shards"));
+  EXPECT_EQ(parse_json(merged.out, "stdout"), parse_json(fresh.out, "stdout"));
+  expect_same_files(dir / "fresh", dir / "sharded");
+}
+
+}  // namespace
+}  // namespace pcglab
