@@ -22,8 +22,9 @@ Table eval_ranking_table(const birds::EvalReport& report) {
   Table t;
   t.columns = {"rank", "team", "normalized_prompt_score", "prompt_score", "failed_trials"};
   for (const auto& e : report.scores.entries) {
-    const auto failed = std::count_if(report.failures.begin(), report.failures.end(),
-                                      [&](const birds::EvalFailure& f) { return f.team == e.name; });
+    const auto failed =
+        std::count_if(report.failures.begin(), report.failures.end(),
+                      [&](const ItemOutcome& f) { return f.metadata.value("team", "") == e.name; });
     t.add_row({e.rank, e.name, e.normalized, e.prompt_score, static_cast<int64_t>(failed)});
   }
   return t;
@@ -146,7 +147,8 @@ int eval_folder(const EvalCommandOptions& opt, const GlobalOptions& global) {
              s.reused, s.failed, s.removed ? fmt::format(", {} gone (files removed)", s.removed) : "",
              s.temporaries ? fmt::format(", {} unfinished writes removed", s.temporaries) : "", s.seconds);
   for (const auto& f : report.failures)
-    log_warn("{} {} {} [{}]: {}", f.team, f.character, f.trial, f.stage, f.error);
+    log_warn("{} {} {} [{}]: {}", f.metadata.value("team", ""), f.metadata.value("character", ""),
+             f.metadata.value("trial", ""), f.metadata.value("stage", ""), failure_text(f));
   if (!report.complete) {
     log_info("shard{} done; once every shard is done, `pcglab merge {}` writes the scores", shard, opt.input);
     return report.failures.empty() ? kExitOk : kExitItemsFailed;

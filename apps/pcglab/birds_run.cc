@@ -85,7 +85,9 @@ int run_and_report(const birds::RunOptions& r, bool eval, const RunCommandOption
                                                 {"converter", "1.4.1"},
                                                 {"raw", false}});
     const auto report = birds::evaluate_competition(summary.team_dir, eval_options, pool);
-    for (const auto& f : report.failures) log_warn("{} {} [{}]: {}", f.character, f.trial, f.stage, f.error);
+    for (const auto& f : report.failures)
+      log_warn("{} {} [{}]: {}", f.metadata.value("character", ""), f.metadata.value("trial", ""),
+               f.metadata.value("stage", ""), birds::failure_text(f));
     if (report.complete) print_table(eval_ranking_table(report), global);
     if (!report.failures.empty()) code = kExitItemsFailed;
   }

@@ -14,10 +14,29 @@
 namespace pcglab::birds {
 namespace fs = std::filesystem;
 
-std::vector<EvalFailure> recorded_failures(const fs::path& team_dir) {
-  std::vector<EvalFailure> out;
+namespace {
+
+// What a log's status says of the failure's kind; `fallback` where it says only "error".
+ErrorKind kind_of_status(const std::string& status, ErrorKind fallback) {
+  if (status == "no-code") return ErrorKind::kNoOutput;
+  if (status == "conversion-error" || status == "read-error") return ErrorKind::kBadInput;
+  if (status == "write-error") return ErrorKind::kIo;
+  if (status == "internal-error") return ErrorKind::kInternal;
+  return fallback;
+}
+
+OrderedJson where(const std::string& stage, const std::string& team, const std::string& character,
+                  const std::string& trial) {
+  return {{"stage", stage}, {"team", team}, {"character", character}, {"trial", trial}};
+}
+
+}  // namespace
+
+std::vector<ItemOutcome> recorded_failures(const fs::path& team_dir) {
+  std::vector<ItemOutcome> out;
   const std::string team = team_name_of(team_dir);
-  auto read = [&](const std::string& stage, const fs::path& file, const char* trial_key) {
+  auto read = [&](const std::string& stage, const fs::path& file, const char* trial_field,
+                  ErrorKind fallback) {
     if (!fs::exists(file)) return;
     Json j;
     try {
@@ -29,27 +48,43 @@ std::vector<EvalFailure> recorded_failures(const fs::path& team_dir) {
     if (!items.is_array()) return;
     for (const Json& r : items) {
       if (!r.is_object() || r.value("status", "error") == "ok") continue;
-      std::string error = r.value("error", r.value("status", ""));
+      const std::string status = r.value("status", "");
+      std::string error = r.value("error", status);
       const std::string detail = r.value("detail", "");
       if (!detail.empty()) error += " (" + detail + ")";
-      out.push_back({team, r.value("character", ""), r.value(trial_key, ""), stage, error});
+      const std::string character = r.value("character", ""), trial = r.value(trial_field, "");
+      ItemOutcome o =
+          ItemOutcome::failure(trial.empty() ? team + "/" + character : trial_key(team, character, trial),
+                               kind_of_status(status, fallback), error);
+      const OrderedJson at = where(stage, team, character, trial);
+      for (auto& [name, value] : at.items()) o.metadata[name] = value;
+      out.push_back(std::move(o));
     }
   };
-  read("convert", team_dir / "logs" / "convert.json", "trial");
-  read("simulate", team_dir / "logs" / "simulate.json", "level");
-  read("classify", team_dir / "logs" / "classify.json", "id");
-  read("diversity", team_dir / "logs" / "diversity.json", "trial");  // per character, no trial
+  read("convert", team_dir / "logs" / "convert.json", "trial", ErrorKind::kBadInput);
+  read("simulate", team_dir / "logs" / "simulate.json", "level", ErrorKind::kBadInput);
+  read("classify", team_dir / "logs" / "classify.json", "id", ErrorKind::kEvaluator);
+  read("diversity", team_dir / "logs" / "diversity.json", "trial", ErrorKind::kEvaluator);  // per character
   return out;
 }
 
-EvalFailure failure_of(const std::string& stage, const ItemOutcome& o) {
+ItemOutcome failure_of(const std::string& stage, ItemOutcome o) {
   const TrialKey k = parse_trial_key(o.key);
-  std::string error = o.message;
-  if (stage == "convert" && o.metadata.contains("official_error")) {
-    error = o.metadata["official_error"].get<std::string>();
-    if (o.metadata.contains("detail")) error += " (" + o.metadata["detail"].get<std::string>() + ")";
-  }
-  return {k.team, k.character, stage == "classify" ? k.stem + ".png" : k.stem, stage, error};
+  const OrderedJson at = where(stage, k.team, k.character, stage == "classify" ? k.stem + ".png" : k.stem);
+  for (auto& [name, value] : at.items()) o.metadata[name] = value;
+  return o;
+}
+
+ItemOutcome failure_of(const std::string& stage, const std::string& team, ErrorKind kind,
+                       std::string message) {
+  return ItemOutcome::failure(team, kind, std::move(message), where(stage, team, "", ""));
+}
+
+std::string failure_text(const ItemOutcome& o) {
+  if (o.metadata.value("stage", "") != "convert" || !o.metadata.contains("official_error")) return o.message;
+  std::string text = o.metadata["official_error"].get<std::string>();
+  if (o.metadata.contains("detail")) text += " (" + o.metadata["detail"].get<std::string>() + ")";
+  return text;
 }
 
 EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options, ThreadPool& pool) {
@@ -102,7 +137,7 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   for (const fs::path& team : teams) {
     selected.push_back(read_team_results(team, layout));
     for (const std::string& error : selected.back().errors)
-      report.failures.push_back({selected.back().name, "", "", "score", error});
+      report.failures.push_back(failure_of("score", selected.back().name, ErrorKind::kBadInput, error));
   }
   report.scores = score_competition(selected, options.scoring);
   report.result_dir = dir / "result";

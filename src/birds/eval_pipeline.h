@@ -48,15 +48,12 @@ struct EvalStage {
   double seconds = 0;
 };
 
-struct EvalFailure {
-  std::string team, character, trial, stage, error;
-};
-
 struct EvalReport {
   std::vector<EvalStage> stages;
   // Per trial: no code, conversion error, simulation or image error; per character: an unusable
-  // similarity file (diversity); per value: a score that could not be read (score).
-  std::vector<EvalFailure> failures;
+  // similarity file (diversity); per value: a score that could not be read (score). Each is the
+  // failed ItemOutcome with where it happened in its metadata (failure_of).
+  std::vector<ItemOutcome> failures;
   ScoringResult scores;              // empty when sharded
   std::filesystem::path result_dir;  // empty when sharded
   bool complete = true;              // false for a shard: merge completes it
@@ -65,11 +62,21 @@ struct EvalReport {
 EvalReport evaluate_competition(const std::filesystem::path& dir, const EvalOptions& options,
                                 ThreadPool& pool);
 
-// The failures recorded in a team's logs (convert.json, simulate.json, classify.json, diversity.json).
-std::vector<EvalFailure> recorded_failures(const std::filesystem::path& team_dir);
+// The failures recorded in a team's logs (convert.json, simulate.json, classify.json, diversity.json),
+// as failure_of makes them (the kind read from the log's status where it says it).
+std::vector<ItemOutcome> recorded_failures(const std::filesystem::path& team_dir);
 
-// One failed outcome of a birds stage as a failure line (the same words as the logs).
-EvalFailure failure_of(const std::string& stage, const ItemOutcome& outcome);
+// A failed outcome of a birds stage with where it happened added to its metadata: {"stage", "team",
+// "character", "trial"} (trial: the response's stem; the image file for classify; empty for a
+// character's or a team's failure). The key, kind, message and other metadata stay as they are.
+ItemOutcome failure_of(const std::string& stage, ItemOutcome outcome);
+// The same for a failure that is no stage item's (a team's score): key `team`.
+ItemOutcome failure_of(const std::string& stage, const std::string& team, ErrorKind kind,
+                       std::string message);
+
+// A failure's words in the logs and on stderr: a conversion's official error and its detail, else
+// the message.
+std::string failure_text(const ItemOutcome& failure);
 
 // The run name the birds commands record in the store, for `pcglab merge`.
 inline constexpr const char* kEvalRunName = "birds eval";

@@ -123,14 +123,16 @@ std::string failure_table(const BirdsRun& run, const BirdsTeam& team, int level)
   out +=
       "<table class=\"failures\"><tr><th class=\"text\">letter</th><th>trial</th><th class=\"text\">file</th>"
       "<th class=\"text\">failure</th><th class=\"text\">why</th></tr>\n";
-  for (const BirdsFailure& f : team.failures) {
+  for (const ItemOutcome& f : team.failures) {
+    const std::string letter = f.metadata.value("character", "");
+    const int trial = f.metadata.value("number", -1);
     out += fmt::format(
         "<tr><td class=\"text\"><a href=\"#{}\">{}</a></td><td>{}</td><td class=\"text\">{}</td><td "
         "class=\"text\">{}</td>"
         "<td class=\"text\">{}</td></tr>\n",
-        birds_letter_id(run, team, f.letter), escape_html(f.letter),
-        f.trial >= 0 ? std::to_string(f.trial) : "?", escape_html(f.stem), escape_html(f.kind),
-        escape_html(f.reason));
+        birds_letter_id(run, team, letter), escape_html(letter), trial >= 0 ? std::to_string(trial) : "?",
+        escape_html(f.metadata.value("trial", "")), escape_html(f.metadata.value("failure", "")),
+        escape_html(f.message));
   }
   return out + "</table>\n";
 }
@@ -238,11 +240,11 @@ BirdsRun with_relative_paths(BirdsRun run, const fs::path& base_in) {
   std::sort(replacements.begin(), replacements.end(),
             [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   for (BirdsTeam& team : run.teams) {
-    for (BirdsFailure& f : team.failures) {
+    for (ItemOutcome& f : team.failures) {
       for (const auto& [from, to] : replacements) {
-        for (size_t at = f.reason.find(from); at != std::string::npos;
-             at = f.reason.find(from, at + to.size()))
-          f.reason.replace(at, from.size(), to);
+        for (size_t at = f.message.find(from); at != std::string::npos;
+             at = f.message.find(from, at + to.size()))
+          f.message.replace(at, from.size(), to);
       }
     }
   }

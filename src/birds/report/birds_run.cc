@@ -21,6 +21,13 @@ namespace pcglab::birds {
 namespace {
 namespace fs = std::filesystem;
 
+// The kind of a conversion failure by its convert.json status.
+ErrorKind conversion_error_kind(const std::string& status) {
+  if (status == "write-error") return ErrorKind::kIo;
+  if (status == "internal-error") return ErrorKind::kInternal;
+  return ErrorKind::kBadInput;
+}
+
 bool is_dir(const fs::path& p) {
   std::error_code ec;
   return fs::is_directory(p, ec);
@@ -196,14 +203,21 @@ class TeamReader {
   };
   std::map<std::string, LetterState>& letters() { return letters_; }
   const std::map<std::string, fs::path>& images() const { return images_; }  // "<letter>/<stem>" -> png
-  std::vector<BirdsFailure>& failures() { return failures_; }
+  std::vector<ItemOutcome>& failures() { return failures_; }
 
  private:
-  void add_failure(const std::string& letter, const std::string& stem, const std::string& kind,
-                   const std::string& reason) {
+  // `failure`: what the report calls it; `stage` and `kind`: the stage that failed and how.
+  void add_failure(const std::string& letter, const std::string& stem, const std::string& failure,
+                   const std::string& reason, const char* stage, ErrorKind kind) {
     BirdsTrial& t = trial(letter, stem);
-    if (t.failure.empty()) t.failure = kind;
-    failures_.push_back({letter, stem, t.trial, kind, reason});
+    if (t.failure.empty()) t.failure = failure;
+    failures_.push_back(ItemOutcome::failure(fmt::format("{}/{}/{}", team_.name, letter, stem), kind, reason,
+                                             {{"stage", stage},
+                                              {"team", team_.name},
+                                              {"character", letter},
+                                              {"trial", stem},
+                                              {"number", t.trial},
+                                              {"failure", failure}}));
   }
 
   void stage(const std::string& name, const std::string& command, bool present) {
@@ -249,7 +263,8 @@ class TeamReader {
         if (!trial(letter, stem).has_response) {
           add_failure(letter, stem, "no response",
                       fmt::format("run.json expects {} trials; raw/{}/{}.txt is missing",
-                                  team_.expected_trials, letter, stem));
+                                  team_.expected_trials, letter, stem),
+                      "run", ErrorKind::kNoOutput);
         }
       }
     }
@@ -269,10 +284,11 @@ class TeamReader {
       const std::string detail = json_field_or<std::string>(e, "detail", "", path.string());
       const std::string reason = detail.empty() ? error : fmt::format("{} ({})", error, detail);
       if (status == "no-code") {
-        add_failure(letter, stem, "no code", reason);
+        add_failure(letter, stem, "no code", reason, "convert", ErrorKind::kNoOutput);
       } else {
         add_failure(letter, stem, "conversion error",
-                    status == "conversion-error" ? reason : fmt::format("{}: {}", status, reason));
+                    status == "conversion-error" ? reason : fmt::format("{}: {}", status, reason), "convert",
+                    conversion_error_kind(status));
       }
     }
   }
@@ -290,7 +306,8 @@ class TeamReader {
       trial(letter, stem);
       if (json_field<std::string>(e, "status", path.string()) != "ok") {
         add_failure(letter, stem, "simulation error",
-                    json_field_or<std::string>(e, "error", "", path.string()));
+                    json_field_or<std::string>(e, "error", "", path.string()), "simulate",
+                    ErrorKind::kBadInput);
       }
     }
   }
@@ -361,7 +378,8 @@ class TeamReader {
     for (const Json& f : json_field_or<Json>(j, "failures", Json::array(), path.string())) {
       add_failure(json_field<std::string>(f, "character", path.string()),
                   stem_of_id(json_field<std::string>(f, "id", path.string())), "classification error",
-                  json_field_or<std::string>(f, "error", "", path.string()));
+                  json_field_or<std::string>(f, "error", "", path.string()), "classify",
+                  ErrorKind::kEvaluator);
     }
   }
 
@@ -378,7 +396,7 @@ class TeamReader {
   fs::path dir_;
   std::map<std::string, LetterState> letters_;
   std::map<std::string, fs::path> images_;
-  std::vector<BirdsFailure> failures_;
+  std::vector<ItemOutcome> failures_;
 };
 
 // The scores birds score wrote, for every team: trial, character and prompt scores.
@@ -509,10 +527,11 @@ void finish_team(BirdsTeam& team, TeamReader& reader, const Scores& scores, bool
   team.mean_similarity = mean_of(all_sim);
   team.mean_diversity = mean_of(all_div);
   team.failures = std::move(reader.failures());
-  std::stable_sort(team.failures.begin(), team.failures.end(),
-                   [](const BirdsFailure& a, const BirdsFailure& b) {
-                     return a.letter != b.letter ? a.letter < b.letter : a.trial < b.trial;
-                   });
+  std::stable_sort(
+      team.failures.begin(), team.failures.end(), [](const ItemOutcome& a, const ItemOutcome& b) {
+        const std::string la = a.metadata["character"], lb = b.metadata["character"];
+        return la != lb ? la < lb : a.metadata["number"].get<int>() < b.metadata["number"].get<int>();
+      });
 }
 
 }  // namespace

@@ -20,18 +20,16 @@
 #include <string>
 #include <vector>
 
+#include "core/item_outcome.h"
+
 namespace pcglab::birds {
 
-// Why a trial produced no (or no scored) level. Stages in pipeline order.
-struct BirdsFailure {
-  std::string letter;
-  std::string stem;  // e.g. "team_A_3"
-  int trial = -1;
-  std::string
-      kind;  // "no response", "no code", "conversion error", "simulation error", "classification error"
-  std::string reason;  // the message recorded by the stage (official message and detail)
-};
-
+// Why a trial produced no (or no scored) level is a failed ItemOutcome (core/item_outcome.h), as
+// every birds stage makes it: key "<team>/<C>/<stem>", the kind, the message the stage recorded
+// (official message and detail), and metadata {"stage" ("run", "convert", "simulate", "classify"),
+// "team", "character", "trial" (the stem, e.g. "team_A_3"), "number" (the trial number, -1 when
+// unknown), "failure" (what the report calls it: "no response", "no code", "conversion error",
+// "simulation error", "classification error")}.
 struct BirdsTrial {
   std::string stem;
   int trial = -1;
@@ -70,8 +68,8 @@ struct BirdsTeam {
   int expected_trials = 0;  // from run.json; 0 when unknown
   std::vector<std::pair<std::string, std::string>> run_details;  // other scalar run.json fields
   std::vector<BirdsStage> stages;
-  std::vector<BirdsLetter> letters;  // sorted
-  std::vector<BirdsFailure> failures;
+  std::vector<BirdsLetter> letters;   // sorted
+  std::vector<ItemOutcome> failures;  // in pipeline order per trial, sorted by letter and trial
   std::optional<double> prompt_score, normalized_score;
   std::optional<int> rank;
   std::optional<double> mean_stability, mean_similarity, mean_diversity;
