@@ -19,10 +19,6 @@ constexpr const char* kNoBlockType = "BlockType does not exist.";
 constexpr const char* kHeightIntruded = "Height boundary is intruded.";
 constexpr const char* kWidthIntruded = "Width boundary is intruded.";
 
-struct ConversionError {
-  const char* message;
-};
-
 // JavaScript String.prototype.substring(start, end): clamp, then swap if reversed.
 std::string js_substring(std::string_view s, long start, long end) {
   const long n = static_cast<long>(s.size());
@@ -60,7 +56,7 @@ DropBlock block_type_of(const std::string& upper) {
   if (upper == "B31") return DropBlock::kB31;
   if (upper == "B13") return DropBlock::kB13;
   if (upper == "B11") return DropBlock::kB11;
-  throw ConversionError{kNoBlockType};
+  throw InputError(kNoBlockType);
 }
 
 bool occupied(const DropGrid& g, int row, long col) {
@@ -71,7 +67,7 @@ bool occupied(const DropGrid& g, int row, long col) {
 int landing_row(const DropGrid& grid, DropBlock type, long slot, bool legacy) {
   const DropBlockShape& s = shape_of(type);
   const int half = (s.width - 1) / 2;
-  if (!legacy && occupied(grid, kGridHeight - 1, slot)) throw ConversionError{kHeightIntruded};
+  if (!legacy && occupied(grid, kGridHeight - 1, slot)) throw InputError(kHeightIntruded);
   int y = kGridHeight - 1;
   for (int row = kGridHeight - 1; row >= 0; --row) {
     if (grid[row][slot] != 0) break;
@@ -79,7 +75,7 @@ int landing_row(const DropGrid& grid, DropBlock type, long slot, bool legacy) {
       bool empty = true;
       for (int j = 1; j <= half; ++j) {
         if (slot - j < 0 || slot + j > kGridWidth - 1) {
-          if (!legacy) throw ConversionError{kWidthIntruded};
+          if (!legacy) throw InputError(kWidthIntruded);
           empty = false;  // the first version treated the boundary as a wall
           break;
         }
@@ -111,7 +107,7 @@ int place(DropGrid& grid, DropBlock type, int row, int slot) {
     }
   }
   for (int j = 1; j < s.height; ++j) {
-    if (row + j > kGridHeight - 1) throw ConversionError{kHeightIntruded};
+    if (row + j > kGridHeight - 1) throw InputError(kHeightIntruded);
     grid[row + j][slot] = 1;
   }
   return outside_right;
@@ -223,14 +219,14 @@ Result<ConvertedLevel> convert_program(std::string_view program, std::string_vie
       const std::optional<long> slot = js_parse_int(slot_text);
       // Outside 0..19 (or NaN) the official code reads undefined: 1.4.1 throws; the first
       // version wrote a broken level (x="NaN" or a block off the grid), reported as the same error.
-      if (!slot || *slot < 0 || *slot >= kGridWidth) throw ConversionError{kHeightIntruded};
+      if (!slot || *slot < 0 || *slot >= kGridWidth) throw InputError(kHeightIntruded);
       const int row = landing_row(grid, type, *slot, legacy);
       const int outside = place(grid, type, row, static_cast<int>(*slot));
       if (row == kGridHeight - 1) phantom += outside;
       out.blocks.push_back(PlacedBlock{type, static_cast<int>(*slot), row});
     }
-  } catch (const ConversionError& e) {
-    return Result<ConvertedLevel>::failure(source, e.message);
+  } catch (const InputError& e) {  // the official converter's error: the program's, as a value
+    return Result<ConvertedLevel>::failure(source, e.what());
   }
   // shiftBlocksOnGrid: move everything left so the leftmost occupied column is 0.
   int shift = kGridWidth;
