@@ -119,6 +119,17 @@ TEST(BirdsReport, ReadsEveryStageAndRecordsFailuresWithReasons) {
   EXPECT_EQ(team.failures[4].metadata["failure"], "classification error");
   EXPECT_EQ(team.failures[4].metadata["trial"], "teamx_E_1");
   EXPECT_EQ(team.failures[4].message, "bad PNG");
+  // Each failure is the stage's outcome: its kind, and the stage that failed.
+  EXPECT_EQ(team.failures[0].kind, ErrorKind::kNoOutput);
+  EXPECT_EQ(team.failures[0].key, "teamx/A/teamx_A_2");
+  EXPECT_EQ(team.failures[0].metadata["stage"], "convert");
+  EXPECT_EQ(team.failures[1].kind, ErrorKind::kNoOutput);
+  EXPECT_EQ(team.failures[1].metadata["stage"], "run");
+  EXPECT_EQ(team.failures[2].kind, ErrorKind::kBadInput);
+  EXPECT_EQ(team.failures[3].kind, ErrorKind::kBadInput);
+  EXPECT_EQ(team.failures[3].metadata["stage"], "simulate");
+  EXPECT_EQ(team.failures[4].kind, ErrorKind::kEvaluator);
+  EXPECT_EQ(team.failures[4].metadata["stage"], "classify");
   const BirdsLetter& a = team.letters[0];
   EXPECT_EQ(a.letter, "A");
   ASSERT_EQ(a.trials.size(), 2u);
