@@ -9,7 +9,6 @@
 #include "birds/generator.h"
 #include "command.h"
 #include "core/log.h"
-#include "nn/torch_runtime.h"
 
 namespace pcglab::cli {
 namespace {
@@ -36,8 +35,7 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   const std::string letters = birds::parse_letters(o.letters);
   // Trials run in parallel on the pool; each classifies its candidates on one libtorch thread, so
   // the result does not depend on the number of threads.
-  nn::set_torch_threads(1);
-  const auto classifier = birds::open_letter_classifier(o.model);
+  birds::LazyClassifier classifier(o.model, 1);  // opened by the first trial that runs
   birds::GeneratorOptions options;
   options.seed = o.seed;
   options.candidates = o.candidates;
@@ -46,8 +44,8 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   driver_options.run_name = birds::kGenerateRunName;
   driver_options.config = dump_json(generate_config(o, letters));
   ThreadPool pool(global.threads);
-  const auto run = birds::generate_competition(letters, o.trials, o.team, team_dir, *classifier, options,
-                                               pool, driver_options);
+  const auto run = birds::generate_competition(letters, o.trials, o.team, team_dir, classifier, options, pool,
+                                               driver_options);
   const batch::StageRun& stage = run.stage;
   for (const ItemOutcome& x : stage.outcomes)
     if (!x.ok()) log_warn("{}", x.message);

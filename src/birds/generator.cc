@@ -264,7 +264,7 @@ OrderedJson generate_log(const std::vector<std::pair<char, int>>& order, const s
 }  // namespace
 
 GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
-                                 const fs::path& team_dir, const LetterClassifier& classifier,
+                                 const fs::path& team_dir, LazyClassifier& classifier,
                                  const GeneratorOptions& options, ThreadPool& pool,
                                  batch::DriverOptions driver_options) {
   if (trials < 1) throw SetupError("--trials must be at least 1");
@@ -276,7 +276,7 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
   FontLibrary::instance();  // fonts found once, before the workers start
   batch::Driver driver(team_dir, pool, driver_options);
   const std::string settings = fmt::format("generate {} {} {} {} {}", options.seed, options.candidates,
-                                           options.function, classifier.name(), kVersion);
+                                           options.function, classifier.identity(), kVersion);
   batch::StageSpec spec;
   spec.name = "generate";
   spec.output_dirs = {team_dir / "raw"};
@@ -298,24 +298,32 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
     std::vector<size_t> index;
     for (const ItemOutcome& o : outcomes) index.push_back(item_of.at(o.key));
     write_json_file(team_dir / "logs" / "generate.json", generate_log(order, index, outcomes));
+    // The classifier's name as the trials recorded it (all have the same: it is in their hash).
+    std::string classifier_name;
+    for (const ItemOutcome& o : outcomes)
+      if (o.ok() && classifier_name.empty()) classifier_name = o.metadata.value("classifier", "");
+    if (classifier_name.empty()) classifier_name = classifier.get().name();
     OrderedJson meta = {
         {"model", "pcglab built-in generator (no LLM)"},
         {"prompt", nullptr},
         {"generator",
-         {{"seed", options.seed}, {"candidates", options.candidates}, {"classifier", classifier.name()}}},
+         {{"seed", options.seed}, {"candidates", options.candidates}, {"classifier", classifier_name}}},
         {"letters", unique},
         {"trials", trials}};
     write_json_file(team_dir / "run.json", meta);
   };
   GenerateRun run;
   run.stage = driver.run(spec, [&](size_t i) {
-    const GeneratedTrial t = generate_trial(order[i].first, order[i].second, classifier, options);
+    const LetterClassifier& model = classifier.get();
+    const GeneratedTrial t = generate_trial(order[i].first, order[i].second, model, options);
     try {
       write_file_atomic(spec.items[i].outputs[0], t.response);
     } catch (const SetupError& e) {  // a file that cannot be written: this trial's error
       return ItemOutcome::failure("", ErrorKind::kIo, e.what());
     }
-    return ItemOutcome::success("", trial_metadata(t));
+    OrderedJson metadata = trial_metadata(t);
+    metadata["classifier"] = model.name();
+    return ItemOutcome::success("", std::move(metadata));
   });
   std::vector<size_t> sorted(run.stage.outcomes.size());
   for (size_t k = 0; k < sorted.size(); ++k) sorted[k] = k;

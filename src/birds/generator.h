@@ -18,6 +18,7 @@
 #include "batch/driver.h"
 #include "birds/converter.h"
 #include "birds/letters/letter_classifier.h"
+#include "birds/similarity.h"
 #include "core/thread_pool.h"
 
 namespace pcglab::birds {
@@ -66,9 +67,10 @@ struct GenerateRun {
 // the trials, and `pcglab merge` completes a sharded run. Unsharded, it also writes
 // logs/generate.json (each trial's numbers, letters in the order given) and run.json.
 // `driver_options.run_name` and `config` are the command's (for merge); a letter given twice counts
-// once.
+// once. The classifier is opened by the first trial that runs (a rerun that reuses every trial
+// loads no model): its identity (spec, model file size and time) is part of each trial's hash.
 GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
-                                 const std::filesystem::path& team_dir, const LetterClassifier& classifier,
+                                 const std::filesystem::path& team_dir, LazyClassifier& classifier,
                                  const GeneratorOptions& options, ThreadPool& pool,
                                  batch::DriverOptions driver_options = {});
 

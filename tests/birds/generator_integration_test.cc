@@ -7,7 +7,6 @@
 #include "birds/converter.h"
 #include "birds/extract.h"
 #include "core/files.h"
-#include "nn/torch_runtime.h"
 #include "testing/oracle.h"
 #include "testing/testing.h"
 
@@ -70,14 +69,13 @@ TEST(GeneratorPlan, LeavesOutWhatCannotStandAndFillingKeepsIt) {
 class GeneratorRun : public ::testing::Test {
  protected:
   static std::vector<GeneratedTrial> run(uint64_t seed, int threads, const std::string& letters, int trials) {
-    nn::set_torch_threads(1);
-    const auto classifier = birds::open_letter_classifier("builtin");
+    LazyClassifier classifier("builtin", 1);
     testing::TempDir dir;
     GeneratorOptions options;
     options.seed = seed;
     options.candidates = 6;
     ThreadPool pool(threads);
-    return generate_competition(letters, trials, "gen", dir.path(), *classifier, options, pool).trials;
+    return generate_competition(letters, trials, "gen", dir.path(), classifier, options, pool).trials;
   }
 };
 
