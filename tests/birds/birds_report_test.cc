@@ -210,6 +210,20 @@ TEST(BirdsReport, PageHasNoAbsolutePathAndTheSameBytesWhenTheFolderMoves) {
   EXPECT_NE(scrubbed.find(">levels/D/teamx_D_1.xml:3: unknown block type<"), std::string::npos);
 }
 
+TEST(BirdsReport, AReportFileWithoutAFolderIsInTheWorkingDirectory) {
+  // `pcglab birds report DIR -o report.html`: the file's folder is empty, which is the working
+  // directory (it threw "cannot make absolute path" before).
+  testing::TempDir tmp;
+  const fs::path dir = write_run(tmp / "one", "teamx");
+  const std::string html = birds_report_html(read_birds_run(dir, {}), dir / "report.html");
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  std::string bare;
+  EXPECT_NO_THROW(bare = birds_report_html(read_birds_run(dir, {}), "report.html"));
+  fs::current_path(before);
+  EXPECT_EQ(bare, html);
+}
+
 TEST(BirdsReport, RawOnlyRunShowsEveryStageAsNotEvaluated) {
   testing::TempDir tmp;
   const fs::path dir = tmp / "solo";

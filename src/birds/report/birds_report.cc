@@ -216,7 +216,8 @@ std::string overview(const BirdsRun& run, const std::string& name) {
 }
 
 fs::path absolute_normal(const fs::path& p) {
-  fs::path a = fs::absolute(p).lexically_normal();
+  // An empty path (the folder of a bare file name, "report.html") is the working directory.
+  fs::path a = (p.empty() ? fs::current_path() : fs::absolute(p)).lexically_normal();
   return a.has_filename() ? a : a.parent_path();  // "dir/" -> "dir"
 }
 
