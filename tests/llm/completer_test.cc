@@ -121,11 +121,13 @@ TEST(Completers, TheRecordReplaysFinishedCallsOnlyAndKeepsEveryExchange) {
   EXPECT_EQ(Json::parse(log[0].reply)["content"], "one");
 }
 
-// The bytes of every file in `dir` (a SQLite database with its WAL and journal), concatenated.
-std::string bytes_of_files(const std::filesystem::path& dir) {
+// The bytes of the files in `dir` whose names start with `prefix` (a SQLite database with its WAL
+// and journal), concatenated.
+std::string bytes_of_files(const std::filesystem::path& dir, const std::string& prefix) {
   std::string all;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
-    if (entry.is_regular_file()) all += read_file(entry.path());
+    if (entry.is_regular_file() && entry.path().filename().string().starts_with(prefix))
+      all += read_file(entry.path());
   return all;
 }
 
@@ -223,13 +225,17 @@ TEST(Completers, TheKeyIsWrittenNowhereALeakWouldLand) {
       said.push_back(e.what());
     }
   }
-  const std::string logged = log.text(), stored = bytes_of_files(dir.path());
+  const std::string logged = log.text();
+  const std::string record = bytes_of_files(dir.path(), "run.sqlite");
+  const std::string cache = bytes_of_files(dir.path(), "cache.sqlite");
   EXPECT_NE(logged.find("retry"), std::string::npos) << logged;  // the log saw the retry
-  EXPECT_NE(stored.find("fine"), std::string::npos);             // the files hold the exchanges
+  EXPECT_NE(record.find("fine"), std::string::npos);             // the files hold the exchange
+  EXPECT_NE(cache.find("fine"), std::string::npos);
   for (const std::string& secret : {key, password}) {
     for (const std::string& text : said) EXPECT_EQ(text.find(secret), std::string::npos) << text;
     EXPECT_EQ(logged.find(secret), std::string::npos) << logged;
-    EXPECT_EQ(stored.find(secret), std::string::npos) << "a file in the run folder holds " << secret;
+    EXPECT_EQ(record.find(secret), std::string::npos) << "the run store's file holds " << secret;
+    EXPECT_EQ(cache.find(secret), std::string::npos) << "the response cache's file holds " << secret;
   }
 }
 
