@@ -43,13 +43,13 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
   r.feedback_images = o.feedback_input == "image";
   if (!o.prompts.empty()) r.prompts = fs::path(o.prompts);
   r.out = o.out;
-  pcgrl::validate_pcgrllm_options(r);
-  r.worker.isolation = o.sandbox.isolation(r.worker);
-
   r.llm.model = o.llm.model;
   r.llm.temperature = *o.llm.temperature;
   r.llm.top_p = *o.llm.top_p;
   r.llm.max_tokens = *o.llm.max_tokens;
+  pcgrl::validate_pcgrllm_options(r);
+  r.worker.isolation = o.sandbox.isolation(r.worker);
+
   llm::CompleterStackOptions so;
   so.client = o.llm.checked_client_config();
   fs::create_directories(r.out / "logs");
