@@ -13,6 +13,7 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "core/rng.h"
+#include "llm_options.h"
 #include "pcgrl/llm_reward.h"
 #include "pcgrl/ppo_trainer.h"
 #include "sandbox/isolation.h"
@@ -28,7 +29,7 @@ struct RewardBenchOptions {
   int rounds = 2;
   std::vector<int> call_envs = {16, 600};
   int calls = 50;
-  bool unsafe = false;
+  SandboxOptions sandbox;
 };
 
 double median(std::vector<double> v) {
@@ -84,7 +85,7 @@ int run_reward_bench(RewardBenchOptions& o, const GlobalOptions& global) {
   o.config.total_steps = static_cast<int64_t>(o.config.n_envs) * o.config.rollout * o.updates;
   pcgrl::validate_train_config(o.config);
   sandbox::WorkerConfig worker = pcgrl::default_reward_worker_config();
-  worker.isolation = sandbox::require_isolation(o.unsafe, worker);
+  worker.isolation = o.sandbox.isolation(worker);
   std::unique_ptr<pcgrl::SandboxReward> reward;
   try {
     reward = std::make_unique<pcgrl::SandboxReward>(code, worker);
@@ -161,8 +162,7 @@ Action setup_reward_bench(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--calls", o->calls, "Timed reward calls per environment count (the median is reported)")
       ->check(number_in(1, 1000000))
       ->capture_default_str();
-  cmd.add_flag("--unsafe-no-sandbox", o->unsafe,
-               "Run the reward without namespaces when the sandbox does not work here (loud warning)");
+  add_sandbox_options(cmd, o->sandbox, "the reward");
   return [o, &global] { return run_reward_bench(*o, global); };
 }
 

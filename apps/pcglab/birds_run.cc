@@ -13,6 +13,7 @@
 #include "command.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "llm_options.h"
 #include "nn/torch_runtime.h"
 
 namespace pcglab::cli {
@@ -21,15 +22,12 @@ namespace fs = std::filesystem;
 
 struct RunCommandOptions {
   birds::RunOptions run;
+  LlmOptions llm;
   std::string letters = "A-Z";
-  std::string cache;
-  bool no_cache = false;
   bool eval = false;
   std::string eval_model = "builtin";
   std::string eval_policy = "2024";
-  std::string base_url;
   std::string shard;
-  int64_t max_response_mb = llm::ClientConfig::kDefaultMaxResponseBytes >> 20;
 };
 
 // Runs the trials of `r` and prints them (or, with `eval`, evaluates the team); the exit code.
@@ -97,10 +95,16 @@ int run_and_report(const birds::RunOptions& r, bool eval, const RunCommandOption
 int run_birds_run(RunCommandOptions& o, const GlobalOptions& global) {
   birds::RunOptions& r = o.run;
   r.letters = birds::parse_letters(o.letters);
-  r.client = llm::client_config_from_env(r.client);
-  if (!o.base_url.empty()) r.client.base_url = o.base_url;
-  r.client.max_response_bytes = o.max_response_mb << 20;
-  if (!o.no_cache) r.cache = o.cache.empty() ? r.out / "llm-cache.sqlite" : fs::path(o.cache);
+  r.model = o.llm.model;
+  r.client = o.llm.client_config();  // run_prompt validates it (a merge's too)
+  r.temperature = o.llm.temperature;
+  r.top_p = o.llm.top_p;
+  r.seed = o.llm.seed;
+  r.max_tokens = o.llm.max_tokens;
+  r.concurrency = o.llm.concurrency;
+  r.requests_per_minute = o.llm.requests_per_minute;
+  r.tokens_per_minute = o.llm.tokens_per_minute;
+  r.cache = o.llm.cache_file(r.out / "llm-cache.sqlite");
   r.shard = shard_of(o.shard);
   return run_and_report(r, o.eval, o, global);
 }
@@ -120,63 +124,18 @@ Action setup_birds_run(CLI::App& cmd, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--team", o->run.team, "Team name (folder and file names)")->required();
-  cmd.add_option("--model", o->run.model, "Model name as the server knows it")->required();
+  LlmOptionSpec llm;
+  llm.fails = "its trial";
+  llm.cache = true;
+  llm.cache_default = "<out>/llm-cache.sqlite";
+  llm.rate_limits = true;
+  llm.concurrency_help = "Trials in progress at once (= requests in flight at most)";
+  add_llm_options(cmd, o->llm, llm);
   cmd.add_option("--letters", o->letters, "Letters, e.g. A-Z or A,C,E")->capture_default_str();
   cmd.add_option("--trials", o->run.trials, "Trials per letter")
       ->check(number_in(1, 1000))
       ->capture_default_str();
-  cmd.add_option("--concurrency", o->run.concurrency,
-                 "Trials in progress at once (= requests in flight at most)")
-      ->check(number_in(1, 256))
-      ->capture_default_str();
   cmd.add_option("-o,--out", o->run.out, "Output folder: <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt")
-      ->capture_default_str();
-  cmd.add_option("--cache", o->cache, "Response cache file (default <out>/llm-cache.sqlite)");
-  cmd.add_flag("--no-cache", o->no_cache, "Do not read or write the response cache");
-  cmd.add_option(
-      "--base-url", o->base_url,
-      "Server base URL (default $OPENAI_BASE_URL or OpenAI's); the key is read only from $OPENAI_API_KEY");
-  // Sampling settings: sent only when given (otherwise the server's defaults apply).
-  cmd.add_option_function<double>(
-         "--temperature", [o](double v) { o->run.temperature = v; },
-         "Sampling temperature (default: the server's)")
-      ->check(number_in(0.0, 2.0));
-  cmd.add_option_function<double>(
-         "--top-p", [o](double v) { o->run.top_p = v; }, "Nucleus sampling top_p (default: the server's)")
-      ->check(number_in(0.0, 1.0));
-  cmd.add_option_function<int64_t>(
-         "--seed", [o](int64_t v) { o->run.seed = v; }, "Sampling seed sent to the server (default: none)")
-      ->check(number_in<int64_t>(0, std::numeric_limits<int64_t>::max()));
-  cmd.add_option_function<int>(
-         "--max-tokens", [o](int v) { o->run.max_tokens = v; },
-         "Maximum tokens per reply (default: the server's)")
-      ->check(number_in(1, 1000000));
-  cmd.add_option("--timeout", o->run.client.timeout_s, "Seconds per request before it is retried")
-      ->check(number_in(0.1, 3600.0))
-      ->capture_default_str();
-  cmd.add_option("--max-retries", o->run.client.max_retries,
-                 "Retries of a request the server never processed (connection errors, 408, 429, 5xx); one "
-                 "it may have processed (a timeout after sending, a 200 that is not a completion, 409) is "
-                 "retried at most once")
-      ->check(number_in(0, 100))
-      ->capture_default_str();
-  cmd.add_option("--max-response-mb", o->max_response_mb,
-                 "Largest reply accepted in MiB (per request in flight); a larger one fails its trial, "
-                 "naming its size")
-      ->check(number_in<int64_t>(1, 4096))
-      ->capture_default_str();
-  cmd.add_option("--backoff", o->run.client.backoff_base_s,
-                 "First retry wait in seconds (doubles each retry, with jitter)")
-      ->check(number_in(0.0, 600.0))
-      ->capture_default_str();
-  cmd.add_flag_function(
-      "--no-keep-alive", [o](int64_t) { o->run.client.keep_alive = false; },
-      "Open a new connection for every request (default: connections are reused)");
-  cmd.add_option("--rpm", o->run.requests_per_minute, "Requests per minute at most (0: no limit)")
-      ->check(number_in(0, 1000000))
-      ->capture_default_str();
-  cmd.add_option("--tpm", o->run.tokens_per_minute, "Tokens per minute at most (0: no limit)")
-      ->check(number_in(0, 1000000000))
       ->capture_default_str();
   cmd.add_option("--eval-model", o->eval_model,
                  "With --eval: the letter classifier (builtin, a .safetensors, a ViT folder)")

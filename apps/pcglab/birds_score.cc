@@ -5,11 +5,10 @@
 #include "batch/driver.h"
 #include "birds/competition_layout.h"
 #include "birds/diversity.h"
+#include "birds/score_folder.h"
 #include "birds/scoring.h"
 #include "birds/team_batches.h"
-#include "birds/words_count.h"
 #include "command.h"
-#include "core/files.h"
 #include "core/log.h"
 #include "core/thread_pool.h"
 
@@ -30,26 +29,16 @@ struct ScoreOptions {
 };
 
 int run_score(const ScoreOptions& opt, const GlobalOptions& global) {
-  ScoringConfig config;
-  config.policy = parse_scoring_policy(opt.policy);
-  config.trials = opt.trials;
-  config.baselines = opt.baselines;
-  config.disqualified = opt.disqualified;
-  config.disable_weights = opt.no_weights;
-  const bool from_csv = fs::is_regular_file(opt.input);
-  const auto entries =
-      from_csv ? read_trial_scores_csv(opt.input) : read_official_results(opt.input, config.policy, {});
-  if (!opt.prompts.empty()) {
-    for (const auto& e : entries) {
-      const fs::path p = fs::path(opt.prompts) / (e.name + ".txt");
-      if (fs::exists(p)) config.prompt_lengths[e.name] = words_count_utf8(read_file(p));
-    }
-  }
-  const ScoringResult result = score_competition(entries, config);
-  const fs::path out = !opt.out.empty()
-                           ? fs::path(opt.out)
-                           : (from_csv ? fs::path(opt.input).parent_path() : fs::path(opt.input)) / "result";
-  write_scoring_outputs(result, out);
+  ScoreFolderOptions score;
+  score.input = opt.input;
+  score.out = opt.out;
+  score.prompts = opt.prompts;
+  score.config.policy = parse_scoring_policy(opt.policy);
+  score.config.trials = opt.trials;
+  score.config.baselines = opt.baselines;
+  score.config.disqualified = opt.disqualified;
+  score.config.disable_weights = opt.no_weights;
+  const ScoringResult result = score_folder(score).result;
   Table t;
   t.columns = {"rank", "team", "normalized_prompt_score", "prompt_score"};
   const auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(); };

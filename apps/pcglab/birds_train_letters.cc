@@ -1,4 +1,4 @@
-// `pcglab birds train-letters` (alias `nn train-letters`): trains the built-in letter classifier from the
+// `pcglab birds train-letters`: trains the built-in letter classifier from the
 // installed fonts and writes the weights (safetensors), a model card and a sample sheet of the training
 // images.
 #include <chrono>
@@ -158,17 +158,9 @@ Action setup_train_letters(CLI::App& cmd, const GlobalOptions& global) {
   };
 }
 
-// `nn train-letters` was this verb's name before the letter models moved to the birds track: kept
-// as a hidden alias (same options and outputs; its variables are PCGLAB_NN_TRAIN_LETTERS_*).
-Action setup_train_letters_alias(CLI::App& cmd, const GlobalOptions& global) {
-  cmd.group("");  // hidden from --help
-  return setup_train_letters(cmd, global);
-}
-
 }  // namespace
 
 PCGLAB_REGISTER_COMMAND("birds", "train-letters",
                         "Train the built-in A-Z classifier from the installed fonts", setup_train_letters);
-PCGLAB_REGISTER_COMMAND("nn", "train-letters", "Alias of `birds train-letters`", setup_train_letters_alias);
 
 }  // namespace pcglab::cli

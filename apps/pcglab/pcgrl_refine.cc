@@ -7,6 +7,7 @@
 #include "command.h"
 #include "core/log.h"
 #include "llm/completer_stack.h"
+#include "llm_options.h"
 #include "pcgrl/pcgrllm.h"
 #include "sandbox/isolation.h"
 
@@ -27,11 +28,8 @@ struct RefineOptions {
   std::string feedback_input = "text";
   std::string prompts;
   std::string out;
-  std::string base_url;
-  std::string cache;
-  bool unsafe_no_sandbox = false;
-  llm::ClientConfig client;
-  int64_t max_response_mb = llm::ClientConfig::kDefaultMaxResponseBytes >> 20;
+  LlmOptions llm;
+  SandboxOptions sandbox;
 };
 
 Json number_or_null(double v) {
@@ -45,18 +43,17 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
   r.feedback_images = o.feedback_input == "image";
   if (!o.prompts.empty()) r.prompts = fs::path(o.prompts);
   r.out = o.out;
+  r.llm.model = o.llm.model;
+  r.llm.temperature = *o.llm.temperature;
+  r.llm.top_p = *o.llm.top_p;
+  r.llm.max_tokens = *o.llm.max_tokens;
   pcgrl::validate_pcgrllm_options(r);
-  r.worker.isolation = sandbox::require_isolation(o.unsafe_no_sandbox, r.worker);
+  r.worker.isolation = o.sandbox.isolation(r.worker);
 
-  llm::ClientConfig client = llm::client_config_from_env(o.client);
-  if (!o.base_url.empty()) client.base_url = o.base_url;
-  client.max_response_bytes = o.max_response_mb << 20;
-  llm::validate_client_config(client);
-  llm::require_header_safe("--model", r.llm.model);
-  fs::create_directories(r.out / "logs");
   llm::CompleterStackOptions so;
-  so.client = client;
-  if (!o.cache.empty()) so.cache = fs::path(o.cache);
+  so.client = o.llm.checked_client_config();
+  fs::create_directories(r.out / "logs");
+  so.cache = o.llm.cache_file();
   so.record = std::make_shared<store::ExchangeLog>(pcgrl::refine_store_path(r.out));
   so.record_scope = pcgrl::kRefineScope;
   const llm::CompleterStack stack = llm::make_completer_stack(so);
@@ -155,16 +152,16 @@ Action setup_refine(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--n-best", r.n_best, "GoT: best other nodes shown as auxiliary context")
       ->check(number_in(0, 100))
       ->capture_default_str();
-  cmd.add_option("--model", r.llm.model, "Model name as the server knows it")->required();
-  cmd.add_option("--temperature", r.llm.temperature, "Sampling temperature (official: 0)")
-      ->check(number_in(0.0, 2.0))
-      ->capture_default_str();
-  cmd.add_option("--top-p", r.llm.top_p, "Nucleus sampling top_p (official: 0.99)")
-      ->check(number_in(0.0, 1.0))
-      ->capture_default_str();
-  cmd.add_option("--max-tokens", r.llm.max_tokens, "Maximum tokens per reply (official: 4096)")
-      ->check(number_in(1, 1000000))
-      ->capture_default_str();
+  // PCGRLLM's official sampling settings are the defaults (every call sends them).
+  o->llm.temperature = r.llm.temperature;
+  o->llm.top_p = r.llm.top_p;
+  o->llm.max_tokens = r.llm.max_tokens;
+  LlmOptionSpec llm;
+  llm.fails = "its step";
+  llm.cache = true;
+  llm.sampling_source = "official";
+  llm.seed = false;  // --seed is the training seed (the LLM's is the trial number, as the official code)
+  add_llm_options(cmd, o->llm, llm);
   cmd.add_option("--train-steps", r.train.total_steps,
                  "PPO environment steps per reward (paper: 5e7). The default "
                  "runs the whole default loop "
@@ -226,31 +223,9 @@ Action setup_refine(CLI::App& cmd, const GlobalOptions& global) {
          "Seconds a reward may take for one step of all environments (then it is refused as a timeout)")
       ->check(number_in(0.1, 3600.0))
       ->capture_default_str();
-  cmd.add_flag("--unsafe-no-sandbox", o->unsafe_no_sandbox,
-               "Run the generated rewards without namespaces when the sandbox "
-               "cannot run here (not safe)");
+  add_sandbox_options(cmd, o->sandbox, "the generated rewards");
   cmd.add_option("-o,--out", o->out, "Output folder: graph.json, nodes/NNNN/, logs/refine.sqlite")
       ->required();
-  cmd.add_option("--base-url", o->base_url,
-                 "Server base URL (default $OPENAI_BASE_URL or OpenAI's); the "
-                 "key is read only from $OPENAI_API_KEY");
-  cmd.add_option("--cache", o->cache, "Response cache file shared across runs (default: none)");
-  cmd.add_option("--timeout", o->client.timeout_s, "Seconds per request before it is retried")
-      ->check(number_in(0.1, 3600.0))
-      ->capture_default_str();
-  cmd.add_option("--max-retries", o->client.max_retries,
-                 "Retries of a request the server never processed (connection errors, 408, 429, 5xx); one "
-                 "it may have processed (a timeout after sending, a 200 that is not a completion, 409) is "
-                 "retried at most once")
-      ->check(number_in(0, 100))
-      ->capture_default_str();
-  cmd.add_option("--max-response-mb", o->max_response_mb,
-                 "Largest reply accepted in MiB; a larger one fails its step, naming its size")
-      ->check(number_in<int64_t>(1, 4096))
-      ->capture_default_str();
-  cmd.add_option("--backoff", o->client.backoff_base_s, "First retry wait in seconds (doubles each retry)")
-      ->check(number_in(0.0, 600.0))
-      ->capture_default_str();
   cmd.footer(
       "Resumable: run the same command again after an interruption "
       "(even kill -9); finished LLM calls and "

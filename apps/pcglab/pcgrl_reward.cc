@@ -7,6 +7,7 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "core/log.h"
+#include "llm_options.h"
 #include "pcgrl/accuracy.h"
 #include "pcgrl/llm_reward.h"
 #include "sandbox/isolation.h"
@@ -18,7 +19,7 @@ struct RewardOptions {
   std::string file;
   std::string prev, curr;
   double timeout = pcgrl::default_reward_worker_config().limits.call_timeout_s;
-  bool unsafe = false;
+  SandboxOptions sandbox;
 };
 
 std::vector<pcgrl::Map> read_levels(const std::string& file, const char* option) {
@@ -46,7 +47,7 @@ int run_reward(const RewardOptions& o, const GlobalOptions& global) {
   if (prev.empty()) throw SetupError(fmt::format("--prev {} holds no level", o.prev));
   sandbox::WorkerConfig worker = pcgrl::default_reward_worker_config();
   worker.limits.call_timeout_s = o.timeout;
-  worker.isolation = sandbox::require_isolation(o.unsafe, worker);
+  worker.isolation = o.sandbox.isolation(worker);
   std::vector<float> rewards;
   try {
     pcgrl::SandboxReward reward(std::move(code), worker);
@@ -75,8 +76,7 @@ Action setup_reward(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--timeout", o->timeout, "Wall-clock seconds for the batched call (training's limit: 5)")
       ->check(number_in(0.01, 86400.0))
       ->capture_default_str();
-  cmd.add_flag("--unsafe-no-sandbox", o->unsafe,
-               "Run the code without namespaces when the sandbox does not work here (loud warning)");
+  add_sandbox_options(cmd, o->sandbox, "the code");
   return [o, &global] { return run_reward(*o, global); };
 }
 

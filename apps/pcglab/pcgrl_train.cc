@@ -8,6 +8,7 @@
 #include "core/image.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "llm_options.h"
 #include "nn/torch_runtime.h"
 #include "pcgrl/accuracy.h"
 #include "pcgrl/level_picture.h"
@@ -25,12 +26,13 @@ struct TrainOptions {
   std::string reward = "builtin";
   std::string out = "runs/pcgrl";
   bool fix_quirks = false;
-  bool unsafe = false;
+  SandboxOptions sandbox;
 };
 
 // The reward file's code loaded in a sandbox worker (a SetupError naming the file when it cannot
 // be read or does not load: there is nothing to train on).
-std::unique_ptr<pcgrl::SandboxReward> load_reward_file(const std::string& file, bool unsafe) {
+std::unique_ptr<pcgrl::SandboxReward> load_reward_file(const std::string& file,
+                                                       const SandboxOptions& sandbox) {
   std::string code;
   try {
     code = read_file(file);
@@ -39,7 +41,7 @@ std::unique_ptr<pcgrl::SandboxReward> load_reward_file(const std::string& file, 
                                  file, e.what()));
   }
   sandbox::WorkerConfig worker = pcgrl::default_reward_worker_config();
-  worker.isolation = sandbox::require_isolation(unsafe, worker);
+  worker.isolation = sandbox.isolation(worker);
   try {
     return std::make_unique<pcgrl::SandboxReward>(std::move(code), worker);
   } catch (const pcgrl::RewardError& e) {
@@ -89,7 +91,7 @@ int run_train(const TrainOptions& o, const GlobalOptions& global) {
   std::unique_ptr<pcgrl::SandboxReward> llm_reward;
   if (o.reward != "builtin") {
     pcgrl::validate_train_config(config);  // refuse bad settings before starting a sandbox
-    llm_reward = load_reward_file(o.reward, o.unsafe);
+    llm_reward = load_reward_file(o.reward, o.sandbox);
     config.reward = llm_reward->as_batch_reward();
   }
   if (o.fix_quirks)
@@ -139,8 +141,7 @@ Action setup_train(CLI::App& cmd, const GlobalOptions& global) {
                  "Reward: builtin (pcgrl-jax's dungeon reward) or FILE.py, an LLM-style "
                  "compute_reward(prev_array, prev_stats, curr_array, curr_stats) run in the sandbox")
       ->capture_default_str();
-  cmd.add_flag("--unsafe-no-sandbox", o->unsafe,
-               "Run the reward file without namespaces when the sandbox does not work here (loud warning)");
+  add_sandbox_options(cmd, o->sandbox, "the reward file");
   cmd.add_option("--steps", o->config.total_steps,
                  "Environment steps in all (whole updates of envs × rollout steps; at least one update)")
       ->check(number_in<int64_t>(1, 1000000000000))

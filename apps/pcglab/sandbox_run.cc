@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "core/thread_pool.h"
 #include "core/version.h"
+#include "llm_options.h"
 #include "sandbox/isolation.h"
 #include "sandbox/worker.h"
 #include "sandbox/worker_pool.h"
@@ -40,7 +41,7 @@ struct RunOptions {
   double load_timeout = 30;
   int memory = 1024;
   std::vector<std::string> preload;  // NAME=FILE
-  bool unsafe = false;
+  SandboxOptions sandbox;
   std::string out;    // batch: the folder of the store and logs/run.json
   std::string shard;  // batch: i/n or auto
   int workers = 0;    // batch: sandbox workers (0: --threads)
@@ -93,7 +94,7 @@ sandbox::WorkerConfig worker_config(const RunOptions& opt) {
     config.preload.push_back(
         {p.substr(0, eq), read_text(p.substr(eq + 1), "--preload file"), p.substr(eq + 1)});
   }
-  config.isolation = sandbox::require_isolation(opt.unsafe, config);
+  config.isolation = opt.sandbox.isolation(config);
   return config;
 }
 
@@ -131,7 +132,7 @@ OrderedJson batch_settings(const RunOptions& opt, const sandbox::WorkerConfig& c
                    {"memory", opt.memory},
                    {"preload", preload},
                    {"keep_state", opt.keep_state},
-                   {"unsafe_no_sandbox", opt.unsafe}};
+                   {"unsafe_no_sandbox", opt.sandbox.unsafe_no_sandbox}};
   j.update(sandbox::isolation_settings(config.isolation));
   if (!opt.out.empty()) {  // where `pcglab merge` finds the files from any working directory
     j["inputs"] = inputs_relative_to(opt.out, opt.paths.empty() ? opt.files : opt.paths);
@@ -268,8 +269,7 @@ Action setup_run(CLI::App& cmd, const GlobalOptions& global) {
       ->capture_default_str();
   cmd.add_flag("--keep-state", opt->keep_state,
                "Batch: reuse a worker's process for the next file (faster; state the code left stays)");
-  cmd.add_flag("--unsafe-no-sandbox", opt->unsafe,
-               "Run the code without namespaces when the sandbox does not work here (loud warning)");
+  add_sandbox_options(cmd, opt->sandbox, "the code");
   return [opt, args, &global] {
     opt->args_given = args->count() > 0;
     return run_sandbox_file(*opt, global);

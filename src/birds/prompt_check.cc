@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "birds/js_whitespace.h"
 #include "birds/words_count.h"
 #include "core/check.h"
 #include "core/unicode.h"

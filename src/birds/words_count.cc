@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "birds/js_whitespace.h"
 #include "core/unicode.h"
 
 namespace pcglab::birds {

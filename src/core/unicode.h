@@ -1,6 +1,7 @@
 // UTF-8 <-> UTF-16 conversion with the WHATWG decoder's error handling (each maximal invalid
-// subsequence becomes U+FFFD), which is what Node.js does when it reads a file as 'utf8'.
-// Reproducing JavaScript string semantics (code units, surrogates) needs UTF-16.
+// subsequence becomes U+FFFD), which is what Node.js does when it reads a file as 'utf8', and a
+// UTF-8 check. Shared: the sandbox makes a file name valid UTF-8 with it; a track's own text rules
+// (birds' JavaScript whitespace, birds/js_whitespace.h) live with the track.
 #pragma once
 
 #include <string>
@@ -13,8 +14,5 @@ std::string utf16_to_utf8(std::u16string_view utf16);  // lone surrogates become
 
 // True if `text` is valid UTF-8.
 bool is_valid_utf8(std::string_view text);
-
-// JavaScript's String.prototype.trim() whitespace: WhiteSpace and LineTerminator code units.
-bool is_js_whitespace(char16_t c);
 
 }  // namespace pcglab

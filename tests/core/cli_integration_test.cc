@@ -1,6 +1,7 @@
 // The pcglab executable: --version, --help, flags and PCGLAB_* variables, and exit codes.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -169,6 +170,77 @@ TEST(Cli, EveryOptionTakesThePrintedBoundsOfItsRange) {
     }
   }
   EXPECT_GE(checked, 10u);
+}
+
+// The words of a command ("pcgrl refine" -> {"pcgrl", "refine"}).
+std::vector<std::string> command_words(const std::string& command) {
+  std::vector<std::string> words;
+  std::istringstream in(command);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// The description --help prints under `option` of `command` (the line after the option's own).
+std::string help_of_option(const std::string& command, const std::string& option) {
+  std::vector<std::string> args = command_words(command);
+  args.push_back("--help");
+  std::istringstream lines(run_pcglab(args).out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first == option || first.ends_with("," + option)) {
+      std::string text;
+      std::getline(lines, text);
+      return text.substr(text.find_first_not_of(' '));
+    }
+  }
+  return "(not in --help)";
+}
+
+// The LLM options are declared once (apps/pcglab/llm_options.h): every verb that talks to an LLM
+// server (it takes --base-url) takes the whole set, each with the same type, range and help text.
+TEST(Cli, EveryLlmVerbTakesTheSameLlmOptions) {
+  const auto r = testing::run_pcglab({"cli", "options", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::map<std::string, std::string>> types;  // command -> option -> checked type
+  for (const Json& o : Json::parse(r.out)) types[o["command"]][o["option"]] = o["checked_type"];
+  std::set<std::string> llm_verbs;
+  for (const auto& [command, options] : types)
+    if (options.count("--base-url") != 0) llm_verbs.insert(command);
+  for (const char* verb : {"birds run", "llm chat", "pcgrl refine"})
+    EXPECT_EQ(llm_verbs.count(verb), 1u) << verb << " takes no --base-url";
+  const std::vector<std::string> shared = {"--model",   "--base-url",      "--temperature",
+                                           "--top-p",   "--max-tokens",    "--timeout",
+                                           "--backoff", "--no-keep-alive", "--max-response-mb"};
+  const std::string first = *llm_verbs.begin();
+  for (const std::string& verb : llm_verbs) {
+    for (const std::string& option : shared) {
+      ASSERT_EQ(types[verb].count(option), 1u) << verb << " lacks " << option;
+      // A preset sampling default (pcgrl refine's official settings) changes only the default shown.
+      EXPECT_EQ(types[verb][option], types[first][option]) << verb << " " << option;
+      if (option == "--max-response-mb" || option == "--temperature" || option == "--top-p" ||
+          option == "--max-tokens")
+        continue;  // says what a failure fails, or where the default comes from
+      EXPECT_EQ(help_of_option(verb, option), help_of_option(first, option)) << verb << " " << option;
+    }
+    EXPECT_EQ(types[verb].count("--max-retries") + types[verb].count("--retries"), 1u) << verb;
+  }
+}
+
+// --unsafe-no-sandbox is declared once: every verb that runs generated code says the same thing of it.
+TEST(Cli, EveryUnsafeNoSandboxFlagSaysTheSame) {
+  const auto r = testing::run_pcglab({"cli", "options", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> verbs;
+  for (const Json& o : Json::parse(r.out))
+    if (o["option"] == "--unsafe-no-sandbox") verbs.insert(o["command"]);
+  EXPECT_GE(verbs.size(), 5u);
+  const std::regex said(R"(Run .+ without namespaces when the sandbox does not work here \(loud warning\))");
+  for (const std::string& verb : verbs) {
+    const std::string help = help_of_option(verb, "--unsafe-no-sandbox");
+    EXPECT_TRUE(std::regex_match(help, said)) << verb << ": " << help;
+  }
 }
 
 // The subcommands `pcglab <args> --help` lists (empty for a verb).
