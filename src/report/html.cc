@@ -119,27 +119,19 @@ std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vec
   return svg;
 }
 
-std::string html_page(std::string_view title, std::string_view body) {
+std::string html_page(std::string_view title, std::string_view body, std::string_view style) {
   static constexpr std::string_view kStyle = R"css(
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:16px;color:#1d2330;background:#fafbfc}
 h1{font-size:1.6em;margin-bottom:4px}h2{margin-top:28px;border-bottom:1px solid #dde;padding-bottom:4px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d0d4dc;padding:3px 8px;text-align:right}
 th{background:#eef1f6}td.text,th.text{text-align:left}
 .grid{stroke:#e3e6ec}.bar{fill:#3f6fd8}.axis{font-size:11px;fill:#555}.chart-title{font-size:14px;font-weight:600}
-.trials{display:flex;flex-wrap:wrap;gap:4px}.trial{border:1px solid #d0d4dc;background:#fff;padding:2px;width:112px;font-size:11px}
-.trial img{width:112px;height:112px;display:block}.failed{background:#fff1f0;border-color:#e8a9a3}
-.summary{display:flex;gap:24px;flex-wrap:wrap}.metric{background:#fff;border:1px solid #d0d4dc;padding:8px 14px}
-.metric b{display:block;font-size:1.4em}pre{background:#f1f3f7;padding:8px;white-space:pre-wrap;max-height:320px;overflow:auto}
-.na{color:#8a8f99;font-style:italic}.metric b.na,.metric .na{font-size:.8em}.letter h2,.letter h3{margin:16px 0 4px}.letter-metrics{margin:4px 0 6px}.ok{color:#1f7a3a}.meta{color:#555}.stage{margin-right:12px}
-.noimg{width:112px;height:112px;display:flex;align-items:center;justify-content:center;background:#f3f4f6;color:#8a8f99}
-.why{color:#b42318;font-weight:600}nav.letters a{margin-right:8px;font-weight:600;text-decoration:none}
-details.prompt{margin:8px 0}details.prompt summary{cursor:pointer;font-weight:600}
 )css";
   return fmt::format(
       "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta "
-      "charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"
+      "charset=\"utf-8\">\n<title>{}</title>\n<style>{}{}</style>\n"
       "</head>\n<body>\n{}\n</body>\n</html>\n",
-      escape_html(title), kStyle, body);
+      escape_html(title), kStyle, style, body);
 }
 
 }  // namespace pcglab::report

@@ -29,8 +29,9 @@ struct BarChartOptions {
 std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vector<double>& values,
                           const BarChartOptions& options);
 
-// A complete page: <!doctype html>, UTF-8, the given title, the built-in style sheet, and `body`.
-std::string html_page(std::string_view title, std::string_view body);
+// A complete page: <!doctype html>, UTF-8, the given title, the built-in style sheet (page, headings,
+// tables, charts: nothing of any track) followed by `style` (the report's own rules), and `body`.
+std::string html_page(std::string_view title, std::string_view body, std::string_view style = {});
 
 // A number for humans: fixed decimals, "–" for NaN.
 std::string format_number(double value, int decimals = 3);

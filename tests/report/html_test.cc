@@ -63,5 +63,18 @@ TEST(Html, PageIsCompleteAndEscapesTitle) {
   EXPECT_NE(page.find("</html>"), std::string::npos);
 }
 
+// The shared sheet is generic: a track's rules (birds' letter sections and trial cards) come with
+// the track's page, after the shared ones.
+TEST(Html, PageStyleNamesNoTrackAndTheReportsOwnRulesFollowIt) {
+  const std::string page = html_page("t", "", ".mine{color:red}");
+  for (const char* track_rule : {".trial", ".letter", "nav.letters", ".noimg", "details.prompt", ".stage"})
+    EXPECT_EQ(page.find(track_rule), std::string::npos) << track_rule;
+  const size_t shared = page.find(".chart-title{"), own = page.find(".mine{color:red}</style>");
+  ASSERT_NE(shared, std::string::npos);
+  ASSERT_NE(own, std::string::npos);
+  EXPECT_LT(shared, own);
+  EXPECT_EQ(html_page("t", ""), html_page("t", "", ""));
+}
+
 }  // namespace
 }  // namespace pcglab::report
