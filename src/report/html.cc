@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -117,6 +118,118 @@ std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vec
   }
   svg += "</svg>";
   return svg;
+}
+
+namespace {
+
+// A tick label: at most 4 significant digits, no exponent for the usual training numbers.
+std::string tick_text(double v) {
+  if (v == 0) return "0";
+  return fmt::format("{:.4g}", v);
+}
+
+struct Range {
+  double lo = 0, hi = 1;
+  void widen_if_flat() {
+    if (hi > lo) return;
+    const double pad = lo == 0 ? 1 : std::abs(lo) * 0.1;
+    lo -= pad;
+    hi += pad;
+  }
+};
+
+}  // namespace
+
+std::string svg_line_chart(const std::vector<LineSeries>& series, const LineChartOptions& options) {
+  Range xr{INFINITY, -INFINITY}, yr{INFINITY, -INFINITY};
+  for (const LineSeries& s : series) {
+    PCGLAB_CHECK(s.x.size() == s.y.size()) << s.name << ": " << s.x.size() << " x, " << s.y.size() << " y";
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
+      xr.lo = std::min(xr.lo, s.x[i]);
+      xr.hi = std::max(xr.hi, s.x[i]);
+      yr.lo = std::min(yr.lo, s.y[i]);
+      yr.hi = std::max(yr.hi, s.y[i]);
+    }
+  }
+  if (xr.lo > xr.hi) xr = {0, 1};
+  if (yr.lo > yr.hi) yr = {0, 1};
+  xr.widen_if_flat();
+  yr.widen_if_flat();
+  std::vector<std::string> ticks;
+  size_t widest = 0;
+  for (int tick = 0; tick <= 4; ++tick) {
+    ticks.push_back(tick_text(yr.lo + (yr.hi - yr.lo) * tick / 4.0));
+    widest = std::max(widest, ticks.back().size());
+  }
+  const int left = std::max(48, 12 + static_cast<int>(std::ceil(6.5 * static_cast<double>(widest))));
+  const int right = 12, top = options.title.empty() ? 12 : 32;
+  const int legend = series.empty() ? 0 : 20;
+  const int bottom = 34 + legend;
+  const int plot_w = std::max(1, options.width - left - right),
+            plot_h = std::max(1, options.height - top - bottom);
+  const auto px = [&](double x) { return left + plot_w * (x - xr.lo) / (xr.hi - xr.lo); };
+  const auto py = [&](double y) { return top + plot_h - plot_h * (y - yr.lo) / (yr.hi - yr.lo); };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart line-chart\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\">",
+      options.width, options.height, escape_html(options.title));
+  if (!options.title.empty())
+    svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"chart-title\">{}</text>", left,
+                       escape_html(options.title));
+  for (int tick = 0; tick <= 4; ++tick) {
+    const double y = top + plot_h - plot_h * tick / 4.0;
+    svg += fmt::format(
+        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>",
+        left, y, left + plot_w, y, left - 6, y + 4, ticks[tick]);
+  }
+  const int axis_y = top + plot_h + 16;
+  svg += fmt::format(
+      "<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"start\">{}</text>"
+      "<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"end\">{}</text>"
+      "<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>",
+      left, axis_y, tick_text(xr.lo), left + plot_w, axis_y, tick_text(xr.hi), left + plot_w / 2, axis_y,
+      escape_html(options.x_label));
+  if (!options.y_label.empty())
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"start\">{}</text>", 4, top - 4,
+                       escape_html(options.y_label));
+  for (const LineSeries& s : series) {
+    svg += fmt::format("<g class=\"series\" data-series=\"{}\"><title>{}</title>", escape_html(s.name),
+                       escape_html(s.name));
+    std::vector<std::pair<double, double>> run;
+    const auto flush = [&] {
+      if (run.size() == 1) {
+        svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>", run[0].first,
+                           run[0].second, escape_html(s.colour));
+      } else if (run.size() > 1) {
+        svg += "<polyline fill=\"none\" stroke-width=\"2.5\" stroke-linejoin=\"round\" stroke=\"" +
+               escape_html(s.colour) + "\" points=\"";
+        for (size_t i = 0; i < run.size(); ++i)
+          svg += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", run[i].first, run[i].second);
+        svg += "\"/>";
+      }
+      run.clear();
+    };
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]))
+        run.emplace_back(px(s.x[i]), py(s.y[i]));
+      else
+        flush();
+    }
+    flush();
+    svg += "</g>";
+  }
+  double lx = left;
+  for (const LineSeries& s : series) {  // the legend, one swatch and name per series, in a row
+    const double ly = options.height - 10;
+    svg += fmt::format(
+        "<g class=\"legend\"><rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\">{}</text></g>",
+        lx, ly - 4, escape_html(s.colour), lx + 18, ly, escape_html(s.name));
+    lx += 30 + 6.5 * static_cast<double>(s.name.size());
+  }
+  return svg + "</svg>";
 }
 
 std::string html_page(std::string_view title, std::string_view body, std::string_view style) {
