@@ -145,9 +145,10 @@ std::string svg_line_chart(const std::vector<LineSeries>& series, const LineChar
   for (const LineSeries& s : series) {
     PCGLAB_CHECK(s.x.size() == s.y.size()) << s.name << ": " << s.x.size() << " x, " << s.y.size() << " y";
     for (size_t i = 0; i < s.x.size(); ++i) {
-      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
+      if (!std::isfinite(s.x[i])) continue;
       xr.lo = std::min(xr.lo, s.x[i]);
       xr.hi = std::max(xr.hi, s.x[i]);
+      if (!std::isfinite(s.y[i])) continue;
       yr.lo = std::min(yr.lo, s.y[i]);
       yr.hi = std::max(yr.hi, s.y[i]);
     }
@@ -163,7 +164,7 @@ std::string svg_line_chart(const std::vector<LineSeries>& series, const LineChar
     widest = std::max(widest, ticks.back().size());
   }
   const int left = std::max(48, 12 + static_cast<int>(std::ceil(6.5 * static_cast<double>(widest))));
-  const int right = 12, top = options.title.empty() ? 12 : 32;
+  const int right = 12, top = options.title.empty() && options.y_label.empty() ? 12 : 32;
   const int legend = series.empty() ? 0 : 20;
   const int bottom = 34 + legend;
   const int plot_w = std::max(1, options.width - left - right),
@@ -192,7 +193,7 @@ std::string svg_line_chart(const std::vector<LineSeries>& series, const LineChar
       left, axis_y, tick_text(xr.lo), left + plot_w, axis_y, tick_text(xr.hi), left + plot_w / 2, axis_y,
       escape_html(options.x_label));
   if (!options.y_label.empty())
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"start\">{}</text>", 4, top - 4,
+    svg += fmt::format("<text x=\"4\" y=\"20\" class=\"axis\" text-anchor=\"start\">{}</text>",
                        escape_html(options.y_label));
   for (const LineSeries& s : series) {
     svg += fmt::format("<g class=\"series\" data-series=\"{}\"><title>{}</title>", escape_html(s.name),

@@ -82,6 +82,9 @@ TEST(Html, LineChartDrawsEachUnbrokenRunInItsColourWithALegend) {
   EXPECT_NE(svg.find(">steps</text>"), std::string::npos);
   EXPECT_NE(svg.find(">20</text>"), std::string::npos);  // the x range's end
   EXPECT_THROW(svg_line_chart({{"bad", "#000", {1, 2}, {1}}}, {}), CheckError);
+  // The x axis spans every finite x, also where y is not known yet (training before any episode).
+  const std::string late = svg_line_chart({{"r", "#000", {0, 10, 20}, {NAN, 1, 2}}}, {});
+  EXPECT_NE(late.find("text-anchor=\"start\">0</text>"), std::string::npos) << late;
   // No finite point: the empty axes, no line.
   const std::string empty = svg_line_chart({{"none", "#000", {1}, {NAN}}}, {});
   EXPECT_EQ(empty.find("<polyline"), std::string::npos);
