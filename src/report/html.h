@@ -44,9 +44,10 @@ struct LineChartOptions {
 };
 
 // A line chart as inline SVG: the x axis from the finite x, the y axis from the finite points (a
-// flat range widened), five y ticks, the x range's ends, the y label at the top left, one polyline per
-// unbroken run of each series (a lone point as a dot), and a legend with each series' colour and name. Every
-// series holds as many x as y (CheckError otherwise); no series or no finite point draws the empty axes.
+// flat range widened), five y ticks, the x range's ends, the y label at the top left, one polyline
+// per unbroken run of each series (a lone point as a dot), and a legend with each series' colour
+// and name. Every series holds as many x as y (CheckError otherwise); no series or no finite point
+// draws the empty axes.
 std::string svg_line_chart(const std::vector<LineSeries>& series, const LineChartOptions& options);
 
 // A complete page: <!doctype html>, UTF-8, the given title, the built-in style sheet (page, headings,
