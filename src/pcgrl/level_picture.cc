@@ -11,7 +11,19 @@ constexpr uint8_t kTileColours[9][3] = {{40, 40, 40},   {235, 228, 210}, {90, 70
                                         {40, 120, 220}, {150, 60, 170},  {220, 120, 30},
                                         {200, 30, 40},  {240, 200, 0},   {30, 150, 60}};
 
+constexpr const char* kTileNames[9] = {"border",   "empty",  "wall", "player", "bat",
+                                       "scorpion", "spider", "key",  "door"};
+
 }  // namespace
+
+std::array<uint8_t, 3> tile_colour(int tile) {
+  const uint8_t* c = kTileColours[std::clamp(tile, 0, 8)];
+  return {c[0], c[1], c[2]};
+}
+
+const char* tile_name(int tile) {
+  return kTileNames[std::clamp(tile, 0, 8)];
+}
 
 Image level_picture(const Map& map, int cell) {
   Image im(kMapSize * cell, kMapSize * cell, 3, 0);

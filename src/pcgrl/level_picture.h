@@ -2,6 +2,9 @@
 // vision model) and `pcgrl report` show of a dungeon map.
 #pragma once
 
+#include <array>
+#include <cstdint>
+
 #include "core/image.h"
 #include "pcgrl/dungeon.h"
 
@@ -11,5 +14,10 @@ namespace pcglab::pcgrl {
 // grey, empty cream, wall dark brown, player blue, bat purple, scorpion orange, spider red, key
 // yellow, door green.
 Image level_picture(const Map& map, int cell = 16);
+
+// The colour a tile is drawn in (R, G, B) and its name ("border", "empty", "wall", "player", "bat",
+// "scorpion", "spider", "key", "door"), for a picture's legend. A value above kDoor is drawn as a door.
+std::array<uint8_t, 3> tile_colour(int tile);
+const char* tile_name(int tile);
 
 }  // namespace pcglab::pcgrl

@@ -4,18 +4,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 
 #include "core/check.h"
 #include "core/files.h"
 #include "core/json.h"
+#include "pcgrl/level_picture.h"
+#include "pcgrl/reward_llm.h"
 #include "report/html.h"
 
 namespace pcglab::pcgrl {
 namespace fs = std::filesystem;
 using report::escape_html;
 using report::format_number;
+
+constexpr const char* kReturnColour = "#d9480f";  // the training chart's main line
 
 namespace {
 
@@ -39,7 +44,7 @@ std::optional<std::string> read_if_exists(const fs::path& path) {
 struct NodeView {
   int id = 0, parent = 0;
   double fitness = 0;
-  std::string status, artifact, feedback, error;
+  std::string status, artifact, feedback, error, error_kind;
   std::vector<int> auxiliary;
   Json scores;       // may be null
   int requests = 0;  // LLM requests its steps sent, over all runs
@@ -59,6 +64,7 @@ std::vector<NodeView> read_nodes(const Json& graph, const std::string& where) {
     v.artifact = json_field_or<std::string>(n, "artifact", "", at);
     v.feedback = json_field_or<std::string>(n, "feedback", "", at);
     v.error = json_field_or<std::string>(n, "error", "", at);
+    v.error_kind = json_field_or<std::string>(n, "error_kind", "", at);
     v.requests = json_field_or<int>(n, "requests", 0, at);
     if (n.contains("auxiliary") && n["auxiliary"].is_array())
       for (const Json& a : n["auxiliary"])
@@ -74,20 +80,53 @@ bool failed(const NodeView& n) {
   return !n.error.empty();
 }
 
-// The thought graph as SVG: depth = steps from a root (a node refining nothing), nodes of a depth
-// side by side in creation order.
+// What failed, in a few words: the step named by the engine's message ("iteration 3 evaluate:
+// ..."), or the kind a node records ("error_kind"), or just "failed".
+std::string failure_kind(const NodeView& n) {
+  if (!n.error_kind.empty()) return n.error_kind;
+  if (n.error.starts_with("iteration ")) {
+    const size_t space = n.error.find(' ', 10), colon = n.error.find(':');
+    if (space != std::string::npos && colon != std::string::npos && space < colon)
+      return "failed at " + n.error.substr(space + 1, colon - space - 1);
+  }
+  return "failed";
+}
+
+// The thought graph as SVG, drawn as a tree: depth = steps from a root (a node refining nothing);
+// each leaf takes the next column and a node stands above its first usable child (its first child
+// when none is usable), so a chain of refinements is a vertical line and the nodes of one column
+// are one line of descent. A failed node is a dead end: a leaf with nothing drawn below it, the
+// edge into it dashed red and stopped by a bar, nothing leaving it (no child, no auxiliary link: a
+// failed node is never refined), drawn as a red dashed circle with a cross and its failure's kind.
 std::string graph_svg(const std::vector<NodeView>& nodes) {
   std::map<int, int> depth, column;
-  std::map<int, int> per_depth;
-  int max_depth = 0, max_columns = 1;
+  std::map<int, bool> dead;
+  std::map<int, std::vector<int>> children;
+  std::vector<int> roots;
   for (const NodeView& n : nodes) {
-    const auto p = depth.find(n.parent);
-    depth[n.id] = n.parent == 0 || p == depth.end() ? 0 : p->second + 1;
-    column[n.id] = per_depth[depth[n.id]]++;
-    max_depth = std::max(max_depth, depth[n.id]);
-    max_columns = std::max(max_columns, per_depth[depth[n.id]]);
+    // A parent listed before the node (creation order), else the node is drawn as a root.
+    (n.parent != 0 && dead.count(n.parent) ? children[n.parent] : roots).push_back(n.id);
+    dead[n.id] = failed(n);
   }
-  const int dx = 110, dy = 90, r = 30, margin = 50;
+  int next_column = 0, max_depth = 0;
+  const std::function<void(int, int)> place = [&](int id, int d) {
+    depth[id] = d;
+    max_depth = std::max(max_depth, d);
+    const std::vector<int>& kids = children[id];
+    if (kids.empty()) {
+      column[id] = next_column++;
+      return;
+    }
+    int col = -1;
+    for (int k : kids) {
+      place(k, d + 1);
+      if (col < 0 && !dead[k]) col = column[k];
+    }
+    column[id] = col >= 0 ? col : column[kids.front()];
+  };
+  for (int r : roots) place(r, 0);
+  const int max_columns = std::max(1, next_column);
+  const int dx = 130, dy = 100, r = 30, margin = 60;
   const int width = margin * 2 + (max_columns - 1) * dx, height = margin * 2 + max_depth * dy;
   auto x = [&](int id) { return margin + column[id] * dx; };
   auto y = [&](int id) { return margin + depth[id] * dy; };
@@ -96,13 +135,26 @@ std::string graph_svg(const std::vector<NodeView>& nodes) {
       "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"thought graph\">",
       width, height, width, height);
   for (const NodeView& n : nodes) {
-    if (n.parent != 0 && depth.count(n.parent))
-      svg += fmt::format(
-          "<line class=\"edge\" data-from=\"{}\" data-to=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
-          "stroke=\"#667\" stroke-width=\"2\"/>",
-          n.parent, n.id, x(n.parent), y(n.parent) + r, x(n.id), y(n.id) - r);
+    if (n.parent != 0 && depth.count(n.parent) && !dead[n.parent]) {
+      if (dead[n.id]) {
+        // The dead end: a dashed red edge stopped by a bar just above the node.
+        const int ex = x(n.id), ey = y(n.id) - r - 4;
+        svg += fmt::format(
+            "<line class=\"edge\" data-from=\"{}\" data-to=\"{}\" data-dead-end=\"true\" x1=\"{}\" y1=\"{}\" "
+            "x2=\"{}\" "
+            "y2=\"{}\" stroke=\"#c8473d\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>"
+            "<line class=\"dead-end-bar\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#c8473d\" "
+            "stroke-width=\"3\"/>",
+            n.parent, n.id, x(n.parent), y(n.parent) + r, ex, ey, ex - 10, ey, ex + 10, ey);
+      } else {
+        svg += fmt::format(
+            "<line class=\"edge\" data-from=\"{}\" data-to=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
+            "stroke=\"#667\" stroke-width=\"2\"/>",
+            n.parent, n.id, x(n.parent), y(n.parent) + r, x(n.id), y(n.id) - r);
+      }
+    }
     for (int a : n.auxiliary)
-      if (depth.count(a))
+      if (depth.count(a) && !dead[a] && !dead[n.id])
         svg += fmt::format(
             "<line class=\"aux\" data-from=\"{}\" data-to=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
             "stroke=\"#9aa\" stroke-dasharray=\"4 3\"/>",
@@ -111,18 +163,26 @@ std::string graph_svg(const std::vector<NodeView>& nodes) {
   for (const NodeView& n : nodes) {
     const bool done = n.status == "done" || failed(n);
     const char* fill = failed(n) ? "#f6d2cf" : done ? "#dbe6fb" : "#f3f3f3";
+    const int cx = x(n.id), cy = y(n.id);
+    std::string mark;
+    if (failed(n))
+      mark = fmt::format(
+          "<path class=\"dead-end-cross\" d=\"M{} {}l12 12m0 -12l-12 12\" stroke=\"#c8473d\" "
+          "stroke-width=\"3\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" "
+          "fill=\"#8b1d14\">{}</text>",
+          cx + r - 4, cy - r - 4, cx, cy + r + 14, escape_html(failure_kind(n)));
     svg += fmt::format(
-        "<g class=\"node\" data-id=\"{}\" data-parent=\"{}\"><a href=\"#node-{}\"><circle cx=\"{}\" "
-        "cy=\"{}\" r=\"{}\" "
-        "fill=\"{}\" stroke=\"#334\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" "
-        "font-weight=\"600\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
-        "font-size=\"11\">{}</text>"
-        "</a><title>node {}: {}</title></g>",
-        n.id, n.parent, n.id, x(n.id), y(n.id), r, fill, x(n.id), y(n.id) - 3, n.id, x(n.id), y(n.id) + 12,
+        "<g class=\"node\" data-id=\"{}\" data-parent=\"{}\"{}><a href=\"#node-{}\"><circle cx=\"{}\" "
+        "cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"{}\"{}/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
+        "font-size=\"13\" font-weight=\"600\">{}</text><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
+        "font-size=\"11\">{}</text>{}</a><title>node {}: {}</title></g>",
+        n.id, n.parent, failed(n) ? " data-dead-end=\"true\"" : "", n.id, cx, cy, r, fill,
+        failed(n) ? "#c8473d" : "#334", failed(n) ? " stroke-width=\"2\" stroke-dasharray=\"5 3\"" : "", cx,
+        cy - 3, n.id, cx, cy + 12,
         failed(n) ? "failed"
         : done    ? format_number(n.fitness, 3)
                   : "…",
-        n.id, escape_html(failed(n) ? n.error.substr(0, 200) : n.status));
+        mark, n.id, escape_html(failed(n) ? failure_kind(n) + ": " + n.error.substr(0, 200) : n.status));
   }
   svg += "</svg>";
   return svg;
@@ -158,6 +218,23 @@ std::string alignment_table(const fs::path& dir) {
          rows + "</table>";
 }
 
+// The tiles' colours and names, as the level pictures draw them (level_picture.h).
+std::string tile_legend() {
+  std::string out = "<div class=\"tile-legend\">";
+  for (int t = 0; t < kTileTypes; ++t) {
+    const auto c = tile_colour(t);
+    out += fmt::format(
+        "<span class=\"tile\"><span class=\"swatch\" "
+        "style=\"background:#{:02x}{:02x}{:02x}\"></span>{}</span>",
+        c[0], c[1], c[2], tile_name(t));
+  }
+  return out + "</div>";
+}
+
+// The node's levels at a readable size (kLevelPx wide, pixels kept square and sharp), with the
+// tile legend.
+constexpr int kLevelPx = 256;
+
 std::string level_pictures(const fs::path& dir) {
   std::vector<fs::path> files;
   if (fs::is_directory(dir / "levels"))
@@ -165,9 +242,67 @@ std::string level_pictures(const fs::path& dir) {
       if (e.path().extension() == ".png") files.push_back(e.path());
   if (files.empty()) return "";
   std::sort(files.begin(), files.end());
-  std::string out = fmt::format("<h4>Levels ({})</h4><div class=\"levels\">", files.size());
-  for (const fs::path& f : files) out += report::embedded_png(read_file(f), f.stem().string(), 96);
+  std::string out =
+      fmt::format("<h4>Levels ({})</h4>", files.size()) + tile_legend() + "<div class=\"levels\">";
+  for (const fs::path& f : files) {
+    out += "<figure>" + report::embedded_png(read_file(f), f.stem().string(), kLevelPx) + "<figcaption>" +
+           escape_html(f.stem().string()) + "</figcaption></figure>";
+  }
   return out + "</div>";
+}
+
+// A number of train_log.csv (ppo_trainer.h): NaN when empty or not a number.
+double csv_value(const std::string& cell) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(cell, &used);
+    return used == cell.size() ? v : NAN;
+  } catch (const std::exception&) {
+    return NAN;
+  }
+}
+
+// The node's training curve from train/train_log.csv (one row per PPO update): the mean return of
+// the episodes each update finished and of the last 100, over environment steps. Empty when the
+// log is missing, has no update or lacks the columns.
+std::string training_chart(const fs::path& dir, const NodeView& n) {
+  const auto log = read_if_exists(dir / "train" / "train_log.csv");
+  if (!log) return "";
+  const std::vector<std::string> lines = split_lines(*log);
+  if (lines.size() < 2) return "";
+  const auto columns = [](const std::string& line) {
+    std::vector<std::string> cells;
+    size_t start = 0;
+    for (size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
+      cells.push_back(line.substr(start, comma - start));
+    cells.push_back(line.substr(start));
+    return cells;
+  };
+  const std::vector<std::string> header = columns(lines[0]);
+  const auto index = [&](const char* name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const size_t steps = index("env_steps"), mean = index("mean_return"), recent = index("recent_return");
+  if (steps == header.size() || mean == header.size() || recent == header.size()) return "";
+  report::LineSeries per_update{"return of the update's episodes", "#f0a868", {}, {}};
+  report::LineSeries last_100{"return, last 100 episodes", kReturnColour, {}, {}};
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> cells = columns(lines[i]);
+    if (cells.size() != header.size()) continue;
+    const double x = csv_value(cells[steps]);
+    per_update.x.push_back(x);
+    per_update.y.push_back(csv_value(cells[mean]));
+    last_100.x.push_back(x);
+    last_100.y.push_back(csv_value(cells[recent]));
+  }
+  if (last_100.x.empty()) return "";
+  report::LineChartOptions options;
+  options.title = failed(n) || n.status != "done" ? fmt::format("Node {}: training return", n.id)
+                                                  : fmt::format("Node {}: training return (fitness {})", n.id,
+                                                                format_number(n.fitness, 3));
+  options.x_label = "environment steps";
+  options.y_label = "return";
+  return "<h4>Training</h4>" + report::svg_line_chart({per_update, last_100}, options);
 }
 
 std::string scores_table(const NodeView& n) {
@@ -196,7 +331,11 @@ std::string node_section(const fs::path& dir, const NodeView& n,
   if (!failed(n) && n.status == "done")
     out += fmt::format("; fitness (accuracy) {}", format_number(n.fitness, 3));
   out += "</p>";
-  if (failed(n)) out += "<h4>Error</h4><pre class=\"error\">" + escape_html(n.error) + "</pre>";
+  if (failed(n))
+    out += fmt::format(
+        "<p class=\"dead-end-note\">✕ Dead end ({}): this node has no usable reward and is never "
+        "refined.</p><pre class=\"error\">{}</pre>",
+        escape_html(failure_kind(n)), escape_html(n.error));
   out += scores_table(n);
   if (const auto errors = read_if_exists(nd / "generation.json")) {
     const Json g = parse_json(*errors, (nd / "generation.json").string());
@@ -229,19 +368,94 @@ std::string node_section(const fs::path& dir, const NodeView& n,
       out += "<h4>Self-alignment's changes (generated → aligned)</h4>" + diff_block(before, n.artifact);
   }
   out += alignment_table(nd);
+  out += training_chart(nd, n);
   out += level_pictures(nd);
   if (!n.feedback.empty())
     out += "<h4>Feedback</h4><pre class=\"feedback\">" + escape_html(n.feedback) + "</pre>";
   return out + "</section>";
 }
 
+// "2 (bat, scorpion important)": the scenario and the monsters it asks to meet.
+std::string scenario_text(int id) {
+  std::string text = std::to_string(id);
+  try {
+    const Scenario& sc = scenario_preset(id);
+    std::vector<std::string> names;
+    for (int t = 0; t < 3; ++t)
+      if (sc.important[t]) names.push_back(tile_name(kBat + t));
+    if (!names.empty()) text += fmt::format(" ({} important)", fmt::join(names, ", "));
+  } catch (const SetupError&) {  // a folder of another pcglab: the number alone
+  }
+  return text;
+}
+
+std::string method_text(const std::string& pe) {
+  if (pe == "io") return "IO (one reward, no refinement)";
+  if (pe == "cot") return "CoT (chain of thoughts)";
+  if (pe == "tot") return "ToT (tree of thoughts)";
+  if (pe == "got") return "GoT (graph of thoughts)";
+  return pe;
+}
+
+// The settings that matter, first on the page: model, scenario, method, iterations, seed, best
+// fitness and LLM requests, from settings.json (any may be absent) and graph.json.
+std::string summary_block(const Json& graph, const Json& settings, const std::vector<NodeView>& nodes,
+                          const std::map<int, const NodeView*>& by_id) {
+  const auto setting = [&](const char* key) -> std::string {
+    if (!settings.is_object() || !settings.contains(key)) return "–";
+    const Json& v = settings[key];
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  const std::string pe = settings.is_object() && settings.contains("pe") && settings["pe"].is_string()
+                             ? settings["pe"].get<std::string>()
+                             : graph.value("strategy", std::string("?"));
+  size_t finished = 0, dead = 0;
+  int64_t requests = 0;
+  for (const NodeView& n : nodes) {
+    finished += n.status == "done" || failed(n);
+    dead += failed(n);
+    requests += n.requests;
+  }
+  std::string best = "none yet";
+  if (graph.contains("best") && graph["best"].is_number_integer()) {
+    const auto it = by_id.find(graph["best"].get<int>());
+    if (it != by_id.end())
+      best = fmt::format("{} <a href=\"#node-{}\">(node {})</a>", format_number(it->second->fitness, 3),
+                         it->first, it->first);
+  }
+  const auto item = [](const char* label, const std::string& value_html) {
+    return fmt::format("<div class=\"key\" data-key=\"{}\"><span class=\"label\">{}</span><b>{}</b></div>",
+                       label, label, value_html);
+  };
+  std::string out = "<section class=\"key-settings\" id=\"summary\">";
+  out += item("model", escape_html(setting("model")));
+  out += item("scenario", escape_html(scenario_text(graph.value("scenario", 0))));
+  out += item("method", escape_html(method_text(pe)));
+  out += item("iterations", fmt::format("{} of {}{}", finished, graph.value("iterations", 0),
+                                        dead > 0 ? fmt::format(" ({} failed)", dead) : ""));
+  out += item("seed", escape_html(setting("seed")));
+  out += item("best fitness", best);
+  out += item("LLM requests", std::to_string(requests));
+  return out + "</section>";
+}
+
 constexpr std::string_view kStyle =
-    "<style>pre{background:#fff;border:1px solid #d0d4dc;padding:6px;overflow-x:auto;font-size:12px}"
+    "pre{background:#fff;border:1px solid #d0d4dc;padding:6px;overflow-x:auto;font-size:12px;"
+    "white-space:pre-wrap;max-height:360px}.meta{color:#555}"
+    ".key-settings{display:flex;flex-wrap:wrap;gap:10px;background:#e6eefc;border:1px solid #b9c9ee;"
+    "padding:12px;margin:8px 0 16px}.key{background:#fff;border:1px solid #c9d4ee;padding:6px 12px;"
+    "min-width:110px}.key .label{display:block;font-size:.8em;color:#555}.key b{font-size:1.15em}"
     ".diff .add{background:#e3f6e5;display:block}.diff .del{background:#fbe4e2;display:block}"
-    ".diff .same{display:block;color:#555}.levels{display:flex;flex-wrap:wrap;gap:4px}"
-    ".levels img{image-rendering:pixelated;border:1px solid #ccd}.node{margin:18px 0;padding:4px 12px;"
-    "border-left:4px solid #3f6fd8;background:#fff}.node.failed{border-left-color:#c8473d}"
-    ".error{color:#8b1d14}</style>";
+    ".diff .same{display:block;color:#555}.levels{display:flex;flex-wrap:wrap;gap:10px}"
+    ".levels figure{margin:0}.levels figcaption{font-size:11px;color:#555}"
+    ".levels img{image-rendering:pixelated;border:1px solid #ccd;display:block}"
+    ".tile-legend{display:flex;flex-wrap:wrap;gap:4px 14px;margin:4px 0 8px;font-size:12px}"
+    ".tile-legend .swatch{display:inline-block;width:14px;height:14px;border:1px solid #889;"
+    "vertical-align:middle;margin-right:4px}"
+    ".node{margin:18px 0;padding:4px 12px;border-left:4px solid #3f6fd8;background:#fff}"
+    ".node.failed{border-left:4px dashed #c8473d;background:#fff5f4}"
+    ".dead-end-note{color:#8b1d14;font-weight:600}.error{color:#8b1d14}"
+    "details.settings summary{cursor:pointer;font-weight:600}";
 
 }  // namespace
 
@@ -278,18 +492,12 @@ std::string refine_report_html(const fs::path& dir) {
   std::map<int, const NodeView*> by_id;
   for (const NodeView& n : nodes) by_id[n.id] = &n;
 
+  Json settings;
+  if (const auto text = read_if_exists(dir / "settings.json"))
+    settings = parse_json(*text, (dir / "settings.json").string());
   std::string body = "<h1>PCGRLLM refinement</h1>";
-  body += fmt::format("<p class=\"meta\">{} — strategy {}, scenario {}, {} of {} iterations</p>",
-                      escape_html(dir.string()), escape_html(graph.value("strategy", std::string("?"))),
-                      graph.value("scenario", 0), nodes.size(), graph.value("iterations", 0));
-  if (const auto settings = read_if_exists(dir / "settings.json")) {
-    const Json s = parse_json(*settings, (dir / "settings.json").string());
-    body += "<h2>Settings</h2><table class=\"settings\">";
-    for (const auto& [k, v] : s.items())
-      body += fmt::format("<tr><th class=\"text\">{}</th><td class=\"text\">{}</td></tr>", escape_html(k),
-                          escape_html(v.is_string() ? v.get<std::string>() : v.dump()));
-    body += "</table>";
-  }
+  body += summary_block(graph, settings, nodes, by_id);
+  body += fmt::format("<p class=\"meta\">{}</p>", escape_html(dir.string()));
   int64_t requests = 0;
   for (const NodeView& n : nodes) requests += n.requests;
   body += fmt::format(
@@ -315,9 +523,18 @@ std::string refine_report_html(const fs::path& dir) {
   chart.width = std::max(360, 80 + 70 * static_cast<int>(nodes.size()));
   body += "<h2>Accuracy per iteration</h2>" + report::svg_bar_chart(labels, values, chart);
   body += "<h2>Thought graph</h2>" + graph_svg(nodes);
+  if (settings.is_object()) {
+    body +=
+        "<details class=\"settings\"><summary>All settings (settings.json)</summary><table "
+        "class=\"settings\">";
+    for (const auto& [k, v] : settings.items())
+      body += fmt::format("<tr><th class=\"text\">{}</th><td class=\"text\">{}</td></tr>", escape_html(k),
+                          escape_html(v.is_string() ? v.get<std::string>() : v.dump()));
+    body += "</table></details>";
+  }
   body += "<h2>Nodes</h2>";
   for (const NodeView& n : nodes) body += node_section(dir, n, by_id);
-  return report::html_page("PCGRLLM refinement", std::string(kStyle) + body);
+  return report::html_page("PCGRLLM refinement", body, kStyle);
 }
 
 }  // namespace pcglab::pcgrl

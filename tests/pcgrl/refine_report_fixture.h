@@ -1,6 +1,6 @@
 // A hand-made `pcgrl refine` folder for the report's tests: node 1 (the root, two alignment
 // rounds, two levels, feedback), node 2 (refines 1, GoT context 1, a changed reward), node 3
-// (refines 2, failed in evaluation).
+// (refines 2, failed in evaluation); training logs of nodes 1 and 3.
 #pragma once
 
 #include <filesystem>
@@ -82,6 +82,18 @@ inline void write_refine_folder(const std::filesystem::path& dir) {
                              "#..............#", "#..............#", "#..............#", "#..............#",
                              "#..............#", "#..............#", "#..............#", "#..............#",
                              "#..............#", "#..............#", "#.............D#", "################"});
+  // Node 1's training log (ppo_trainer.h's columns): returns over four updates, none finished in
+  // the first; node 3 stopped after one update.
+  const std::string header =
+      "update,env_steps,episodes,mean_return,recent_return,policy_loss,value_loss,entropy,approx_kl,"
+      "steps_per_s\n";
+  write_file_atomic(n1 / "train/train_log.csv", header +
+                                                    "1,768,0,,,0.1,0.2,1.7,0.01,1000.0\n"
+                                                    "2,1536,4,-2.5,-2.5,0.1,0.2,1.7,0.01,1000.0\n"
+                                                    "3,2304,4,1.5,-0.5,0.1,0.2,1.7,0.01,1000.0\n"
+                                                    "4,3072,4,4.5,1.25,0.1,0.2,1.7,0.01,1000.0\n");
+  write_file_atomic(dir / "nodes/0003/train/train_log.csv",
+                    header + "1,768,2,0.5,0.5,0.1,0.2,1.7,0.01,1000.0\n");
   write_png(n1 / "levels/level_000.png", level_picture(level));
   write_png(n1 / "levels/level_001.png", level_picture(level, 4));
 }

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/check.h"
+#include "testing/testing.h"
 
 namespace pcglab::report {
 namespace {
@@ -61,6 +64,44 @@ TEST(Html, PageIsCompleteAndEscapesTitle) {
   EXPECT_NE(page.find("<title>a&lt;b</title>"), std::string::npos);
   EXPECT_NE(page.find("<p>x</p>"), std::string::npos);
   EXPECT_NE(page.find("</html>"), std::string::npos);
+}
+
+TEST(Html, LineChartDrawsEachUnbrokenRunInItsColourWithALegend) {
+  // plot: left 48, top 32 (title), width 400 - 48 - 12 = 340, height 240 - 32 - 54 = 154.
+  const LineSeries ret{"return", "#d9480f", {0, 5, 10, 15, 20}, {0, 0.5, NAN, 1, 0.5}};
+  const LineSeries lone{"fitness", "#2b8a3e", {20}, {1}};
+  const std::string svg = svg_line_chart(
+      {ret, lone}, {.title = "t", .x_label = "steps", .y_label = "", .width = 400, .height = 240});
+  EXPECT_EQ(pcglab::testing::count_occurrences(svg, "<polyline"), 2u) << svg;  // broken at the NaN
+  EXPECT_NE(svg.find("stroke=\"#d9480f\" points=\"48.0,186.0 133.0,109.0\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("points=\"303.0,32.0 388.0,109.0\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<circle cx=\"388.0\" cy=\"32.0\" r=\"3\" fill=\"#2b8a3e\"/>"), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(">return</text>"), std::string::npos);  // the legend
+  EXPECT_NE(svg.find(">fitness</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">steps</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">20</text>"), std::string::npos);  // the x range's end
+  EXPECT_THROW(svg_line_chart({{"bad", "#000", {1, 2}, {1}}}, {}), CheckError);
+  // The x axis spans every finite x, also where y is not known yet (training before any episode).
+  const std::string late = svg_line_chart({{"r", "#000", {0, 10, 20}, {NAN, 1, 2}}}, {});
+  EXPECT_NE(late.find("text-anchor=\"start\">0</text>"), std::string::npos) << late;
+  // No finite point: the empty axes, no line.
+  const std::string empty = svg_line_chart({{"none", "#000", {1}, {NAN}}}, {});
+  EXPECT_EQ(empty.find("<polyline"), std::string::npos);
+  EXPECT_EQ(empty.find("<circle"), std::string::npos);
+}
+
+// The shared sheet is generic: a track's rules (birds' letter sections and trial cards) come with
+// the track's page, after the shared ones.
+TEST(Html, PageStyleNamesNoTrackAndTheReportsOwnRulesFollowIt) {
+  const std::string page = html_page("t", "", ".mine{color:red}");
+  for (const char* track_rule : {".trial", ".letter", "nav.letters", ".noimg", "details.prompt", ".stage"})
+    EXPECT_EQ(page.find(track_rule), std::string::npos) << track_rule;
+  const size_t shared = page.find(".chart-title{"), own = page.find(".mine{color:red}</style>");
+  ASSERT_NE(shared, std::string::npos);
+  ASSERT_NE(own, std::string::npos);
+  EXPECT_LT(shared, own);
+  EXPECT_EQ(html_page("t", ""), html_page("t", "", ""));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,19 @@ using report::html_page;
 using report::svg_bar_chart;
 namespace fs = std::filesystem;
 namespace {
+
+// The birds page's own style rules (letter sections, trial cards, metrics, stages), after the
+// shared sheet of report/html.h.
+constexpr std::string_view kBirdsStyle =
+    R"css(.trials{display:flex;flex-wrap:wrap;gap:4px}.trial{border:1px solid #d0d4dc;background:#fff;padding:2px;width:112px;font-size:11px}
+.trial img{width:112px;height:112px;display:block}.failed{background:#fff1f0;border-color:#e8a9a3}
+.summary{display:flex;gap:24px;flex-wrap:wrap}.metric{background:#fff;border:1px solid #d0d4dc;padding:8px 14px}
+.metric b{display:block;font-size:1.4em}pre{background:#f1f3f7;padding:8px;white-space:pre-wrap;max-height:320px;overflow:auto}
+.na{color:#8a8f99;font-style:italic}.metric b.na,.metric .na{font-size:.8em}.letter h2,.letter h3{margin:16px 0 4px}.letter-metrics{margin:4px 0 6px}.ok{color:#1f7a3a}.meta{color:#555}.stage{margin-right:12px}
+.noimg{width:112px;height:112px;display:flex;align-items:center;justify-content:center;background:#f3f4f6;color:#8a8f99}
+.why{color:#b42318;font-weight:600}nav.letters a{margin-right:8px;font-weight:600;text-decoration:none}
+details.prompt{margin:8px 0}details.prompt summary{cursor:pointer;font-weight:600}
+)css";
 
 constexpr const char* kNotEvaluated = "<span class=\"na\">not evaluated</span>";
 
@@ -263,14 +277,14 @@ std::string birds_report_html(const BirdsRun& run_in, const fs::path& report_fil
   const BirdsRun run =
       with_relative_paths(run_in, report_file.empty() ? run_in.dir : report_file.parent_path());
   if (run.teams.size() == 1) {
-    return html_page("Science Birds run: " + run.teams[0].name, team_body(run, run.teams[0], 1));
+    return html_page("Science Birds run: " + run.teams[0].name, team_body(run, run.teams[0], 1), kBirdsStyle);
   }
   std::string body = overview(run, name);
   for (const BirdsTeam& team : run.teams) {
     body += fmt::format("<section class=\"team\" id=\"team-{}\">\n{}</section>\n", slug(team.name),
                         team_body(run, team, 2));
   }
-  return html_page("Science Birds competition: " + name, body);
+  return html_page("Science Birds competition: " + name, body, kBirdsStyle);
 }
 
 }  // namespace pcglab::birds
