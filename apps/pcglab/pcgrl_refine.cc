@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "batch_options.h"
 #include "command.h"
 #include "core/log.h"
 #include "llm/completer_stack.h"
@@ -29,6 +30,8 @@ struct RefineOptions {
   std::string out;
   std::string base_url;
   std::string cache;
+  bool no_cache = false;
+  std::string shard;
   bool unsafe_no_sandbox = false;
   llm::ClientConfig client;
   int64_t max_response_mb = llm::ClientConfig::kDefaultMaxResponseBytes >> 20;
@@ -45,6 +48,13 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
   r.feedback_images = o.feedback_input == "image";
   if (!o.prompts.empty()) r.prompts = fs::path(o.prompts);
   r.out = o.out;
+  // The loop is one ordered chain (node n refines an earlier node's result): no items to split.
+  if (const batch::Shard shard = shard_of(o.shard); !shard.all())
+    throw SetupError(fmt::format(
+        "--shard {}: pcgrl refine is one sequential loop (each node refines an earlier node's result), so "
+        "it has no independent items to split over processes; run each seed or scenario as its own "
+        "command with its own --out folder (e.g. one Slurm array task each)",
+        o.shard));
   pcgrl::validate_pcgrllm_options(r);
   r.worker.isolation = sandbox::require_isolation(o.unsafe_no_sandbox, r.worker);
 
@@ -56,7 +66,7 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
   fs::create_directories(r.out / "logs");
   llm::CompleterStackOptions so;
   so.client = client;
-  if (!o.cache.empty()) so.cache = fs::path(o.cache);
+  if (!o.no_cache) so.cache = o.cache.empty() ? r.out / "llm-cache.sqlite" : fs::path(o.cache);
   so.record = std::make_shared<store::ExchangeLog>(pcgrl::refine_store_path(r.out));
   so.record_scope = pcgrl::kRefineScope;
   const llm::CompleterStack stack = llm::make_completer_stack(so);
@@ -229,12 +239,13 @@ Action setup_refine(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_flag("--unsafe-no-sandbox", o->unsafe_no_sandbox,
                "Run the generated rewards without namespaces when the sandbox "
                "cannot run here (not safe)");
-  cmd.add_option("-o,--out", o->out, "Output folder: graph.json, nodes/NNNN/, logs/refine.sqlite")
-      ->required();
+  cmd.add_option("-o,--out", o->out, "Output folder: graph.json, nodes/NNNN/, logs/batch.sqlite")->required();
   cmd.add_option("--base-url", o->base_url,
                  "Server base URL (default $OPENAI_BASE_URL or OpenAI's); the "
                  "key is read only from $OPENAI_API_KEY");
-  cmd.add_option("--cache", o->cache, "Response cache file shared across runs (default: none)");
+  cmd.add_option("--cache", o->cache, "Response cache file (default <out>/llm-cache.sqlite)");
+  cmd.add_flag("--no-cache", o->no_cache, "Do not read or write the response cache");
+  add_shard_option(cmd, o->shard);
   cmd.add_option("--timeout", o->client.timeout_s, "Seconds per request before it is retried")
       ->check(number_in(0.1, 3600.0))
       ->capture_default_str();
