@@ -67,7 +67,7 @@ struct Evaluation {
 // while the node is usable); returns the new artifact. A step fails by throwing ItemFailure
 // (core/item_outcome.h) with its kind.
 struct Revision {
-  std::string name;  // unique among the revisions, a key part: "align/1"
+  std::string name;  // unique among the revisions; part of the step's key (node/0003/<name>)
   std::function<std::string(const std::string& artifact, int iteration)> run;
 };
 
