@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "batch_options.h"
 #include "command.h"
 #include "core/log.h"
 #include "llm/completer_stack.h"
@@ -30,6 +31,7 @@ struct RefineOptions {
   std::string out;
   LlmOptions llm;
   SandboxOptions sandbox;
+  std::string shard;
 };
 
 Json number_or_null(double v) {
@@ -47,13 +49,20 @@ int run_refine(RefineOptions& o, const GlobalOptions& global) {
   r.llm.temperature = *o.llm.temperature;
   r.llm.top_p = *o.llm.top_p;
   r.llm.max_tokens = *o.llm.max_tokens;
+  // The loop is one ordered chain (node n refines an earlier node's result): no items to split.
+  if (const batch::Shard shard = shard_of(o.shard); !shard.all())
+    throw SetupError(fmt::format(
+        "--shard {}: pcgrl refine is one sequential loop (each node refines an earlier node's result), so "
+        "it has no independent items to split over processes; run each seed or scenario as its own "
+        "command with its own --out folder (e.g. one Slurm array task each)",
+        o.shard));
   pcgrl::validate_pcgrllm_options(r);
   r.worker.isolation = o.sandbox.isolation(r.worker);
 
   llm::CompleterStackOptions so;
   so.client = o.llm.checked_client_config();
   fs::create_directories(r.out / "logs");
-  so.cache = o.llm.cache_file();
+  so.cache = o.llm.cache_file(r.out / "llm-cache.sqlite");
   so.record = std::make_shared<store::ExchangeLog>(pcgrl::refine_store_path(r.out));
   so.record_scope = pcgrl::kRefineScope;
   const llm::CompleterStack stack = llm::make_completer_stack(so);
@@ -159,6 +168,7 @@ Action setup_refine(CLI::App& cmd, const GlobalOptions& global) {
   LlmOptionSpec llm;
   llm.fails = "its step";
   llm.cache = true;
+  llm.cache_default = "<out>/llm-cache.sqlite";
   llm.sampling_source = "official";
   llm.seed = false;  // --seed is the training seed (the LLM's is the trial number, as the official code)
   add_llm_options(cmd, o->llm, llm);
@@ -224,8 +234,8 @@ Action setup_refine(CLI::App& cmd, const GlobalOptions& global) {
       ->check(number_in(0.1, 3600.0))
       ->capture_default_str();
   add_sandbox_options(cmd, o->sandbox, "the generated rewards");
-  cmd.add_option("-o,--out", o->out, "Output folder: graph.json, nodes/NNNN/, logs/refine.sqlite")
-      ->required();
+  cmd.add_option("-o,--out", o->out, "Output folder: graph.json, nodes/NNNN/, logs/batch.sqlite")->required();
+  add_shard_option(cmd, o->shard);
   cmd.footer(
       "Resumable: run the same command again after an interruption "
       "(even kill -9); finished LLM calls and "

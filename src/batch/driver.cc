@@ -90,6 +90,8 @@ ErrorKind kind_of_current_exception() {
     throw;
   } catch (const SetupError&) {
     throw;
+  } catch (const ItemFailure& e) {
+    return e.kind();
   } catch (const InputError&) {
     return ErrorKind::kBadInput;
   } catch (const std::bad_alloc&) {
@@ -383,17 +385,19 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
   ProgressBar bar(shard.all() ? spec.name : spec.name + " " + shard.label(), to_run.size(),
                   options_.progress);
   std::mutex mutex;
-  auto record = [&](size_t i, ItemOutcome o) {
+  auto record = [&](size_t i, ItemOutcome o, double seconds) {
     const Item& item = spec.items[i];
     o.key = item.key;
     o = normalized(o);
+    o.seconds = seconds;
     Json written = Json::array();
     for (const fs::path& out : item.outputs) {
       std::error_code ec;
       if (fs::exists(out, ec)) written.push_back(stored_path(root_, out));
     }
     if (store_)
-      store_->put_outcome({spec.name, item.key, item.hash, dump_json(written), dump_json(o.to_json())});
+      store_->put_outcome(
+          {spec.name, item.key, item.hash, dump_json(written), dump_json(o.to_stored_json())});
     bar.advance(o.ok());
     std::lock_guard lock(mutex);
     outcomes[i] = std::move(o);
@@ -403,6 +407,12 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
   auto run_group = [&](const std::vector<size_t>& which) {
     const std::string name = which.size() == 1 ? spec.items[which[0]].key : spec.name + " batch";
     std::vector<ItemOutcome> results;
+    const auto began = std::chrono::steady_clock::now();
+    // Each item's share of the group's time (a chunk's items share its call).
+    const auto seconds = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() /
+             static_cast<double>(which.size());
+    };
     try {
       results = work(which);
       PCGLAB_CHECK(results.size() == which.size())
@@ -410,10 +420,12 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
     } catch (...) {
       const ErrorKind kind = kind_of_current_exception();  // rethrows a SetupError
       const ItemError error = item_error_from_current_exception(name);
-      for (size_t i : which) record(i, ItemOutcome::from_error(spec.items[i].key, error, kind));
+      const double each = seconds();
+      for (size_t i : which) record(i, ItemOutcome::from_error(spec.items[i].key, error, kind), each);
       return;
     }
-    for (size_t k = 0; k < which.size(); ++k) record(which[k], std::move(results[k]));
+    const double each = seconds();
+    for (size_t k = 0; k < which.size(); ++k) record(which[k], std::move(results[k]), each);
   };
   if (chunk == 0) {
     pool_.parallel_for(to_run.size(), [&](size_t k) { run_group({to_run[k]}); });
@@ -446,6 +458,70 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
+}
+
+Driver::Chain Driver::chain(std::string stage, uint64_t expected) {
+  PCGLAB_CHECK(options_.shard.all()) << "stage " << stage << ": an ordered chain runs unsharded";
+  return Chain(*this, std::move(stage), expected);
+}
+
+Driver::Chain::Chain(Driver& driver, std::string stage, uint64_t expected)
+    : driver_(&driver),
+      stage_(std::move(stage)),
+      bar_(std::make_unique<ProgressBar>(stage_, expected, driver.options_.progress)) {}
+
+Driver::Chain::~Chain() = default;
+Driver::Chain::Chain(Chain&&) noexcept = default;
+
+void Driver::Chain::finish() {
+  bar_->finish();
+}
+
+ChainStep Driver::Chain::step(const Item& item,
+                              const std::function<ItemOutcome(const std::optional<ItemOutcome>&)>& work) {
+  Driver& d = *driver_;
+  ChainStep result;
+  std::optional<ItemOutcome> earlier;
+  std::optional<store::StageOutcomeRow> row;
+  if (d.store_) row = d.store_->outcome(stage_, item.key);
+  if (row) {
+    try {
+      ItemOutcome o = ItemOutcome::from_json(OrderedJson::parse(row->outcome));
+      bool files = true;
+      for (const Json& p : Json::parse(row->outputs))
+        if (!fs::exists(resolve(d.root_, p.get<std::string>()))) files = false;
+      if (o.ok() && files && !d.options_.force && !item.hash.empty() && row->hash == item.hash) {
+        o.key = item.key;
+        result.outcome = std::move(o);
+        result.reused = true;
+        bar_->advance(true);
+        return result;
+      }
+      earlier = std::move(o);
+    } catch (const std::exception&) {  // a damaged row: run the step again
+    }
+  }
+  const auto began = std::chrono::steady_clock::now();
+  ItemOutcome o;
+  try {
+    o = work(earlier);
+  } catch (...) {
+    const ErrorKind kind = kind_of_current_exception();  // rethrows a SetupError
+    o = ItemOutcome::from_error(item.key, item_error_from_current_exception(item.key), kind);
+  }
+  o.key = item.key;
+  o = normalized(o);
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  Json written = Json::array();
+  for (const fs::path& out : item.outputs) {
+    std::error_code ec;
+    if (fs::exists(out, ec)) written.push_back(stored_path(d.root_, out));
+  }
+  if (d.store_)
+    d.store_->put_outcome({stage_, item.key, item.hash, dump_json(written), dump_json(o.to_stored_json())});
+  bar_->advance(o.ok());
+  result.outcome = std::move(o);
+  return result;
 }
 
 }  // namespace pcglab::batch

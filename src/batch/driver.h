@@ -34,7 +34,20 @@
 // A shard reads the unsharded store (read-only) to reuse earlier results. An unsharded driver
 // first absorbs every shard store into its own and deletes it (refusing while a shard still holds
 // its lock); `pcglab merge DIR` (batch/merge.h) does that and completes the stages that need all
-// items. A Slurm job array needs nothing more: each array task runs the same command with
+// items.
+//
+// Ordered chains (Driver::chain): a stage whose items are known one at a time, each needing the
+// result of the one before it (a refinement's steps: node n refines node n-1, so its generate step
+// cannot be listed before node n-1 is evaluated). Each step is one item of the stage in the same
+// store, reused by the same rule (stored hash equal, files present) but only when it finished ok:
+// a failed step is run again, since what failed (an LLM that got no valid reply, a reward that
+// timed out) may go otherwise next time. The step runs on the calling thread inside the item
+// boundary, is timed and recorded before the next one starts (so kill -9 loses only the step in
+// flight), and advances the chain's progress line. A chain never removes the stage's other items
+// (it cannot know them in advance) and writes no logs/<stage>.json (its owner writes its own
+// record of the chain, e.g. the thought graph). A chain is sequential: it runs unsharded only.
+//
+// A Slurm job array needs nothing more: each array task runs the same command with
 // `--shard auto`, and a dependent job (`sbatch --dependency=afterany:<array>`) runs `pcglab merge`.
 #pragma once
 
@@ -42,6 +55,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +63,10 @@
 #include "batch/shard.h"
 #include "core/item_outcome.h"
 #include "core/thread_pool.h"
+
+namespace pcglab {
+class ProgressBar;
+}  // namespace pcglab
 
 namespace pcglab::store {
 class RunStore;
@@ -104,8 +122,16 @@ struct DriverOptions {
 // Natural order of keys: runs of digits compared as numbers ("t_2" < "t_10").
 bool natural_less(std::string_view a, std::string_view b);
 
+// What became of one step of a chain: its outcome, and whether it was read back from the store.
+struct ChainStep {
+  ItemOutcome outcome;
+  bool reused = false;
+};
+
 class Driver {
  public:
+  class Chain;
+
   // Takes the lock of `root` (of the shard's store when sharded) and opens its store; when
   // unsharded, absorbs the shard stores. Throws SetupError when another process holds the lock.
   // An empty root: an ephemeral batch (item boundary, pool, progress bar; nothing stored, no log).
@@ -123,7 +149,14 @@ class Driver {
   StageRun run_chunked(const StageSpec& spec, size_t chunk,
                        const std::function<std::vector<ItemOutcome>(const std::vector<size_t>&)>& work);
 
+  // An ordered chain of `stage` (above); `expected` steps for the progress line (an estimate).
+  // A sharded driver refuses it (CheckError): the caller refuses --shard first.
+  Chain chain(std::string stage, uint64_t expected);
+
   const Shard& shard() const { return options_.shard; }
+  // The driver's store (one per run folder, shard stores apart): a chain's owner keeps its own
+  // records there (its settings as a run, the files of its steps); null for an ephemeral batch.
+  store::RunStore* store() { return store_.get(); }
   const std::filesystem::path& root() const { return root_; }
   ThreadPool& pool() { return pool_; }
 
@@ -144,6 +177,28 @@ class Driver {
   std::unique_ptr<store::RunLock> lock_;         // a shard's own lock; null when unsharded
   std::unique_ptr<store::RunStore> store_;
   std::unique_ptr<store::RunStore> main_store_;  // read-only use by a shard; null when none
+};
+
+class Driver::Chain {
+ public:
+  Chain(Driver& driver, std::string stage, uint64_t expected);
+  ~Chain();
+  Chain(Chain&&) noexcept;
+  Chain& operator=(Chain&&) = delete;
+
+  // The step `item`: its stored outcome when it finished ok with the same hash and its files exist
+  // (reused), else `work(earlier)`, run now, timed and recorded; `earlier` is the stored outcome of
+  // an earlier run of the item (failed, or of other inputs), so the work can add to what it counted
+  // (its requests). Whatever the work throws but a SetupError is the item's error (an ItemFailure
+  // with its kind), as in run().
+  ChainStep step(const Item& item,
+                 const std::function<ItemOutcome(const std::optional<ItemOutcome>& earlier)>& work);
+  void finish();  // the progress line's last state
+
+ private:
+  Driver* driver_;
+  std::string stage_;
+  std::unique_ptr<ProgressBar> bar_;
 };
 
 }  // namespace pcglab::batch

@@ -73,6 +73,12 @@ OrderedJson ItemOutcome::to_json() const {
   return j;
 }
 
+OrderedJson ItemOutcome::to_stored_json() const {
+  OrderedJson j = to_json();
+  j["seconds"] = seconds;
+  return j;
+}
+
 ItemOutcome ItemOutcome::from_json(const Json& j) {
   const std::string where = "item outcome";
   ItemOutcome o;
@@ -88,6 +94,7 @@ ItemOutcome ItemOutcome::from_json(const Json& j) {
   }
   o.requests = json_field_or<int>(j, "requests", 0, where);
   if (o.requests < 0) throw InputError(fmt::format("{} {}: negative request count", where, o.key));
+  o.seconds = json_field_or<double>(j, "seconds", 0.0, where);
   if (j.contains("metadata") && j["metadata"].is_object())
     o.metadata = OrderedJson::parse(j["metadata"].dump());
   return o;

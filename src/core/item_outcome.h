@@ -10,12 +10,21 @@
 // - metadata: stage-specific facts (blocks, stability, usage, ...), JSON.
 // - requests: requests the item sent to an outside service that may bill them (an LLM server's
 //   HTTP requests, retries and failed ones included); 0 for items that call none.
+// - seconds: wall-clock time the item's work took in the run that made the outcome (set by the
+//   batch driver; kept in its store, never in logs/<stage>.json, so that a resumed run writes the
+//   same log bytes as a fresh one). 0 when unknown.
+//
+// ItemFailure is the one exception that carries an item's failure out of code deep inside the
+// item's work (a reward that raised, an LLM step that got no usable reply): exactly an outcome's
+// kind and message, so the error has one form from where it is made to the report.
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "core/check.h"
 #include "core/json.h"
 #include "core/result.h"
 
@@ -48,6 +57,7 @@ struct ItemOutcome {
   std::string message;
   OrderedJson metadata = OrderedJson::object();
   int requests = 0;
+  double seconds = 0;
 
   bool ok() const { return status == ItemStatus::kOk; }
 
@@ -61,9 +71,23 @@ struct ItemOutcome {
   // {"key", "status", "kind" (errors only), "message" (errors only), "requests" (when not 0),
   // "metadata"}; and back.
   OrderedJson to_json() const;
+  // to_json() and "seconds": the run store's record (logs use to_json, which has no times).
+  OrderedJson to_stored_json() const;
   static ItemOutcome from_json(const Json& j);  // throws InputError on a malformed object
   // The same, keeping the metadata's key order (what the batch driver stores and logs).
   static ItemOutcome from_json(const OrderedJson& j);
+};
+
+// An item's failure with its kind, thrown inside the item's work: the item boundary
+// (core/item_boundary.h, batch::Driver) makes it the item's outcome, this kind and this message
+// (as an InputError's message: as it is). Every track throws this one type; none defines its own.
+class ItemFailure : public InputError {
+ public:
+  ItemFailure(ErrorKind kind, const std::string& message) : InputError(message), kind_(kind) {}
+  ErrorKind kind() const { return kind_; }
+
+ private:
+  ErrorKind kind_;
 };
 
 }  // namespace pcglab

@@ -14,7 +14,7 @@ CompleterStack make_completer_stack(const CompleterStackOptions& o) {
   }
   if (o.cache) {
     s.cache = std::make_shared<ResponseCache>(*o.cache);
-    s.top = std::make_shared<CachingCompleter>(s.cache, s.top);
+    s.top = std::make_shared<CachingCompleter>(s.cache, s.top, o.client.base_url);
   }
   if (o.record) s.top = std::make_shared<RecordingCompleter>(o.record, o.record_scope, s.top);
   return s;

@@ -11,6 +11,13 @@ std::string cache_key(const ChatRequest& request, int trial) {
   return sha256_hex(request_json(request) + "\ntrial=" + std::to_string(trial));
 }
 
+std::string cache_key(const ChatRequest& request, int trial, std::string_view server) {
+  while (!server.empty() && server.back() == '/') server.remove_suffix(1);
+  if (server.empty()) return cache_key(request, trial);
+  return sha256_hex(request_json(request) + "\ntrial=" + std::to_string(trial) +
+                    "\nserver=" + std::string(server));
+}
+
 ResponseCache::ResponseCache(const std::filesystem::path& path, store::SqliteOptions options)
     : db_(path, "response cache", std::move(options)) {
   db_.exec(
@@ -72,13 +79,14 @@ int64_t ResponseCache::size() {
   return s.integer(0);
 }
 
-CachingCompleter::CachingCompleter(std::shared_ptr<ResponseCache> cache, std::shared_ptr<Completer> next)
-    : cache_(std::move(cache)), next_(std::move(next)) {
+CachingCompleter::CachingCompleter(std::shared_ptr<ResponseCache> cache, std::shared_ptr<Completer> next,
+                                   std::string server)
+    : cache_(std::move(cache)), next_(std::move(next)), server_(std::move(server)) {
   PCGLAB_CHECK(cache_ != nullptr && next_ != nullptr) << "a caching completer needs a cache and a next layer";
 }
 
 Result<ChatResponse> CachingCompleter::do_complete(const ChatRequest& request, const CallContext& context) {
-  const std::string key = cache_key(request, context.trial);
+  const std::string key = cache_key(request, context.trial, server_);
   if (auto hit = cache_->get(key)) return *std::move(hit);
   auto reply = next_->complete(request, context);
   if (reply.ok() && reply.value().source == ReplySource::kServer) {

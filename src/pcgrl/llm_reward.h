@@ -26,21 +26,18 @@ class Worker;
 
 namespace pcglab::pcgrl {
 
-// A reward that could not be loaded or computed. kind: as the sandbox reports it (kBadInput for
-// the code's own errors: syntax, an exception, an unsupported jax function, a NaN reward;
-// kTimeout, kLimit, kCrash for the limits it hit). message: one line naming the cause;
-// traceback: Python's, in the generated code's own lines (reward.py). describe() is what the
-// refinement loop feeds back to the LLM.
-class RewardError : public std::runtime_error {
+// A reward that could not be loaded or computed: an item failure (core/item_outcome.h) with the
+// sandbox's details. kind: as the sandbox reports it (kBadInput for the code's own errors: syntax,
+// an exception, an unsupported jax function, a NaN reward; kTimeout, kLimit, kCrash for the limits
+// it hit). message: one line naming the cause; traceback: Python's, in the generated code's own
+// lines (reward.py). describe() is what the refinement loop feeds back to the LLM and records as
+// the step's outcome message.
+class RewardError : public ItemFailure {
  public:
   // environment: the environment whose reward was NaN or infinite (-1: the error is not one
   // environment's).
   RewardError(ErrorKind kind, const std::string& message, std::string traceback = {}, int environment = -1)
-      : std::runtime_error(message),
-        kind_(kind),
-        traceback_(std::move(traceback)),
-        environment_(environment) {}
-  ErrorKind kind() const { return kind_; }
+      : ItemFailure(kind, message), traceback_(std::move(traceback)), environment_(environment) {}
   const std::string& traceback() const { return traceback_; }
   int environment() const { return environment_; }
   // The message, then the traceback when there is one, without its last lines when they repeat
@@ -49,7 +46,6 @@ class RewardError : public std::runtime_error {
   std::string describe() const;
 
  private:
-  ErrorKind kind_;
   std::string traceback_;
   int environment_ = -1;
 };

@@ -11,9 +11,9 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "core/image.h"
+#include "core/thread_pool.h"
 #include "nn/torch_runtime.h"
 #include "pcgrl/level_picture.h"
-#include "store/run_lock.h"
 #include "store/run_store.h"
 
 namespace pcglab::pcgrl {
@@ -21,15 +21,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A reward's failure as the engine records it: the same kind, the text the LLM would be shown
+// A reward's failure as its step's outcome: the same kind, the text the LLM would be shown
 // (capped as every text fed back: a reward's message may be megabytes).
-refine::StepError step_error(const RewardError& e, const std::string& during) {
-  return refine::StepError(e.kind(), fmt::format("{}: {}", during, cap_fed_back_text(e.describe())));
+ItemFailure step_error(const RewardError& e, const std::string& during) {
+  return ItemFailure(e.kind(), fmt::format("{}: {}", during, cap_fed_back_text(e.describe())));
 }
 
 // The files each finished step wrote under its node's folder, kept in the run store (run
-// kRefineFilesRun, one item per step keyed as the engine's, output {relative path: content})
-// before the engine records the step, so that a rerun rewrites a file that was deleted or changed
+// kRefineFilesRun in the driver's store, one item per step keyed as the engine's, output {relative path:
+// content}) before the engine records the step, so that a rerun rewrites a file that was deleted or changed
 // (a corrupt evaluation.json, a deleted reward.py) from them. The level pictures are drawn again
 // from levels.txt; the PPO checkpoint (train/checkpoint.safetensors) is not kept.
 class NodeFiles {
@@ -129,8 +129,11 @@ class Loop {
   refine::RefineSteps steps() {
     refine::RefineSteps s;
     s.generate = [this](const refine::GenerateRequest& r) { return generate(r); };
-    if (o_.self_alignment > 0)
-      s.align = [this](const std::string& code, int it, int round) { return align(code, it, round); };
+    // PCGRLLM's self-alignment: its rounds revise the reward before training ("align/1", ...).
+    for (int round = 1; round <= o_.self_alignment; ++round)
+      s.revisions.push_back({fmt::format("align/{}", round), [this, round](const std::string& code, int it) {
+                               return align(code, it, round);
+                             }});
     s.evaluate = [this](const std::string& code, int it) { return evaluate(code, it); };
     if (o_.feedback)
       s.feedback = [this](const std::string& code, const refine::Evaluation& e, int it) {
@@ -289,9 +292,8 @@ class Loop {
     });
     if (!trained
              .ok())  // the reward failed (its kind: timeout, exception, NaN...) or the losses were not finite
-      throw refine::StepError(
-          trained.error_kind != ErrorKind::kNone ? trained.error_kind : ErrorKind::kBadInput,
-          cap_fed_back_text("training: " + trained.error));
+      throw ItemFailure(trained.error_kind != ErrorKind::kNone ? trained.error_kind : ErrorKind::kBadInput,
+                        cap_fed_back_text("training: " + trained.error));
 
     nn::set_torch_threads(config.torch_threads);  // so the sampled levels do not depend on the machine
     const PpoAgent agent = PpoAgent::load(trained.checkpoint, config.ppo.device);
@@ -405,7 +407,7 @@ LevelScores level_scores(const std::vector<LevelEvaluation>& evaluations,
 }
 
 fs::path refine_store_path(const fs::path& out) {
-  return out / "logs" / "refine.sqlite";
+  return batch::Driver::store_path(out, batch::Shard{});
 }
 fs::path node_dir(const fs::path& out, int id) {
   return out / "nodes" / fmt::format("{:04}", id);
@@ -474,17 +476,21 @@ refine::RefineResult run_pcgrllm(const PcgrllmOptions& options, llm::Completer& 
                                  const PcgrllmProgress& progress) {
   validate_pcgrllm_options(options);
   fs::create_directories(options.out / "logs");
-  store::RunLock lock(options.out, options.out / "logs" / "refine.lock");
-  store::RunStore store(refine_store_path(options.out));
+  // The item kernel: the driver takes the folder's lock and holds the one store (steps, node files,
+  // and the exchange log the completer stack's record layer writes to the same file).
+  ThreadPool pool(1);  // the steps run in order on this thread; the driver needs a pool
+  batch::DriverOptions driver_options;
+  driver_options.progress = progress.bar;
+  batch::Driver driver(options.out, pool, driver_options);
+  store::RunStore& store = *driver.store();
   const OrderedJson settings = pcgrllm_settings(options);
   refine::RefineConfig config;
   config.strategy = options.strategy;
   config.iterations = options.iterations;
   config.breadth = options.breadth;
   config.n_best = options.n_best;
-  config.align_rounds = options.self_alignment;
   config.feedback = options.feedback;
-  refine::RefinementEngine engine(store, kRefineRunName, config,
+  refine::RefinementEngine engine(driver, kRefineRunName, config,
                                   settings);  // refuses other settings
   write_file_atomic(options.out / "settings.json", settings.dump(2) + "\n");
 

@@ -1,10 +1,12 @@
 // PCGRLLM end to end (issue 16): the refinement engine (refine/engine.h) driven by the dungeon
-// track's four steps, writing every node's files under one output folder.
+// track's steps, writing every node's files under one output folder. The steps are items of the
+// batch driver (batch/driver.h, an ordered chain rooted at the output folder).
 //
 //   generate  generate_reward (reward_llm.h): the LLM writes a reward; each candidate is validated
 //             in the sandbox (SandboxReward + validate_reward: a 100-step random rollout over the
 //             training environments), rejected ones go back to the LLM with their error.
-//   align     self-alignment round r: a 768-step random rollout with constant actions (the
+//   align/r   self-alignment round r (the engine's revisions, named by this track): a 768-step random rollout
+//   with constant actions (the
 //             official loop never advances its RNG key), its reward statistics, align_reward.
 //   evaluate  PPO on the reward (TrainConfig.reward = the SandboxReward), 30 levels sampled from the
 //             checkpoint (eval seed 0, as the official rollout.py), evaluate_level on each: fitness
@@ -12,9 +14,12 @@
 //             reach_important (level_scores below).
 //   feedback  level_feedback on the 30 levels (as numpy text, or PNG pictures for a vision model).
 //
-// The folder (the run store keeps the engine's steps and every LLM exchange, so a killed run
+// The folder (the driver's store keeps the engine's steps and every LLM exchange, so a killed run
 // resumes without repeating a finished LLM call or training):
-//   DIR/logs/refine.sqlite     the run store (steps) and the exchange log (LLM calls)
+//   DIR/logs/batch.sqlite      the driver's store: the steps (stage "pcgrl refine", table
+//                              outcomes), their node files and the exchange log (LLM calls);
+//                              DIR/logs/batch.lock keeps a second process out
+//   DIR/llm-cache.sqlite       the response cache (pcglab pcgrl refine, unless --no-cache)
 //   DIR/settings.json          the settings (a rerun with other settings is refused)
 //   DIR/graph.json             the thought graph, rewritten after every step; each node's LLM
 //                              requests (over all runs of its steps) and their sum, "requests"
@@ -87,13 +92,14 @@ OrderedJson pcgrllm_settings(const PcgrllmOptions& options);
 inline constexpr const char* kRefineRunName = "pcgrl refine";
 inline constexpr const char* kRefineScope = "pcgrl-refine";                 // the exchange log's scope
 inline constexpr const char* kRefineFilesRun = "pcgrl refine files";        // the steps' node files
-std::filesystem::path refine_store_path(const std::filesystem::path& out);  // DIR/logs/refine.sqlite
+std::filesystem::path refine_store_path(const std::filesystem::path& out);  // DIR/logs/batch.sqlite
 std::filesystem::path node_dir(const std::filesystem::path& out, int id);   // DIR/nodes/NNNN
 
 struct PcgrllmProgress {
   std::function<void(const std::string& line)> log;             // progress lines
   std::function<void(const refine::StepEvent&)> step;           // after each step
   std::function<void(const TrainLogRow& row, int node)> train;  // each PPO update
+  bool bar = true;  // the driver's progress line over the steps (drawn only on a terminal)
 };
 
 // Runs (or resumes) the loop in options.out with `completer` (a stack whose record layer writes

@@ -186,8 +186,8 @@ GenerationResult code_loop(llm::Completer& completer, const LlmSettings& llm,
       context.on_attempt = calls.on_attempt;
       auto reply = completer.complete(request, context);
       if (!reply.ok())
-        throw refine::StepError(ErrorKind::kLlm, fmt::format("{}: LLM call failed (trial {}, attempt {}): {}",
-                                                             what, trial, fix + 1, reply.error().describe()));
+        throw ItemFailure(ErrorKind::kLlm, fmt::format("{}: LLM call failed (trial {}, attempt {}): {}", what,
+                                                       trial, fix + 1, reply.error().describe()));
       const std::string& content = reply.value().content;
       const RewardCode code = extract_reward_code(content);
       try {
@@ -210,11 +210,10 @@ GenerationResult code_loop(llm::Completer& completer, const LlmSettings& llm,
       request.messages.push_back({"user", fix_message(last_error)});
     }
   }
-  throw refine::StepError(
-      ErrorKind::kBadInput,
-      fmt::format("{}: no valid reward function after {} generation trials of {} attempts; "
-                  "last error: {}",
-                  what, settings.codegen_trials, settings.codefix_trials + 1, last_error));
+  throw ItemFailure(ErrorKind::kBadInput,
+                    fmt::format("{}: no valid reward function after {} generation trials of {} attempts; "
+                                "last error: {}",
+                                what, settings.codegen_trials, settings.codefix_trials + 1, last_error));
 }
 
 // numpy's right-aligned columns: every element as wide as the widest.
@@ -509,9 +508,9 @@ std::string level_feedback(llm::Completer& completer, const LlmSettings& llm, co
   context.on_attempt = calls.on_attempt;
   auto reply = completer.complete(request, context);
   if (!reply.ok())
-    throw refine::StepError(ErrorKind::kLlm, "feedback: LLM call failed: " + reply.error().describe());
+    throw ItemFailure(ErrorKind::kLlm, "feedback: LLM call failed: " + reply.error().describe());
   if (python_strip(reply.value().content).empty())
-    throw refine::StepError(ErrorKind::kLlm, "feedback: the LLM's reply is empty");
+    throw ItemFailure(ErrorKind::kLlm, "feedback: the LLM's reply is empty");
   if (calls.log) calls.log(fmt::format("feedback: {} characters", reply.value().content.size()));
   return reply.value().content;
 }

@@ -106,7 +106,7 @@ struct GenerationResult {
 // Reward generation for `request` (refine/engine.h): the system and user messages from `prompts`,
 // code extracted as the official parser does, `validate` (throws RewardError) on each code; a
 // rejected code's error goes back to the LLM in a fix message, 3 generation trials × (3 fixes + 1)
-// (codegen_trials, codefix_trials). Throws refine::StepError (kind llm when the LLM failed,
+// (codegen_trials, codefix_trials). Throws ItemFailure (kind llm when the LLM failed,
 // bad-input when no trial gave a valid code, naming the last error).
 struct GenerationSettings {
   int codegen_trials = 3, codefix_trials = 3;
@@ -135,7 +135,7 @@ GenerationResult generate_reward(llm::Completer& completer, const LlmSettings& l
                                  const StepCalls& calls);
 
 // One self-alignment round: the alignment message with `code` and the rollout's stats line; the
-// reply's code validated (with the same fix loop). Returns the aligned code; StepError when no
+// reply's code validated (with the same fix loop). Returns the aligned code; ItemFailure when no
 // valid code came back.
 GenerationResult align_reward(llm::Completer& completer, const LlmSettings& llm, const PromptSet& prompts,
                               const Scenario& scenario, const std::string& code,

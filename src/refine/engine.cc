@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
+#include "batch/driver.h"
 #include "core/check.h"
 #include "core/item_boundary.h"
 #include "store/run_store.h"
@@ -22,8 +24,6 @@ void validate(const RefineConfig& c) {
         "the io strategy makes one node (got {} iterations): use cot, tot or got to refine", c.iterations));
   if (c.breadth < 1) throw SetupError(fmt::format("breadth must be at least 1 (got {})", c.breadth));
   if (c.n_best < 0) throw SetupError(fmt::format("n_best must be at least 0 (got {})", c.n_best));
-  if (c.align_rounds < 0)
-    throw SetupError(fmt::format("alignment rounds must be at least 0 (got {})", c.align_rounds));
 }
 
 OrderedJson config_json(const RefineConfig& c, const OrderedJson& settings) {
@@ -32,37 +32,40 @@ OrderedJson config_json(const RefineConfig& c, const OrderedJson& settings) {
       {"iterations", c.iterations},
       {"breadth", c.strategy == ThoughtStrategy::kTot || c.strategy == ThoughtStrategy::kGot ? c.breadth : 1},
       {"n_best", c.strategy == ThoughtStrategy::kGot ? c.n_best : 0},
-      {"align_rounds", c.align_rounds},
       {"feedback", c.feedback},
       {"settings", settings}};
 }
 
-// The requests a step's stored record counts (its metadata's "requests"; 0 when none or damaged).
-int stored_requests(const std::optional<store::RunItem>& item) {
-  if (!item) return 0;
-  const Json metadata = Json::parse(item->metadata, nullptr, false);
-  if (!metadata.is_object() || !metadata.contains("requests") || !metadata["requests"].is_number_integer())
-    return 0;
-  return std::max(0, metadata["requests"].get<int>());
+void check_steps(const RefineSteps& steps) {
+  PCGLAB_CHECK(steps.generate && steps.evaluate) << "a refinement needs generate and evaluate steps";
+  std::set<std::string> names{"generate", "evaluate", "feedback"};
+  for (const Revision& r : steps.revisions) {
+    PCGLAB_CHECK(!r.name.empty() && r.run) << "a revision needs a name and a function";
+    PCGLAB_CHECK(names.insert(r.name).second) << "two steps named " << r.name;
+  }
 }
 
 }  // namespace
 
-RefinementEngine::RefinementEngine(store::RunStore& store, std::string run_name, RefineConfig config,
+RefinementEngine::RefinementEngine(batch::Driver& driver, std::string run_name, RefineConfig config,
                                    OrderedJson settings)
-    : store_(store), config_(config) {
+    : driver_(driver), run_name_(std::move(run_name)), config_(config) {
   validate(config_);
-  run_ = store_.open_run(run_name, config_json(config_, settings).dump());
+  PCGLAB_CHECK(driver_.store() != nullptr) << "a refinement needs a run folder for its store";
+  settings_ = config_json(config_, settings).dump();
+  driver_.store()->open_run(run_name_, settings_);  // refuses other settings
 }
 
 RefineResult RefinementEngine::run(const RefineSteps& steps,
                                    const std::function<void(const StepEvent&)>& on_step) {
-  PCGLAB_CHECK(steps.generate && steps.evaluate) << "a refinement needs generate and evaluate steps";
-  PCGLAB_CHECK(config_.align_rounds == 0 || steps.align) << "alignment rounds without an align step";
+  check_steps(steps);
   RefineResult result;
   const int breadth = config_.strategy == ThoughtStrategy::kTot || config_.strategy == ThoughtStrategy::kGot
                           ? config_.breadth
                           : 1;
+  const bool feedback = config_.feedback && steps.feedback;
+  const uint64_t per_node = 2 + steps.revisions.size() + (feedback ? 1 : 0);
+  batch::Driver::Chain chain = driver_.chain(run_name_, per_node * static_cast<uint64_t>(config_.iterations));
 
   for (int it = 1; it <= config_.iterations; ++it) {
     ThoughtNode node;
@@ -85,67 +88,63 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
 
     std::string last_error;
     StepEvent event;  // the last step's, reported by emit() once the node holds its result
-    // One step: read back when recorded ok (with the same context), else run and record.
-    auto step = [&](const std::string& name,
+    // One step: an item of the driver's chain, reused when it finished ok with the same inputs.
+    auto step = [&](const std::string& name, const std::string& input,
                     const std::function<OrderedJson()>& body) -> std::optional<OrderedJson> {
       const std::string key = step_key(it, name);
       event = StepEvent{it, name, false, true, "", 0, 0, &result.graph, &node};
-      const auto done = store_.item(run_, key);
-      const int earlier = stored_requests(done);  // sent by earlier runs of the step
-      if (done && done->status == ItemStatus::kOk) {
-        const Json stored = Json::parse(done->output, nullptr, false);
-        if (!stored.is_discarded() && stored.value("context", Json()) == Json::parse(context.dump())) {
-          ++result.steps_resumed;
-          event.resumed = true;
-          event.requests = earlier;
-          node.requests += earlier;
-          result.requests += earlier;
-          return OrderedJson::parse(stored["value"].dump());
-        }
-      }
-      if (steps.requests) steps.requests();  // from zero
-      ErrorKind kind = ErrorKind::kBadInput;
-      auto outcome = run_item(fmt::format("iteration {} {}", it, name), [&] {
-        try {
-          return body();
-        } catch (const StepError& e) {
-          kind = e.kind();
-          throw InputError(e.what());
-        }
+      batch::Item item;
+      item.key = key;
+      item.hash = batch::ContentHash().add(settings_).add(key).add(context.dump()).add(input).hex();
+      int now = 0;  // requests this run of the step sent
+      const batch::ChainStep done = chain.step(item, [&](const std::optional<ItemOutcome>& earlier) {
+        const int before = earlier ? earlier->requests : 0;  // sent by earlier runs of the step
+        if (steps.requests) steps.requests();                // from zero
+        ErrorKind kind = ErrorKind::kBadInput;
+        auto value = run_item(fmt::format("iteration {} {}", it, name), [&] {
+          try {
+            return body();
+          } catch (const ItemFailure& e) {
+            kind = e.kind();
+            throw;
+          }
+        });
+        now = steps.requests ? steps.requests() : 0;
+        ItemOutcome o = value.ok()
+                            ? ItemOutcome::success(key, OrderedJson{{"value", value.value()}})
+                            : ItemOutcome::failure(key, value.error().internal ? ErrorKind::kInternal : kind,
+                                                   value.error().describe());
+        o.requests = before + now;
+        return o;
       });
-      ++result.steps_run;
-      event.requests_now = steps.requests ? steps.requests() : 0;
-      event.requests = earlier + event.requests_now;
-      node.requests += event.requests;
-      result.requests += event.requests;
-      result.requests_now += event.requests_now;
-      if (!outcome.ok()) {
-        const auto& error = outcome.error();
-        if (error.internal) kind = ErrorKind::kInternal;
-        store_.finish(run_, key, ItemStatus::kError, "",
-                      OrderedJson{{"kind", error_kind_name(kind)}, {"requests", event.requests}}.dump(),
-                      error.describe());
-        last_error = error.describe();
+      const ItemOutcome& o = done.outcome;
+      ++(done.reused ? result.steps_resumed : result.steps_run);
+      event.resumed = done.reused;
+      event.requests = o.requests;
+      event.requests_now = now;
+      node.requests += o.requests;
+      result.requests += o.requests;
+      result.requests_now += now;
+      if (!o.ok()) {
+        last_error = o.message;
         event.ok = false;
         event.error = last_error;
         return std::nullopt;
       }
-      store_.finish(run_, key, ItemStatus::kOk,
-                    OrderedJson{{"context", context}, {"value", outcome.value()}}.dump(),
-                    OrderedJson{{"requests", event.requests}}.dump(), "");
-      return outcome.value();
+      return o.metadata["value"];
     };
 
     auto emit = [&] {
       if (on_step) on_step(event);
     };
 
-    if (auto g = step("generate", [&] { return OrderedJson(steps.generate(request)); })) {
+    if (auto g = step("generate", "", [&] { return OrderedJson(steps.generate(request)); })) {
       node.artifact = g->get<std::string>();
       emit();
-      for (int r = 1; r <= config_.align_rounds && node.usable(); ++r) {
-        if (auto a = step(fmt::format("align/{}", r),
-                          [&] { return OrderedJson(steps.align(node.artifact, it, r)); }))
+      for (const Revision& revision : steps.revisions) {
+        if (!node.usable()) break;
+        if (auto a = step(revision.name, node.artifact,
+                          [&] { return OrderedJson(revision.run(node.artifact, it)); }))
           node.artifact = a->get<std::string>();
         else
           node.error = last_error;
@@ -157,7 +156,7 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
     }
     Evaluation evaluation;
     if (node.usable()) {
-      if (auto e = step("evaluate", [&] {
+      if (auto e = step("evaluate", node.artifact, [&] {
             const Evaluation v = steps.evaluate(node.artifact, it);
             if (!(v.fitness >= 0 && v.fitness <= 1))
               throw CheckError(fmt::format("fitness {} is outside [0, 1]", v.fitness));
@@ -172,9 +171,9 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
       }
       emit();
     }
-    if (node.usable() && config_.feedback && steps.feedback) {
-      if (auto f =
-              step("feedback", [&] { return OrderedJson(steps.feedback(node.artifact, evaluation, it)); }))
+    if (node.usable() && feedback) {
+      if (auto f = step("feedback", node.artifact,
+                        [&] { return OrderedJson(steps.feedback(node.artifact, evaluation, it)); }))
         node.feedback = f->get<std::string>();
       else
         node.metadata["feedback_error"] = last_error;  // still a usable node, with no feedback
@@ -182,6 +181,7 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
     }
     result.graph.add(std::move(node));
   }
+  chain.finish();
   result.best = result.graph.best();
   return result;
 }

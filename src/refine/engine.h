@@ -1,22 +1,29 @@
-// The refinement engine: PCGRLLM's Algorithm 1 without the dungeons. A track gives it four steps —
-// generate (an LLM writes an artifact, refining the parent the strategy picked), align (optional
-// rounds that adjust the artifact, e.g. self-alignment of a reward's scale), evaluate (fitness in
-// [0,1] plus the track's facts) and feedback (an LLM's critique, optional) — and the engine runs
-// `iterations` of them, building the thought graph (refine/thought_graph.h).
+// The refinement engine: PCGRLLM's Algorithm 1 without the dungeons. A track gives it its steps —
+// generate (an LLM writes an artifact, refining the parent the strategy picked), revisions (optional
+// named steps that each revise the artifact before it is evaluated; PCGRLLM's self-alignment rounds
+// are the pcgrl track's revisions), evaluate (fitness in [0,1] plus the track's facts) and feedback
+// (an LLM's critique, optional) — and the engine runs `iterations` of them, building the thought
+// graph (refine/thought_graph.h). The engine names no track's step: a revision is a name and a
+// function.
 //
-// Resume: every finished step is recorded in the run store (one item per step: node/0003/generate,
-// node/0003/align/2, node/0003/evaluate, node/0003/feedback) before the next one starts, so a run
-// killed at any point (even SIGKILL) and started again with the same settings reads the finished
-// steps back and runs only what is left: no finished LLM call or training is repeated. The LLM
-// calls inside an unfinished step are the track's to record (llm's run-store record layer).
+// The item kernel: every step is an item of the batch driver (batch/driver.h), one ordered chain
+// whose stage is the run's name and whose keys are node/0003/generate, node/0003/<revision name>,
+// node/0003/evaluate, node/0003/feedback. A step's content hash covers the engine's settings, the
+// track's, the step, its context (parent, GoT's auxiliary nodes) and the artifact it gets, so a run
+// killed at any point (even SIGKILL) and started again with the same settings reuses the finished
+// steps from the driver's store and runs only what is left: no finished LLM call or training is
+// repeated. The LLM calls inside an unfinished step are the track's to record (llm's run-store
+// record layer). Each step's value (an artifact, an evaluation, a feedback) is its outcome's
+// metadata {"value": ...}; its time is the outcome's seconds.
 //
-// Errors: a step that throws anything but a SetupError fails its node (the error is the node's,
-// recorded with the step's ErrorKind) and the loop goes on; a failed node is never refined. A
-// SetupError stops the run (a rerun resumes it). A failed step is run again by a rerun.
+// Errors: a step that throws anything but a SetupError fails its node with the step's outcome
+// (ItemFailure's kind, else kBadInput; a CheckError kInternal), whose message becomes the node's
+// error, and the loop goes on; a failed node is never refined. A SetupError stops the run (a rerun
+// resumes it). A failed step is run again by a rerun.
 //
-// Requests: each step's stored record (the item's metadata {"requests": N}) counts the requests it
-// sent (RefineSteps::requests) over every run of it: a rerun of a failed step adds its requests to
-// the stored ones, a resumed step keeps its count. A node's requests are its steps' (ThoughtNode).
+// Requests: each step's outcome counts the requests it sent (RefineSteps::requests) over every run
+// of it (ItemOutcome::requests): a rerun of a step adds its requests to the stored ones, a reused
+// step keeps its count. A node's requests are its steps' (ThoughtNode).
 #pragma once
 
 #include <functional>
@@ -28,8 +35,8 @@
 #include "core/json.h"
 #include "refine/thought_graph.h"
 
-namespace pcglab::store {
-class RunStore;
+namespace pcglab::batch {
+class Driver;
 }
 
 namespace pcglab::refine {
@@ -39,7 +46,6 @@ struct RefineConfig {
   int iterations = 6;    // nodes to make (io: 1)
   int breadth = 2;       // ToT/GoT: children a node may have (CoT/IO: 1)
   int n_best = 2;        // GoT: auxiliary nodes
-  int align_rounds = 0;  // align() calls per node (PCGRLLM's self-alignment: 5)
   bool feedback = true;  // call feedback() on each node
 };
 
@@ -57,22 +63,17 @@ struct Evaluation {
   OrderedJson metadata = OrderedJson::object();
 };
 
-// A step failure with its kind (an LLM failure, bad generated code, a timeout), recorded with the
-// node's error. Any other exception (but SetupError) fails the step as kBadInput, a CheckError as
-// kInternal.
-class StepError : public std::runtime_error {
- public:
-  StepError(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
-  ErrorKind kind() const { return kind_; }
-
- private:
-  ErrorKind kind_;
+// A step that revises the node's artifact before evaluation (run in list order after generate,
+// while the node is usable); returns the new artifact. A step fails by throwing ItemFailure
+// (core/item_outcome.h) with its kind.
+struct Revision {
+  std::string name;  // unique among the revisions; part of the step's key (node/0003/<name>)
+  std::function<std::string(const std::string& artifact, int iteration)> run;
 };
 
 struct RefineSteps {
   std::function<std::string(const GenerateRequest&)> generate;  // required
-  // Round r (1-based) of alignment of the node's artifact; returns the new artifact.
-  std::function<std::string(const std::string& artifact, int iteration, int round)> align;
+  std::vector<Revision> revisions;
   std::function<Evaluation(const std::string& artifact, int iteration)> evaluate;  // required
   std::function<std::string(const std::string& artifact, const Evaluation& evaluation, int iteration)>
       feedback;
@@ -84,7 +85,7 @@ struct RefineSteps {
 
 struct StepEvent {
   int iteration = 0;
-  std::string step;      // "generate", "align 2", "evaluate", "feedback"
+  std::string step;      // "generate", a revision's name, "evaluate", "feedback"
   bool resumed = false;  // read back from the store, not run
   bool ok = true;
   std::string error;     // why the step failed (ok false)
@@ -105,19 +106,21 @@ struct RefineResult {
 
 class RefinementEngine {
  public:
-  // Opens (or resumes) the run `run_name` in `store`. `settings` (the track's settings, JSON) is
-  // recorded with the engine's; a rerun with other settings is a SetupError (store/run_store.h).
-  RefinementEngine(store::RunStore& store, std::string run_name, RefineConfig config, OrderedJson settings);
+  // Opens (or resumes) the run `run_name` in the driver's store (the driver is rooted at the run's
+  // folder, unsharded). `settings` (the track's settings, JSON) is recorded with the engine's; a
+  // rerun with other settings is a SetupError (store/run_store.h).
+  RefinementEngine(batch::Driver& driver, std::string run_name, RefineConfig config, OrderedJson settings);
 
   RefineResult run(const RefineSteps& steps, const std::function<void(const StepEvent&)>& on_step = {});
 
   const RefineConfig& config() const { return config_; }
-  int64_t run_id() const { return run_; }  // the run's id in the store (its items are the steps)
+  const std::string& stage() const { return run_name_; }  // the driver's stage of the steps
 
  private:
-  store::RunStore& store_;
-  int64_t run_ = 0;
+  batch::Driver& driver_;
+  std::string run_name_;
   RefineConfig config_;
+  std::string settings_;  // the engine's and the track's settings (JSON): part of every step's hash
 };
 
 }  // namespace pcglab::refine

@@ -49,7 +49,7 @@ TEST(Completers, TheCacheAnswersARepeatedRequestAndTrial) {
       [](const std::string&, int i) { return testing::reply(200, "", fmt::format("r{}", i)); });
   ::pcglab::testing::TempDir dir;
   auto cache = std::make_shared<ResponseCache>(dir / "cache.sqlite");
-  CachingCompleter c(cache, std::make_shared<ChatClient>(config_for(server)));
+  CachingCompleter c(cache, std::make_shared<ChatClient>(config_for(server)), server.base_url());
   const auto first = c.complete(ask("A"), call("x", 1));
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first.value().source, ReplySource::kServer);

@@ -9,6 +9,8 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "core/thread_pool.h"
+#include "llm/chat_client.h"
+#include "llm/fake_openai_server.h"
 #include "testing/testing.h"
 
 namespace pcglab::llm {
@@ -24,6 +26,46 @@ TEST(ResponseCache, KeyDependsOnRequestAndTrialOnly) {
   EXPECT_NE(cache_key(request("A"), 1), cache_key(request("A"), 2));
   EXPECT_NE(cache_key(request("A"), 1), cache_key(request("B"), 1));
   EXPECT_EQ(cache_key(request("A"), 1).size(), 64u);
+}
+
+TEST(ResponseCache, TheKeyNamesTheServer) {
+  EXPECT_NE(cache_key(request("A"), 1, "http://127.0.0.1:1/v1"),
+            cache_key(request("A"), 1, "http://127.0.0.1:2/v1"));
+  EXPECT_NE(cache_key(request("A"), 1, "http://127.0.0.1:1/v1"), cache_key(request("A"), 1));
+  // A trailing slash names the same server.
+  EXPECT_EQ(cache_key(request("A"), 1, "http://127.0.0.1:1/v1/"),
+            cache_key(request("A"), 1, "http://127.0.0.1:1/v1"));
+}
+
+// One cache file, two servers: the reply the first gave is served again for it, never for the
+// second, which is asked.
+TEST(ResponseCache, AReplyFromOneServerIsNeverServedForAnother) {
+  pcglab::testing::TempDir dir;
+  auto cache = std::make_shared<ResponseCache>(dir / "cache.sqlite");
+  testing::FakeOpenAiServer a, b;
+  a.set_responder([](const std::string&, int) { return testing::reply(200, "", "from A"); });
+  b.set_responder([](const std::string&, int) { return testing::reply(200, "", "from B"); });
+  const auto completer = [&](const testing::FakeOpenAiServer& server) {
+    ClientConfig config;
+    config.base_url = server.base_url();
+    config.max_retries = 0;
+    return CachingCompleter(cache, std::make_shared<ChatClient>(config), server.base_url());
+  };
+  CallContext context;
+  context.item = "x";
+  context.trial = 1;
+  CachingCompleter via_a = completer(a), via_b = completer(b);
+  ASSERT_EQ(via_a.complete(request("A"), context).value().content, "from A");
+  const auto from_b = via_b.complete(request("A"), context);
+  ASSERT_TRUE(from_b.ok());
+  EXPECT_EQ(from_b.value().content, "from B");
+  EXPECT_EQ(from_b.value().source, ReplySource::kServer);
+  EXPECT_EQ(b.request_count(), 1u);
+  const auto again = via_a.complete(request("A"), context);
+  EXPECT_EQ(again.value().content, "from A");
+  EXPECT_EQ(again.value().source, ReplySource::kCache);
+  EXPECT_EQ(a.request_count(), 1u);
+  EXPECT_EQ(cache->size(), 2);
 }
 
 TEST(ResponseCache, StoresAndServesResponsesAcrossReopening) {

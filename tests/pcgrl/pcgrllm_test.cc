@@ -5,12 +5,33 @@
 
 #include <gtest/gtest.h>
 
+#include "batch/driver.h"
 #include "core/check.h"
 #include "core/files.h"
+#include "core/thread_pool.h"
+#include "pcgrl/llm_reward.h"
 #include "testing/testing.h"
 
 namespace pcglab::pcgrl {
 namespace {
+
+// A reward's error is an item failure: wherever it escapes an item's work, the item's outcome has
+// its kind and its message (one form from the sandbox to the report), not an "unexpected error".
+TEST(RewardError, IsItsItemsOutcomeWithItsKind) {
+  ThreadPool pool(1);
+  batch::Driver driver({}, pool);  // ephemeral: the item boundary only
+  batch::StageSpec spec;
+  spec.name = "train";
+  spec.items = {{"node/0001/evaluate", "", {}}};
+  const batch::StageRun run = driver.run(spec, [](size_t) -> ItemOutcome {
+    throw RewardError(ErrorKind::kTimeout, "compute_reward took longer than the call timeout of 2 s",
+                      "Traceback (most recent call last): ...");
+  });
+  ASSERT_EQ(run.outcomes.size(), 1u);
+  EXPECT_EQ(run.outcomes[0].kind, ErrorKind::kTimeout);
+  EXPECT_EQ(run.outcomes[0].message,
+            "node/0001/evaluate: compute_reward took longer than the call timeout of 2 s");
+}
 
 LevelEvaluation level(int solutions, std::array<int, 3> encountered, double accuracy) {
   LevelEvaluation e;

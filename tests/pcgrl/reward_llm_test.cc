@@ -19,7 +19,7 @@ namespace pcglab::pcgrl {
 namespace {
 
 using refine::GenerateRequest;
-using refine::StepError;
+
 using refine::ThoughtNode;
 using refine::ThoughtStrategy;
 
@@ -408,14 +408,14 @@ TEST(GenerateReward, ARejectedCodeIsFedBackWithItsTracebackThenTheFixIsAccepted)
   EXPECT_EQ(log.size(), 2u);
 }
 
-TEST(GenerateReward, TwelveRejectedAttemptsAreABadInputStepError) {
+TEST(GenerateReward, TwelveRejectedAttemptsAreABadInputItemFailure) {
   Script script{{"```python\nnope\n```"}};
   auto completer = script.completer();
   try {
     generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(), {},
                     validate_good, {"node/0001/generate", {}, {}});
     FAIL() << "no error";
-  } catch (const StepError& e) {
+  } catch (const ItemFailure& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
     EXPECT_NE(std::string(e.what()).find("3 generation trials of 4 attempts"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("SyntaxError"), std::string::npos);
@@ -430,7 +430,7 @@ TEST(GenerateReward, TwelveRejectedAttemptsAreABadInputStepError) {
   }
 }
 
-TEST(GenerateReward, AnLlmFailureIsAnLlmStepErrorAndASetupErrorPassesThrough) {
+TEST(GenerateReward, AnLlmFailureIsAnLlmItemFailureAndASetupErrorPassesThrough) {
   Script script{{"x"}};
   script.fail_http = true;
   auto completer = script.completer();
@@ -438,7 +438,7 @@ TEST(GenerateReward, AnLlmFailureIsAnLlmStepErrorAndASetupErrorPassesThrough) {
     generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1), first_request(), {},
                     validate_good, {"node/0001/generate", {}, {}});
     FAIL() << "no error";
-  } catch (const StepError& e) {
+  } catch (const ItemFailure& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kLlm);
     EXPECT_NE(std::string(e.what()).find("HTTP 500"), std::string::npos) << e.what();
   }
@@ -557,7 +557,7 @@ TEST(GenerateReward, AHugeErrorIsFedBackCappedAndOnce) {
   };
   EXPECT_THROW(generate_reward(completer, llm_settings(), PromptSet::builtin(), scenario_preset(1),
                                first_request(), {}, raise_huge, {"node/0001/generate", {}, {}}),
-               StepError);
+               ItemFailure);
   ASSERT_EQ(script.requests.size(), 12u);
   size_t largest = 0;
   for (const auto& r : script.requests) {
@@ -605,7 +605,7 @@ TEST(LevelFeedback, SendsTheLevelsAsNumpyTextWithSeed42) {
     level_feedback(completer2, llm_settings(), PromptSet::builtin(), scenario_preset(1), "CODE", {level}, {},
                    {"node/0001/feedback", {}, {}});
     FAIL() << "no error";
-  } catch (const StepError& e) {
+  } catch (const ItemFailure& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kLlm);
   }
 }

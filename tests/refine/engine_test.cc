@@ -5,6 +5,8 @@
 #include <map>
 #include <utility>
 
+#include "batch/driver.h"
+#include "core/thread_pool.h"
 #include "store/run_store.h"
 #include "testing/testing.h"
 
@@ -23,6 +25,7 @@ struct Script {
   int fail_generate_times = 1000;  // runs of fail_generate_at's generate that fail
   // Requests a generate (3) or feedback (1) call sends, counted as RefineSteps::requests reads them.
   int pending_requests = 0;
+  int align_rounds = 0;  // revisions "align/1", ... (the pcgrl track's self-alignment, as an example)
 
   RefineSteps steps() {
     RefineSteps s;
@@ -33,13 +36,14 @@ struct Script {
       generated.emplace_back(r.parent ? r.parent->id : 0, aux);
       pending_requests += 3;
       if (r.iteration == fail_generate_at && fail_generate_times-- > 0)
-        throw StepError(ErrorKind::kLlm, "HTTP 500 after 5 retries");
+        throw ItemFailure(ErrorKind::kLlm, "HTTP 500 after 5 retries");
       return fmt::format("code {} from {}", r.iteration, r.parent ? r.parent->id : 0);
     };
-    s.align = [this](const std::string& a, int, int round) {
-      ++calls["align"];
-      return a + fmt::format(" aligned {}", round);
-    };
+    for (int round = 1; round <= align_rounds; ++round)
+      s.revisions.push_back({fmt::format("align/{}", round), [this, round](const std::string& a, int) {
+                               ++calls["align"];
+                               return a + fmt::format(" aligned {}", round);
+                             }});
     s.evaluate = [this](const std::string&, int it) {
       ++calls["evaluate"];
       if (it == stop_at_evaluate) throw SetupError("killed");
@@ -61,13 +65,31 @@ std::vector<int> parents(const ThoughtGraph& g) {
   return out;
 }
 
+// The item kernel the engine runs on, rooted at a test folder (progress lines off).
+struct Kernel {
+  explicit Kernel(const std::filesystem::path& root) : driver(root, pool, options()) {}
+  static batch::DriverOptions options() {
+    batch::DriverOptions o;
+    o.progress = false;
+    return o;
+  }
+  // The stored outcome of a step (stage = the engine's run name).
+  std::optional<ItemOutcome> outcome(const std::string& stage, const std::string& key) {
+    const auto row = driver.store()->outcome(stage, key);
+    if (!row) return std::nullopt;
+    return ItemOutcome::from_json(OrderedJson::parse(row->outcome));
+  }
+  ThreadPool pool{1};
+  batch::Driver driver;
+};
+
 TEST(RefinementEngine, CotTotAndGotChooseTheExpectedParents) {
   testing::TempDir dir;
-  store::RunStore store(dir / "run.sqlite");
+  Kernel store(dir.path());
   const std::map<int, double> fitness{{1, 0.3}, {2, 0.7}, {3, 0.5}, {4, 0.9}, {5, 0.1}};
   {
     Script s(fitness);
-    RefinementEngine e(store, "cot", {ThoughtStrategy::kCot, 3}, OrderedJson::object());
+    RefinementEngine e(store.driver, "cot", {ThoughtStrategy::kCot, 3}, OrderedJson::object());
     const auto r = e.run(s.steps());
     EXPECT_EQ(parents(r.graph), (std::vector<int>{0, 1, 2}));
     EXPECT_EQ(r.graph.node(3).artifact, "code 3 from 2");
@@ -76,14 +98,14 @@ TEST(RefinementEngine, CotTotAndGotChooseTheExpectedParents) {
   }
   {
     Script s(fitness);
-    RefinementEngine e(store, "tot", {ThoughtStrategy::kTot, 5, 2}, OrderedJson::object());
+    RefinementEngine e(store.driver, "tot", {ThoughtStrategy::kTot, 5, 2}, OrderedJson::object());
     const auto r = e.run(s.steps());
     // 1 (.3); 2 <- 1 (.7); 3 <- 2 (.5); 4 <- 2 (.9, node 2 now full); 5 <- 4 (the fittest with room)
     EXPECT_EQ(parents(r.graph), (std::vector<int>{0, 1, 2, 2, 4}));
   }
   {
     Script s(fitness);
-    RefinementEngine e(store, "got", {ThoughtStrategy::kGot, 4, 2, 2}, OrderedJson::object());
+    RefinementEngine e(store.driver, "got", {ThoughtStrategy::kGot, 4, 2, 2}, OrderedJson::object());
     const auto r = e.run(s.steps());
     EXPECT_EQ(parents(r.graph), (std::vector<int>{0, 1, 2, 2}));
     ASSERT_EQ(s.generated.size(), 4u);
@@ -95,11 +117,11 @@ TEST(RefinementEngine, CotTotAndGotChooseTheExpectedParents) {
 
 TEST(RefinementEngine, AlignmentRoundsRefineTheArtifactBeforeEvaluation) {
   testing::TempDir dir;
-  store::RunStore store(dir / "run.sqlite");
+  Kernel store(dir.path());
   Script s({{1, 0.5}});
+  s.align_rounds = 2;
   RefineConfig c{ThoughtStrategy::kCot, 1};
-  c.align_rounds = 2;
-  RefinementEngine e(store, "sa", c, OrderedJson::object());
+  RefinementEngine e(store.driver, "sa", c, OrderedJson::object());
   const auto r = e.run(s.steps());
   EXPECT_EQ(r.graph.node(1).artifact, "code 1 from 0 aligned 1 aligned 2");
   EXPECT_EQ(s.calls["align"], 2);
@@ -107,36 +129,36 @@ TEST(RefinementEngine, AlignmentRoundsRefineTheArtifactBeforeEvaluation) {
 
 TEST(RefinementEngine, AFailedStepFailsItsNodeAndTheLoopGoesOn) {
   testing::TempDir dir;
-  store::RunStore store(dir / "run.sqlite");
+  Kernel store(dir.path());
   Script s({{1, 0.4}, {3, 0.6}});
   s.fail_generate_at = 2;
-  RefinementEngine e(store, "fail", {ThoughtStrategy::kCot, 3}, OrderedJson::object());
+  RefinementEngine e(store.driver, "fail", {ThoughtStrategy::kCot, 3}, OrderedJson::object());
   const auto r = e.run(s.steps());
   EXPECT_FALSE(r.graph.node(2).usable());
   EXPECT_NE(r.graph.node(2).error.find("HTTP 500"), std::string::npos);
   EXPECT_EQ(r.graph.node(3).parent, 1);  // the failed node is skipped
   EXPECT_EQ(s.calls["evaluate"], 2);
-  const auto item = store.item(e.run_id(), "node/0002/generate");
+  const auto item = store.outcome("fail", "node/0002/generate");
   ASSERT_TRUE(item);
   EXPECT_EQ(item->status, ItemStatus::kError);
-  EXPECT_NE(item->metadata.find("\"llm\""), std::string::npos);
+  EXPECT_EQ(item->kind, ErrorKind::kLlm);
+  EXPECT_EQ(item->message, "iteration 2 generate: HTTP 500 after 5 retries");
 }
 
-int stored_requests(store::RunStore& store, int64_t run, const std::string& key) {
-  const auto item = store.item(run, key);
-  if (!item) return -1;
-  return Json::parse(item->metadata).value("requests", -1);
+int stored_requests(Kernel& store, const std::string& stage, const std::string& key) {
+  const auto item = store.outcome(stage, key);
+  return item ? item->requests : -1;
 }
 
 TEST(RefinementEngine, EachStepRecordsItsRequestsAndARerunOfAFailedStepAddsToThem) {
   testing::TempDir dir;
-  store::RunStore store(dir / "run.sqlite");
+  Kernel store(dir.path());
   Script first({{1, 0.4}});
   first.fail_generate_at = 1;  // fails once, with its 3 requests
   first.fail_generate_times = 1;
   RefineConfig c{ThoughtStrategy::kCot, 2};
   std::vector<std::pair<std::string, int>> events;  // (step, requests) of node 1
-  RefinementEngine e(store, "requests", c, OrderedJson::object());
+  RefinementEngine e(store.driver, "requests", c, OrderedJson::object());
   const auto r1 = e.run(first.steps(), [&](const StepEvent& ev) {
     if (ev.iteration == 1) events.emplace_back(ev.step, ev.requests);
   });
@@ -145,7 +167,7 @@ TEST(RefinementEngine, EachStepRecordsItsRequestsAndARerunOfAFailedStepAddsToThe
   EXPECT_EQ(r1.graph.node(2).requests, 4);  // generate 3, feedback 1
   EXPECT_EQ(r1.requests, 7);
   EXPECT_EQ(r1.requests_now, 7);
-  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0001/generate"), 3);
+  EXPECT_EQ(stored_requests(store, "requests", "node/0001/generate"), 3);
   EXPECT_EQ(events, (std::vector<std::pair<std::string, int>>{{"generate", 3}}));
 
   // The rerun runs node 1's generate again: its record adds the new requests to the earlier ones.
@@ -158,11 +180,11 @@ TEST(RefinementEngine, EachStepRecordsItsRequestsAndARerunOfAFailedStepAddsToThe
     if (ev.iteration == 1) events.emplace_back(ev.step, ev.requests);
   });
   ASSERT_TRUE(r2.graph.node(1).usable());
-  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0001/generate"), 6);
-  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0001/evaluate"), 0);
-  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0001/feedback"), 1);
+  EXPECT_EQ(stored_requests(store, "requests", "node/0001/generate"), 6);
+  EXPECT_EQ(stored_requests(store, "requests", "node/0001/evaluate"), 0);
+  EXPECT_EQ(stored_requests(store, "requests", "node/0001/feedback"), 1);
   EXPECT_EQ(r2.graph.node(1).requests, 7);
-  EXPECT_EQ(stored_requests(store, e.run_id(), "node/0002/generate"), 6);
+  EXPECT_EQ(stored_requests(store, "requests", "node/0002/generate"), 6);
   EXPECT_EQ(r2.graph.node(2).requests, 8);
   EXPECT_EQ(r2.requests_now, 8);  // node 1: 3 + 1; node 2: 3 + 1
   EXPECT_EQ(r2.requests, 15);
@@ -183,12 +205,12 @@ TEST(RefinementEngine, AKilledRunResumesWithoutRepeatingAFinishedStep) {
   testing::TempDir dir;
   const std::map<int, double> fitness{{1, 0.2}, {2, 0.4}, {3, 0.8}};
   RefineConfig c{ThoughtStrategy::kTot, 3, 2};
-  c.align_rounds = 1;
   Script first(fitness);
+  first.align_rounds = 1;
   first.stop_at_evaluate = 2;  // dies in iteration 2's training/evaluation
   {
-    store::RunStore store(dir / "run.sqlite");
-    RefinementEngine e(store, "run", c, OrderedJson{{"scenario", 2}});
+    Kernel store(dir.path());
+    RefinementEngine e(store.driver, "run", c, OrderedJson{{"scenario", 2}});
     EXPECT_THROW(e.run(first.steps()), SetupError);
   }
   EXPECT_EQ(first.calls["generate"], 2);
@@ -196,8 +218,9 @@ TEST(RefinementEngine, AKilledRunResumesWithoutRepeatingAFinishedStep) {
   EXPECT_EQ(first.calls["feedback"], 1);
 
   Script second(fitness);
-  store::RunStore store(dir / "run.sqlite");
-  RefinementEngine e(store, "run", c, OrderedJson{{"scenario", 2}});
+  second.align_rounds = 1;
+  Kernel store(dir.path());
+  RefinementEngine e(store.driver, "run", c, OrderedJson{{"scenario", 2}});
   const auto r = e.run(second.steps());
   // Iteration 1 entirely and iteration 2's generate and align are read back.
   EXPECT_EQ(second.calls["generate"], 1);
@@ -209,30 +232,33 @@ TEST(RefinementEngine, AKilledRunResumesWithoutRepeatingAFinishedStep) {
 
   // A third run does nothing at all; a run with other settings is refused.
   Script third(fitness);
+  third.align_rounds = 1;
   EXPECT_EQ(e.run(third.steps()).graph.to_json().dump(), r.graph.to_json().dump());
   EXPECT_TRUE(third.calls.empty());
-  EXPECT_THROW(RefinementEngine(store, "run", c, OrderedJson{{"scenario", 3}}), SetupError);
+  EXPECT_THROW(RefinementEngine(store.driver, "run", c, OrderedJson{{"scenario", 3}}), SetupError);
 }
 
 TEST(RefinementEngine, BadSettingsAreSetupErrors) {
   testing::TempDir dir;
-  store::RunStore store(dir / "run.sqlite");
-  EXPECT_THROW(RefinementEngine(store, "a", {ThoughtStrategy::kIo, 2}, OrderedJson::object()), SetupError);
-  EXPECT_THROW(RefinementEngine(store, "b", {ThoughtStrategy::kCot, 0}, OrderedJson::object()), SetupError);
+  Kernel store(dir.path());
+  EXPECT_THROW(RefinementEngine(store.driver, "a", {ThoughtStrategy::kIo, 2}, OrderedJson::object()),
+               SetupError);
+  EXPECT_THROW(RefinementEngine(store.driver, "b", {ThoughtStrategy::kCot, 0}, OrderedJson::object()),
+               SetupError);
   RefineConfig c{ThoughtStrategy::kTot, 2, 0};
-  EXPECT_THROW(RefinementEngine(store, "c", c, OrderedJson::object()), SetupError);
+  EXPECT_THROW(RefinementEngine(store.driver, "c", c, OrderedJson::object()), SetupError);
 }
 
 TEST(RefinementEngine, StepEventsCarryTheNodeWithTheStepsResultAndTheFinishedNodes) {
   testing::TempDir dir;
-  store::RunStore store(dir / "run.sqlite");
+  Kernel store(dir.path());
   Script s({{1, 0.4}, {2, 0.6}});
   s.fail_generate_at = 2;
+  s.align_rounds = 1;
   RefineConfig config{ThoughtStrategy::kCot, 2};
-  config.align_rounds = 1;
   std::vector<std::string> seen;
   const auto run = [&](bool expect_resumed) {
-    RefinementEngine e(store, "events", config, OrderedJson::object());
+    RefinementEngine e(store.driver, "events", config, OrderedJson::object());
     seen.clear();
     e.run(s.steps(), [&](const StepEvent& ev) {
       ASSERT_NE(ev.graph, nullptr);
