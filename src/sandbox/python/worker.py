@@ -1,15 +1,27 @@
-# pcglab sandbox worker (src/sandbox/python/worker.py): run as `python3 -I -S -B -c <this text> [zygote]`.
+# pcglab's sandbox worker: the protocol loop that /usr/bin/python3 runs inside bubblewrap, and the
+# zygote that forks workers (zygote.h). pcglab runs this text as `python3 -I -S -B -c <text>
+# [zygote]` (embedded at build time: sandbox/worker_script.cc); it is pcglab's own code and runs
+# before any generated code: it imports numpy, runs the track's preload modules, applies the limits
+# that must be set inside the user namespace (RLIMIT_NPROC), moves fd 1 and 2 onto a capture file,
+# and then answers requests on the protocol fds (3: requests in, 4: replies out) until its input
+# closes. The wire format is described in protocol.h and must match protocol.cc.
+#
+# Imported as a module (tests/sandbox/worker_script_test.py) it only defines its functions: nothing
+# below runs, the environment is left alone and no descriptor is touched unless a test calls it.
 import os, sys
-os.environ.clear()
-# One BLAS/OpenMP thread: the worker is one item's process, parallelism comes from the pool, and
-# every extra thread costs address space under RLIMIT_AS.
-os.environ['OPENBLAS_NUM_THREADS'] = '1'
-os.environ['OMP_NUM_THREADS'] = '1'
-sys.path.append('/usr/lib/python3/dist-packages')
-sys.dont_write_bytecode = True
+AS_WORKER = __name__ == '__main__'  # `python3 -c` runs the text as __main__
+if AS_WORKER:
+    os.environ.clear()
+    # One BLAS/OpenMP thread: the worker is one item's process, parallelism comes from the pool, and
+    # every extra thread costs address space under RLIMIT_AS.
+    os.environ['OPENBLAS_NUM_THREADS'] = '1'
+    os.environ['OMP_NUM_THREADS'] = '1'
+    sys.path.append('/usr/lib/python3/dist-packages')
+    sys.dont_write_bytecode = True
 import errno, struct, signal, resource, traceback, types, linecache, gc
 import numpy as np
-del os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS']
+if AS_WORKER:
+    del os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS']
 
 REQ_FD, REP_FD = 3, 4
 MAGIC = 0x57474350
@@ -666,12 +678,17 @@ def zygote():
                 os._exit(125)
         for fd in fds: os.close(fd)
 
-FORKED = len(sys.argv) > 1 and sys.argv[1] == 'zygote'
-if FORKED:
-    zygote()  # returns only in a fresh worker process, its namespaces and limits in place
-become_worker()
-try:
-    serve()
-except BaseException:
-    os.write(diag_fd, ('pcglab worker failed:\n' + traceback.format_exc()).encode('utf-8', 'replace')[-4000:])
-    os._exit(1)
+FORKED = AS_WORKER and len(sys.argv) > 1 and sys.argv[1] == 'zygote'
+
+def main():
+    if FORKED:
+        zygote()  # returns only in a fresh worker process, its namespaces and limits in place
+    become_worker()
+    try:
+        serve()
+    except BaseException:
+        os.write(diag_fd, ('pcglab worker failed:\n' + traceback.format_exc()).encode('utf-8', 'replace')[-4000:])
+        os._exit(1)
+
+if AS_WORKER:
+    main()
