@@ -475,6 +475,9 @@ Reply Worker::request_frame(const std::string& frame, double timeout_s, const ch
   Reply ready = wait_ready();
   if (!ready.ok()) return ready;
   if (loaded_ && !module_present_ && !is_load) {
+    ++loads_;
+    log_debug("sandbox: loading {} again in a fresh worker ({} bytes)", loaded_->filename,
+              loaded_->source.size());
     Reply reload = exchange(static_cast<uint8_t>(Op::kLoad), List{loaded_->filename, loaded_->source},
                             config_.limits.load_timeout_s, "load");
     if (!reload.ok()) {
@@ -494,6 +497,8 @@ Reply Worker::load(const std::string& filename_in, const std::string& source) {
   if (!is_valid_utf8(source))
     return failed(ErrorKind::kBadInput, "syntax",
                   fmt::format("SyntaxError: {} is not valid UTF-8 (Python source is UTF-8)", filename));
+  ++loads_;
+  log_debug("sandbox: loading {} ({} bytes)", filename, source.size());
   Reply r =
       request(static_cast<uint8_t>(Op::kLoad), List{filename, source}, config_.limits.load_timeout_s, "load");
   if (r.ok()) {
