@@ -337,6 +337,9 @@ Reply Worker::wait_ready() {
 Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::time_point start) {
   const Limits& l = config_.limits;
   char header[kHeaderSize];
+  // The reply is seldom there yet: wait first, then read (a read that finds nothing costs a system
+  // call per request). When the wait times out, recv_exact reads once more and reports the timeout.
+  wait_fd(socket_, POLLIN, deadline);
   IoStatus io = recv_exact(socket_, header, kHeaderSize, deadline);
   std::string payload;
   FrameHeader h;
@@ -509,8 +512,7 @@ Reply Worker::load(const std::string& filename_in, const std::string& source) {
 }
 
 Reply Worker::call(const std::string& function, const List& args, const Dict& kwargs) {
-  return request(static_cast<uint8_t>(Op::kCall), List{function, args, kwargs}, config_.limits.call_timeout_s,
-                 "call");
+  return request_frame(encode_call_frame(function, args, kwargs), config_.limits.call_timeout_s, "call");
 }
 
 namespace {

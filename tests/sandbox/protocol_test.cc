@@ -131,6 +131,16 @@ TEST(SandboxProtocol, EncodesTheBytesTheWorkersTestsExpect) {
   EXPECT_EQ(decode_payload(bytes).to_value(), golden);
 }
 
+TEST(SandboxProtocol, ACallFrameIsTheFrameOfItsList) {
+  const List args{int64_t{1}, make_array<int8_t>({3}, {1, 2, 3}), "x",
+                  make_array<double>({2, 1}, {0.5, 1.5})};
+  const Dict kwargs{{"k", make_array<int16_t>({1}, {7})}, {"w", 2.5}};
+  EXPECT_EQ(encode_call_frame("f", args, kwargs),
+            encode_frame(static_cast<uint8_t>(Op::kCall), List{"f", args, kwargs}));
+  EXPECT_EQ(encode_call_frame("g", {}, {}),
+            encode_frame(static_cast<uint8_t>(Op::kCall), List{"g", List{}, Dict{}}));
+}
+
 TEST(SandboxProtocol, DecodedValuesReadEveryType) {
   std::string payload;
   encode_value(sample_value(), payload);

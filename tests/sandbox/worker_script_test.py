@@ -192,6 +192,35 @@ class Encode(unittest.TestCase):
         self.assertEqual(enc.pos, sum(len(c) for c in chunks))
 
 
+class SmallReply(unittest.TestCase):
+    """send()'s one-step encoding of a small [result, output] is byte for byte the Encoder's."""
+
+    def general(self, status, value):
+        body = encode(value)
+        return worker.HEADER.pack(worker.MAGIC, status, len(body)) + body
+
+    def test_same_bytes_as_the_encoder(self):
+        results = [None, True, False, 0, -1, 7, -(1 << 63), (1 << 63) - 1, 0.0, -0.0, 2.5, math.inf, math.nan]
+        outputs = ['', 'hi\n', 'é€\U0001f600', '\ud800', 'x' * worker.SMALL_OUTPUT]
+        for result in results:
+            for output in outputs:
+                got = worker.small_reply(worker.ST_OK, [result, output])
+                self.assertEqual(got, self.general(worker.ST_OK, [result, output]), (result, output))
+
+    def test_everything_else_takes_the_encoder(self):
+        for value in ([1 << 63, ''], [np.int64(1), ''], [np.float32(1), ''], ['s', ''], [[1], ''],
+                      [1, 'x' * (worker.SMALL_OUTPUT + 1)]):
+            self.assertIsNone(worker.small_reply(worker.ST_OK, value), value)
+
+    def test_the_reply_limit_still_holds(self):
+        old = worker.settings['reply_bytes']
+        worker.settings['reply_bytes'] = 20
+        try:
+            self.assertIsNone(worker.small_reply(worker.ST_OK, [1, 'x' * 10]))
+        finally:
+            worker.settings['reply_bytes'] = old
+
+
 class Handlers(unittest.TestCase):
     def setUp(self):
         self.old_module, self.old_file = worker.module, worker.USER_FILE
@@ -347,6 +376,37 @@ class Serve(unittest.TestCase):
         self.assertEqual((cause, message, output), ('exception', "KeyError: 'k'", ''))
         self.assertIn('gen.py", line 7, in g', tb)
         self.assertEqual(replies[5][1], [5, 'hi 4\nraw'])
+
+    def test_a_request_larger_than_one_read(self):
+        # Over 64 KiB: the first read takes its start, the rest is read into the payload (a socket
+        # pair: a writer thread feeds it while serve() reads).
+        big = np.arange(40000, dtype='<i4')  # 160,000 bytes
+        frames = (frame(worker.OP_LOAD, ['gen.py', 'def f(a):\n    a += 1\n    return int(a.sum())\n']) +
+                  frame(worker.OP_CALL, ['f', [big], {}]) + frame(worker.OP_CALL, ['f', [big[:3]], {}]))
+        import socket
+        import threading
+        req_host, req_worker = socket.socketpair()
+        rep_r, rep_w = os.pipe()
+        writer = threading.Thread(target=lambda: (req_host.sendall(frames), req_host.close()))
+        writer.start()
+        worker.REQ_FD, worker.REP_FD = req_worker.fileno(), rep_w
+        replies = []
+        reader = threading.Thread(target=lambda: replies.append(os.fdopen(rep_r, 'rb').read()))
+        reader.start()
+        try:
+            worker.serve()
+        finally:
+            os.close(rep_w)
+            writer.join()
+            reader.join()
+            req_worker.close()
+        data, values = replies[0], []
+        while data:
+            _, _, n = worker.HEADER.unpack_from(data)
+            values.append(decode(data[16:16 + n])[0])
+            data = data[16 + n:]
+        self.assertEqual(values[1], [int(big.sum()) + 40000, ''])  # a writable view of the request
+        self.assertEqual(values[2], [1 + 2 + 3, ''])
 
     def test_a_value_that_cannot_cross_is_an_error_reply(self):
         replies = self.serve(frame(worker.OP_LOAD, ['gen.py', 'def f():\n    return {1: 2}\n']),

@@ -18,7 +18,7 @@ if AS_WORKER:
     os.environ['OMP_NUM_THREADS'] = '1'
     sys.path.append('/usr/lib/python3/dist-packages')
     sys.dont_write_bytecode = True
-import errno, struct, signal, resource, traceback, types, linecache, gc
+import errno, math, struct, signal, resource, traceback, types, linecache, gc
 import numpy as np
 if AS_WORKER:
     del os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS']
@@ -33,6 +33,8 @@ MAX_DEPTH = 100
 DTYPES = {'|b1', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8', '<f4', '<f8'}
 DTYPE_OF = {d.encode('ascii'): np.dtype(d) for d in DTYPES}
 SHAPE = [struct.Struct('<%dq' % n) for n in range(33)]
+ARRAY_HEAD = struct.Struct('<B3sB')  # dtype size, dtype, ndim
+SHAPE_SIZE = [struct.Struct('<%dqQ' % n) for n in range(33)]  # shape, data size
 settings = {'output_bytes': 65536, 'reply_bytes': 1 << 28, 'nproc': 32}
 
 class ProtocolError(Exception):
@@ -46,16 +48,41 @@ class ReplyTooLarge(EncodeError):
 
 MAIN_PID = os.getpid()
 
-def read_exact(n):
-    buf = bytearray(n)
-    view = memoryview(buf)
-    got = 0
+# A request as pcglab writes it (header and payload in one send): one read takes a small one whole.
+# Bytes read past its end (pcglab never sends a request before the last one's reply, so none in
+# practice) are kept for the next. The payload is a fresh bytearray per request: the arrays of a
+# request are writable views of it, which the code may keep.
+READ_SIZE = 65536
+pending = b''
+
+def read_request():
+    global pending
+    data = pending or os.read(REQ_FD, READ_SIZE)
+    pending = b''
+    if not data:
+        raise EOFError
+    while len(data) < HEADER.size:
+        more = os.read(REQ_FD, READ_SIZE)
+        if not more:
+            raise EOFError
+        data += more
+    magic, op, n = HEADER.unpack_from(data)
+    if magic != MAGIC or op not in HANDLERS:
+        raise ProtocolError('bad request header')
+    end = HEADER.size + n
+    if len(data) >= end:
+        pending = data[end:]
+        return op, bytearray(memoryview(data)[HEADER.size:end])
+    body = bytearray(n)
+    got = len(data) - HEADER.size
+    body[:got] = memoryview(data)[HEADER.size:]
+    view = memoryview(body)
     while got < n:
         k = os.readv(REQ_FD, [view[got:]])
         if k == 0:
             raise EOFError
         got += k
-    return buf
+    return op, body
 
 def write_all(data):
     view = memoryview(data)
@@ -64,17 +91,10 @@ def write_all(data):
         view = view[k:]
 
 def decode(buf, pos, depth=0):
+    # Tags by how often requests hold them: containers, strings (names) and arrays first.
     if depth > MAX_DEPTH:
         raise ProtocolError('value nested too deeply')
     t = buf[pos]; pos += 1
-    if t == 0x4e: return None, pos
-    if t == 0x54: return True, pos
-    if t == 0x46: return False, pos
-    if t == 0x69: return I64.unpack_from(buf, pos)[0], pos + 8
-    if t == 0x66: return F64.unpack_from(buf, pos)[0], pos + 8
-    if t == 0x73:
-        n = U64.unpack_from(buf, pos)[0]; pos += 8
-        return bytes(buf[pos:pos + n]).decode('utf-8'), pos + n
     if t == 0x6c:
         n = U32.unpack_from(buf, pos)[0]; pos += 4
         out = []
@@ -82,6 +102,21 @@ def decode(buf, pos, depth=0):
             v, pos = decode(buf, pos, depth + 1)
             out.append(v)
         return out, pos
+    if t == 0x73:
+        n = U64.unpack_from(buf, pos)[0]; pos += 8
+        return str(buf[pos:pos + n], 'utf-8'), pos + n
+    if t == 0x61:
+        dl, dtype, nd = ARRAY_HEAD.unpack_from(buf, pos)
+        if dl != 3:  # every supported dtype has 3 characters
+            raise ProtocolError('unsupported array dtype')
+        dt = DTYPE_OF[dtype]; pos += 5
+        *shape, nbytes = SHAPE_SIZE[nd].unpack_from(buf, pos); pos += 8 * nd + 8
+        pos += (-pos) % 8
+        if nbytes == 0:
+            return np.empty(shape, dtype=dt), pos
+        if nbytes != dt.itemsize * math.prod(shape):
+            raise ProtocolError('array data of %d bytes does not match its shape and dtype' % nbytes)
+        return np.ndarray(shape, dt, buf, pos), pos + nbytes
     if t == 0x64:
         n = U32.unpack_from(buf, pos)[0]; pos += 4
         out = {}
@@ -90,17 +125,11 @@ def decode(buf, pos, depth=0):
             v, pos = decode(buf, pos, depth + 1)
             out[k] = v
         return out, pos
-    if t == 0x61:
-        dl = buf[pos]; pos += 1
-        dt = DTYPE_OF[bytes(buf[pos:pos + dl])]; pos += dl
-        nd = buf[pos]; pos += 1
-        shape = SHAPE[nd].unpack_from(buf, pos); pos += 8 * nd
-        nbytes = U64.unpack_from(buf, pos)[0]; pos += 8
-        pos += (-pos) % 8
-        if nbytes == 0:
-            return np.empty(shape, dtype=dt), pos
-        a = np.frombuffer(buf, dtype=dt, count=nbytes // dt.itemsize, offset=pos)
-        return a.reshape(shape), pos + nbytes
+    if t == 0x69: return I64.unpack_from(buf, pos)[0], pos + 8
+    if t == 0x66: return F64.unpack_from(buf, pos)[0], pos + 8
+    if t == 0x4e: return None, pos
+    if t == 0x54: return True, pos
+    if t == 0x46: return False, pos
     raise ProtocolError('unknown value tag %d' % t)
 
 class ReplyMemoryError(EncodeError):
@@ -183,7 +212,7 @@ class Encoder:
                 raise ReplyMemoryError('MemoryError while encoding an array of %s for the reply (its '
                                        'contiguous copy did not fit)' % size_text(v.nbytes)) from None
             d = dt.str.encode('ascii')
-            self.put(b'a' + bytes([len(d)]) + d + bytes([a.ndim]) + struct.pack('<%dq' % a.ndim, *a.shape) +
+            self.put(b'a' + bytes([len(d)]) + d + bytes([a.ndim]) + SHAPE[a.ndim].pack(*a.shape) +
                      U64.pack(a.nbytes))
             self.put(b'\0' * ((-self.pos) % 8))
             self.put(memoryview(a).cast('B') if a.nbytes else b'')
@@ -193,7 +222,44 @@ class Encoder:
         if self.pos > settings['reply_bytes']:
             raise ReplyTooLarge('the reply exceeds %d bytes' % settings['reply_bytes'])
 
+# [result, output] of a call whose result is None, a bool, an int or a float (exact types) and whose
+# output is short: the bytes Encoder writes, made in one step.
+SMALL_INT = struct.Struct('<IBxxxQBIBq')
+SMALL_FLOAT = struct.Struct('<IBxxxQBIBd')
+SMALL_TAG = struct.Struct('<IBxxxQBIB')
+SMALL_END = {None: b'N', True: b'T', False: b'F'}
+SMALL_OUTPUT = 4096
+
+def small_reply(status, value):
+    result, output = value
+    if type(output) is not str or len(output) > SMALL_OUTPUT:
+        return None
+    out = output.encode('utf-8', 'surrogatepass') if output else b''
+    tail = b's' + U64.pack(len(out)) + out
+    t = type(result)
+    if t is int:
+        if not -(1 << 63) <= result < (1 << 63):
+            return None
+        n = 14 + len(tail)
+        data = SMALL_INT.pack(MAGIC, status, n, 0x6c, 2, 0x69, result) + tail
+    elif t is float:
+        n = 14 + len(tail)
+        data = SMALL_FLOAT.pack(MAGIC, status, n, 0x6c, 2, 0x66, result) + tail
+    elif result is None or result is True or result is False:
+        n = 6 + len(tail)
+        data = SMALL_TAG.pack(MAGIC, status, n, 0x6c, 2, SMALL_END[result][0]) + tail
+    else:
+        return None
+    if n > settings['reply_bytes']:
+        return None
+    return data
+
 def send(status, value):
+    if status == ST_OK:
+        data = small_reply(status, value)
+        if data is not None:
+            write_all(data)
+            return
     enc = Encoder()
     try:
         enc.value(value)
@@ -265,7 +331,7 @@ def reap_leftovers():
     # Processes the call started and left running (the worker is not pid 1, so kill(-1) reaches
     # every other process of this PID namespace but bwrap's init). Only in the sandbox's own PID
     # namespace: outside it kill(-1) would reach every process of the user.
-    if not settings.get('reap') or os.getpid() != 2:
+    if not settings.get('reap') or MAIN_PID != 2:  # called in the worker (serve checked the pid)
         return
     try:
         os.kill(-1, signal.SIGKILL)
@@ -416,15 +482,11 @@ HANDLERS = {OP_INIT: handle_init, OP_LOAD: handle_load, OP_CALL: handle_call, OP
 def serve():
     while True:
         try:
-            head = read_exact(HEADER.size)
+            op, body = read_request()
         except EOFError:
             return
-        magic, op, n = HEADER.unpack(head)
-        if magic != MAGIC or op not in HANDLERS:
-            raise ProtocolError('bad request header')
-        body = read_exact(n)
         value, end = decode(body, 0)
-        if end != n:
+        if end != len(body):
             raise ProtocolError('trailing bytes in request')
         try:
             result = HANDLERS[op](value)
