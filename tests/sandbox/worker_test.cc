@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/thread_pool.h"
+#include "sandbox/run_file.h"
 #include "sandbox/worker_pool.h"
 #include "sandbox_testing.h"
 #include "testing/testing.h"
@@ -317,6 +318,34 @@ TEST(SandboxPool, KeepStateReusesTheProcess) {
   const Reply second = pool.run("a.py", source, "run");
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second.value->as_int(), 2);
+}
+
+// The stages of `sandbox run FILE` (sandbox/run_file.h): start, load, call; the first that fails
+// is the last. One file as a pool's item: its outcome without times.
+TEST(SandboxRunFile, StagesStopAtTheFirstFailureAndAnItemCarriesNoTimes) {
+  PCGLAB_REQUIRE_SANDBOX();
+  const auto names = [](const std::vector<RunStep>& steps) {
+    std::vector<std::string> out;
+    for (const RunStep& s : steps)
+      out.push_back(s.name + (s.reply.ok() ? " ok" : " " + s.reply.failure.cause));
+    return out;
+  };
+  const std::string ok = "def f(x):\n    print('x is', x)\n    return x * 2\n";
+  const auto steps = run_file_steps(small_config(), "ok.py", ok, "f", {int64_t{21}});
+  EXPECT_EQ(names(steps), (std::vector<std::string>{"start ok", "load ok", "call f ok"}));
+  EXPECT_EQ(steps.back().reply.value->as_int(), 42);
+  EXPECT_EQ(steps.back().reply.output, "x is 21\n");
+  EXPECT_EQ(names(run_file_steps(small_config(), "ok.py", ok, "", {})),
+            (std::vector<std::string>{"start ok", "load ok"}));
+  EXPECT_EQ(names(run_file_steps(small_config(), "bad.py", "def (:\n", "f", {})),
+            (std::vector<std::string>{"start ok", "load syntax"}));
+  WorkerPool pool(PoolConfig{small_config(), 1, false});
+  const ItemOutcome item = run_file_item(pool, "ok.py", ok, "f", {int64_t{2}});
+  EXPECT_TRUE(item.ok()) << item.message;
+  EXPECT_EQ(item.metadata.dump(), R"({"output":"x is 2\n","value":4})");
+  const ItemOutcome bad = run_file_item(pool, "bad.py", "raise ValueError('no')\n", "", {});
+  EXPECT_EQ(bad.kind, ErrorKind::kBadInput);
+  EXPECT_FALSE(bad.metadata.contains("seconds"));
 }
 
 // The environment is the host's spawn's doing: /proc/self/environ is the block the interpreter was
