@@ -128,3 +128,21 @@ function(pcglab_tests area)
       DISCOVERY_TIMEOUT 60)
   endforeach()
 endfunction()
+
+# pcglab_embed_file(TARGET FILE SYMBOL NAMESPACE): compiles the bytes of FILE (relative to the
+# project) into TARGET at build time (cmake/embed_file.cmake): `const unsigned char SYMBOL[]`, NUL
+# terminated, and `const unsigned long SYMBOL_size` in NAMESPACE. A changed FILE regenerates the
+# .cc on the next build, without reconfiguring. Sources in another language (the sandbox worker's
+# Python) stay files of their own, linted and tested as such.
+function(pcglab_embed_file target file symbol namespace)
+  set(input ${PROJECT_SOURCE_DIR}/${file})
+  set(output ${PROJECT_BINARY_DIR}/generated/embedded/${symbol}.cc)
+  add_custom_command(
+    OUTPUT ${output}
+    COMMAND ${CMAKE_COMMAND} -DINPUT=${input} -DOUTPUT=${output} -DSYMBOL=${symbol} -DNAMESPACE=${namespace}
+            -DLABEL=${file} -P ${PROJECT_SOURCE_DIR}/cmake/embed_file.cmake
+    DEPENDS ${input} ${PROJECT_SOURCE_DIR}/cmake/embed_file.cmake
+    COMMENT "Embedding ${file}"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${output})
+endfunction()

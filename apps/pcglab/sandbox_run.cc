@@ -24,7 +24,7 @@
 #include "core/version.h"
 #include "llm_options.h"
 #include "sandbox/isolation.h"
-#include "sandbox/worker.h"
+#include "sandbox/run_file.h"
 #include "sandbox/worker_pool.h"
 
 namespace pcglab::cli {
@@ -98,27 +98,17 @@ sandbox::WorkerConfig worker_config(const RunOptions& opt) {
   return config;
 }
 
-// One file as one item: load it in a worker of the pool and make the call (load only without
-// --call). The outcome's metadata: value (ok), output, cause (errors); no times.
+// One file as one item (sandbox::run_file_item); a file that went away is this item's error, not
+// the batch's.
 ItemOutcome run_file_item(sandbox::WorkerPool& pool, const std::string& file, const RunOptions& opt,
                           const sandbox::List& args) {
   std::string source;
   try {
     source = read_text(file, "sandbox run: file");
-  } catch (const SetupError& e) {  // a file that went away: this item's error, not the batch's
+  } catch (const SetupError& e) {
     return ItemOutcome::failure("", ErrorKind::kBadInput, e.what());
   }
-  const std::string name = fs::path(file).filename().string();
-  sandbox::Reply reply;
-  if (opt.call.empty()) {
-    auto lease = pool.acquire();
-    reply = lease->load(name, source);
-  } else {
-    reply = pool.run(name, source, opt.call, args);
-  }
-  ItemOutcome o = reply.outcome("");
-  o.metadata.erase("seconds");
-  return o;
+  return sandbox::run_file_item(pool, fs::path(file).filename().string(), source, opt.call, args);
 }
 
 OrderedJson batch_settings(const RunOptions& opt, const sandbox::WorkerConfig& config) {
@@ -203,22 +193,16 @@ int run_sandbox_file(const RunOptions& opt, const GlobalOptions& global) {
   const std::string source = read_text(file, "sandbox run: file");
   const sandbox::WorkerConfig config = worker_config(opt);
 
-  sandbox::Worker worker(config);
   Table table;
   table.columns = {"step", "status", "kind", "cause", "seconds", "value", "output", "error"};
   bool all_ok = true;
-  const auto add = [&](const std::string& step, const sandbox::Reply& r) {
+  for (const sandbox::RunStep& step :
+       sandbox::run_file_steps(config, fs::path(file).filename().string(), source, opt.call, args)) {
+    const sandbox::Reply& r = step.reply;
     all_ok = all_ok && r.ok();
-    table.add_row({step, r.ok() ? "ok" : "error", r.ok() ? "" : error_kind_name(r.failure.kind),
+    table.add_row({step.name, r.ok() ? "ok" : "error", r.ok() ? "" : error_kind_name(r.failure.kind),
                    r.failure.cause, r.seconds, r.ok() ? sandbox::to_json_text(*r.value) : "", r.output,
                    r.ok() ? "" : r.describe()});
-  };
-  const sandbox::Reply ready = worker.wait_ready();
-  add("start", ready);
-  if (ready.ok()) {
-    const sandbox::Reply loaded = worker.load(fs::path(file).filename().string(), source);
-    add("load", loaded);
-    if (loaded.ok() && !opt.call.empty()) add("call " + opt.call, worker.call(opt.call, args));
   }
   if (global.format == "md") {
     for (const auto& row : table.rows) {

@@ -83,11 +83,29 @@ sandbox::WorkerConfig default_reward_worker_config() {
   return config;
 }
 
-SandboxReward::SandboxReward(std::string code, sandbox::WorkerConfig config) : code_(std::move(code)) {
+namespace {
+
+std::shared_ptr<sandbox::Worker> reward_worker(sandbox::WorkerConfig config) {
   bool has_jax = false;
   for (const auto& p : config.preload) has_jax = has_jax || p.name == kJaxModuleName;
   if (!has_jax) config.preload.push_back({std::string(kJaxModuleName), std::string(jax_standin_source())});
-  worker_ = std::make_unique<sandbox::Worker>(std::move(config));
+  return std::make_shared<sandbox::Worker>(std::move(config));
+}
+
+}  // namespace
+
+SandboxReward::SandboxReward(std::string code, sandbox::WorkerConfig config)
+    : code_(std::move(code)), worker_(reward_worker(std::move(config))) {
+  load();
+}
+
+SandboxReward::SandboxReward(std::string code, std::shared_ptr<sandbox::Worker> worker)
+    : code_(std::move(code)), worker_(std::move(worker)) {
+  PCGLAB_CHECK(worker_ != nullptr) << "SandboxReward without a worker";
+  load();
+}
+
+void SandboxReward::load() {
   const sandbox::Reply ready = worker_->wait_ready();
   if (!ready.ok())
     throw SetupError(
@@ -101,6 +119,23 @@ SandboxReward::SandboxReward(std::string code, sandbox::WorkerConfig config) : c
   if (!defined.ok()) throw reward_error(defined);
   if (!defined.value->is<bool>() || !defined.value->as_bool())
     throw RewardError(ErrorKind::kBadInput, kNoComputeReward);
+}
+
+RewardSandbox::RewardSandbox(sandbox::WorkerConfig config) : worker_(reward_worker(std::move(config))) {}
+
+RewardSandbox::~RewardSandbox() = default;
+
+SandboxReward& RewardSandbox::program(const std::string& code) {
+  if (current_ != nullptr && current_->code() == code) return *current_;
+  if (current_ != nullptr || loads_ > 0) worker_->restart();  // another program: a fresh process
+  current_.reset();
+  ++loads_;
+  current_ = std::make_unique<SandboxReward>(code, worker_);
+  return *current_;
+}
+
+int RewardSandbox::worker_starts() const {
+  return worker_->starts();
 }
 
 SandboxReward::~SandboxReward() = default;

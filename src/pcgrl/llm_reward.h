@@ -66,6 +66,9 @@ class SandboxReward {
   // RewardError when the code does not load (syntax or import error, an exception at top level)
   // or defines no compute_reward; SetupError when no sandbox can run here (sandbox/isolation.h).
   SandboxReward(std::string code, sandbox::WorkerConfig config = default_reward_worker_config());
+  // Loads `code` into `worker` (started with the jax stand-in preloaded: RewardSandbox), replacing
+  // the module loaded there before. Throws as above.
+  SandboxReward(std::string code, std::shared_ptr<sandbox::Worker> worker);
   ~SandboxReward();
   SandboxReward(SandboxReward&&) noexcept;
   SandboxReward& operator=(SandboxReward&&) noexcept;
@@ -80,8 +83,41 @@ class SandboxReward {
   const std::string& code() const { return code_; }
 
  private:
+  void load();
+
   std::string code_;
-  std::unique_ptr<sandbox::Worker> worker_;
+  std::shared_ptr<sandbox::Worker> worker_;
+};
+
+// One refine node's reward programs (issue 24, item 3: load once per node and worker). A node
+// validates a program (a 100-step rollout), runs its self-alignment rollout or trains on it, and
+// each use used to start a worker and load the program again (2 + 2 x rounds loads per node, 12
+// with the official 5 rounds). Here a program is loaded once and kept for every later use of the
+// same code in the node: its load is its own stage, with the load timeout (load_timeout_s) and its
+// own error (RewardError, kind timeout or bad-input, named as the load). Another program (a fixed
+// or aligned code) gets a fresh worker process first, so no state passes between two programs,
+// and a node makes a new RewardSandbox, so nothing passes from one node to the next. Within a
+// node, a program's later uses see what its earlier ones left in the interpreter (a reward is a
+// function of the maps; module state is its own business).
+class RewardSandbox {
+ public:
+  explicit RewardSandbox(sandbox::WorkerConfig config = default_reward_worker_config());
+  ~RewardSandbox();
+  RewardSandbox(const RewardSandbox&) = delete;
+  RewardSandbox& operator=(const RewardSandbox&) = delete;
+
+  // The program `code`, loaded unless it is the one loaded now. Throws RewardError when it does not
+  // load, SetupError when no sandbox can run here. The reference is valid until the next call.
+  SandboxReward& program(const std::string& code);
+  // Programs loaded so far (each one once).
+  int loads() const { return loads_; }
+  // The worker's process starts so far (one per program, and replacements after a failure).
+  int worker_starts() const;
+
+ private:
+  std::shared_ptr<sandbox::Worker> worker_;
+  std::unique_ptr<SandboxReward> current_;
+  int loads_ = 0;
 };
 
 // The rewards of one step of a BatchedDungeon as training computes them (train_ppo and

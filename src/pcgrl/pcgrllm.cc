@@ -207,9 +207,20 @@ class Loop {
     if (context.contains("auxiliary")) n["auxiliary"] = OrderedJson::parse(context["auxiliary"].dump());
   }
 
-  SandboxReward load_reward(const std::string& code) const {
+  // The node's reward programs, one worker for the node (RewardSandbox: each program loaded once,
+  // a fresh one for the next node).
+  RewardSandbox& node_rewards(int it) const {
+    if (rewards_ == nullptr || rewards_node_ != it) {
+      rewards_.reset();
+      rewards_ = std::make_unique<RewardSandbox>(o_.worker);
+      rewards_node_ = it;
+    }
+    return *rewards_;
+  }
+
+  SandboxReward& load_reward(const std::string& code, int it) const {
     try {
-      return SandboxReward(code, o_.worker);
+      return node_rewards(it).program(code);
     } catch (const RewardError& e) {
       throw step_error(e, "the reward does not load");
     }
@@ -217,13 +228,13 @@ class Loop {
 
   // The official validation of a new code: a 100-step random rollout over the training
   // environments. RewardError goes back to the LLM; SetupError (no sandbox) stops the run.
-  void validate(const std::string& code) const {
-    SandboxReward reward(code, o_.worker);
+  void validate(const std::string& code, int it) const {
+    SandboxReward& reward = node_rewards(it).program(code);
     validate_reward(reward.as_batch_reward(), env_, o_.train.n_envs, o_.train.seed);
   }
 
-  std::function<void(const std::string&)> validator() const {
-    return [this](const std::string& code) { validate(code); };
+  std::function<void(const std::string&)> validator(int it) const {
+    return [this, it](const std::string& code) { validate(code, it); };
   }
 
   std::string generate(const refine::GenerateRequest& r) {
@@ -237,7 +248,7 @@ class Loop {
                                           r.iterations, r.parent->id)
                             : fmt::format("node {}/{}: generating a reward", r.iteration, r.iterations));
     const GenerationResult g = generate_reward(completer_, o_.llm, prompts_, scenario_, r, generation_,
-                                               validator(), calls(r.iteration, "generate"));
+                                               validator(r.iteration), calls(r.iteration, "generate"));
     files_.write(r.iteration, "reward.py", g.code + "\n");
     files_.write(r.iteration, "generation.json",
                  OrderedJson{{"trials", g.trials}, {"fixes", g.fixes}, {"errors", g.errors}}.dump(2) + "\n");
@@ -251,7 +262,7 @@ class Loop {
     files_.discard();
     RolloutRewards stats;
     {
-      SandboxReward reward = load_reward(code);
+      SandboxReward& reward = load_reward(code, it);
       try {
         stats =
             random_rollout(reward.as_batch_reward(), env_, o_.train.n_envs, kAlignmentSteps, o_.train.seed,
@@ -273,7 +284,7 @@ class Loop {
                      "\n");
     log(fmt::format("node {}: alignment {}/{}: {}", it, round, o_.self_alignment, line));
     const GenerationResult g = align_reward(completer_, o_.llm, prompts_, scenario_, code, line, generation_,
-                                            validator(), calls(it, step));
+                                            validator(it), calls(it, step));
     files_.write(it, fmt::format("alignment/round_{}.py", round), g.code + "\n");
     files_.commit(it, step);
     return g.code;
@@ -283,7 +294,7 @@ class Loop {
     const fs::path dir = node_dir(o_.out, it);
     files_.discard();
     files_.write(it, "reward_final.py", code + "\n");
-    SandboxReward reward = load_reward(code);
+    SandboxReward& reward = load_reward(code, it);
     TrainConfig config = o_.train;
     config.reward = reward.as_batch_reward();
     log(fmt::format("node {}: training {} environment steps", it, config.total_steps));
@@ -372,6 +383,8 @@ class Loop {
   EnvConfig env_;
   NodeFiles files_;
   mutable std::atomic<int> requests_{0};  // requests the step running sent so far (RefineSteps::requests)
+  mutable std::unique_ptr<RewardSandbox> rewards_;  // the node rewards_node_'s reward programs
+  mutable int rewards_node_ = 0;
 };
 
 }  // namespace

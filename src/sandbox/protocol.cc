@@ -223,6 +223,30 @@ std::string encode_frame(uint8_t code, const Value& value) {
   return frame;
 }
 
+std::string encode_call_frame(const std::string& function, const List& args, const Dict& kwargs) {
+  PCGLAB_CHECK(args.size() <= UINT32_MAX && kwargs.size() <= UINT32_MAX) << "too many arguments";
+  std::string frame;
+  put<uint32_t>(frame, kMagic);
+  frame += static_cast<char>(Op::kCall);
+  frame.append(3, '\0');
+  put<uint64_t>(frame, 0);  // the payload's size, written below
+  frame += 'l';
+  put<uint32_t>(frame, 3);
+  encode(Value(function), frame, kHeaderSize, 1);
+  frame += 'l';
+  put<uint32_t>(frame, static_cast<uint32_t>(args.size()));
+  for (const Value& v : args) encode(v, frame, kHeaderSize, 2);
+  frame += 'd';
+  put<uint32_t>(frame, static_cast<uint32_t>(kwargs.size()));
+  for (const auto& [k, x] : kwargs) {
+    encode(Value(k), frame, kHeaderSize, 2);
+    encode(x, frame, kHeaderSize, 2);
+  }
+  const uint64_t size = frame.size() - kHeaderSize;
+  std::memcpy(frame.data() + 8, &size, sizeof size);
+  return frame;
+}
+
 std::string encode_map_frame(const std::string& function, const std::vector<List>& arg_lists) {
   std::string payload = "l";
   put<uint32_t>(payload, 2);

@@ -1,4 +1,4 @@
-// The wire format between pcglab and a sandbox worker (its Python side is worker_script.cc).
+// The wire format between pcglab and a sandbox worker (its Python side is src/sandbox/python/worker.py).
 //
 // The protocol runs on its own file descriptors (3: requests into the worker, 4: replies out), never
 // on stdin/stdout, so whatever the generated code prints cannot be mistaken for a reply. Each
@@ -55,6 +55,9 @@ struct FrameHeader {
 
 // A whole message: header and encoded value.
 std::string encode_frame(uint8_t code, const Value& value);
+// The call request [function, args, kwargs], the same bytes as encode_frame(kCall, List{...}),
+// without copying the arguments into one Value or the payload into the frame.
+std::string encode_call_frame(const std::string& function, const List& args, const Dict& kwargs);
 // The map request [function, [args...]] without copying the argument lists into one Value.
 std::string encode_map_frame(const std::string& function, const std::vector<List>& arg_lists);
 // Appends the encoding of `value` (positions for array padding count from the start of `out`,

@@ -337,6 +337,9 @@ Reply Worker::wait_ready() {
 Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::time_point start) {
   const Limits& l = config_.limits;
   char header[kHeaderSize];
+  // The reply is seldom there yet: wait first, then read (a read that finds nothing costs a system
+  // call per request). When the wait times out, recv_exact reads once more and reports the timeout.
+  wait_fd(socket_, POLLIN, deadline);
   IoStatus io = recv_exact(socket_, header, kHeaderSize, deadline);
   std::string payload;
   FrameHeader h;
@@ -475,6 +478,9 @@ Reply Worker::request_frame(const std::string& frame, double timeout_s, const ch
   Reply ready = wait_ready();
   if (!ready.ok()) return ready;
   if (loaded_ && !module_present_ && !is_load) {
+    ++loads_;
+    log_debug("sandbox: loading {} again in a fresh worker ({} bytes)", loaded_->filename,
+              loaded_->source.size());
     Reply reload = exchange(static_cast<uint8_t>(Op::kLoad), List{loaded_->filename, loaded_->source},
                             config_.limits.load_timeout_s, "load");
     if (!reload.ok()) {
@@ -494,6 +500,8 @@ Reply Worker::load(const std::string& filename_in, const std::string& source) {
   if (!is_valid_utf8(source))
     return failed(ErrorKind::kBadInput, "syntax",
                   fmt::format("SyntaxError: {} is not valid UTF-8 (Python source is UTF-8)", filename));
+  ++loads_;
+  log_debug("sandbox: loading {} ({} bytes)", filename, source.size());
   Reply r =
       request(static_cast<uint8_t>(Op::kLoad), List{filename, source}, config_.limits.load_timeout_s, "load");
   if (r.ok()) {
@@ -504,8 +512,7 @@ Reply Worker::load(const std::string& filename_in, const std::string& source) {
 }
 
 Reply Worker::call(const std::string& function, const List& args, const Dict& kwargs) {
-  return request(static_cast<uint8_t>(Op::kCall), List{function, args, kwargs}, config_.limits.call_timeout_s,
-                 "call");
+  return request_frame(encode_call_frame(function, args, kwargs), config_.limits.call_timeout_s, "call");
 }
 
 namespace {

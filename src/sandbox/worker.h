@@ -53,6 +53,9 @@ class Worker {
   // by a zygote (that worker is killed by closing its status socket).
   pid_t pid() const { return pid_; }
   int starts() const { return starts_; }  // processes started so far (1 + replacements)
+  // Load requests sent so far: load() and the loads again in a replacement (each is logged at debug
+  // level, "sandbox: loading FILE").
+  int loads() const { return loads_; }
 
  private:
   struct Loaded {
@@ -84,6 +87,7 @@ class Worker {
   std::string init_frame_;  // the init request, queued at spawn
   size_t init_sent_ = 0;
   int starts_ = 0;
+  int loads_ = 0;
   std::optional<Loaded> loaded_;  // what was loaded, to load again after a replacement
   bool module_present_ = false;   // the running process has `loaded_` loaded
 };

@@ -1,4 +1,5 @@
-// The Python program the sandbox worker runs (worker_script.cc): pcglab's own protocol loop.
+// The Python program the sandbox worker runs: pcglab's own protocol loop and zygote,
+// src/sandbox/python/worker.py, embedded at build time (worker_script.cc).
 #pragma once
 
 namespace pcglab::sandbox {

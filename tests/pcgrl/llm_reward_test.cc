@@ -232,6 +232,49 @@ TEST(SandboxReward, CodeThatDoesNotLoadOrDefinesNoComputeReward) {
   expect_next_reward_works();
 }
 
+// A node's programs (RewardSandbox): a program is loaded once and kept, with its state, for every
+// later use of the same code; another program gets a fresh worker first, in which nothing of the
+// first is left (module state, builtins, /tmp); a load that hangs is the load's timeout.
+TEST(RewardSandbox, LoadsEachProgramOnceAndAFreshWorkerForTheNext) {
+  PCGLAB_REQUIRE_SANDBOX();
+  const std::string a =
+      "import builtins\n"
+      "builtins.pcglab_left_behind = 'by program a'\n"
+      "open('/tmp/left-behind', 'w').write('by program a')\n"
+      "calls = [0]\n"
+      "def compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n"
+      "    calls[0] += 1\n"
+      "    return float(calls[0])\n";
+  const std::string b =
+      "import builtins, os\n"
+      "if hasattr(builtins, 'pcglab_left_behind') or os.path.exists('/tmp/left-behind'):\n"
+      "    raise RuntimeError('program a left state behind')\n"
+      "def compute_reward(prev_array, prev_stats, curr_array, curr_stats):\n"
+      "    return 0.5\n";
+  const std::vector<Map> maps = random_maps(1, 7);
+  RewardSandbox node(test_config());
+  SandboxReward& first = node.program(a);
+  EXPECT_EQ(first.compute(maps, maps), std::vector<float>{1});
+  SandboxReward& again = node.program(a);  // the validation's program, used by the rollout
+  EXPECT_EQ(&again, &first);
+  EXPECT_EQ(again.compute(maps, maps), std::vector<float>{2});  // not loaded again: its state is kept
+  EXPECT_EQ(node.loads(), 1);
+  const int starts = node.worker_starts();
+  EXPECT_EQ(node.program(b).compute(maps, maps), std::vector<float>{0.5f});
+  EXPECT_EQ(node.loads(), 2);
+  EXPECT_EQ(node.worker_starts(), starts + 1);
+  EXPECT_EQ(node.program(a).compute(maps, maps), std::vector<float>{1});  // loaded afresh
+  EXPECT_EQ(node.loads(), 3);
+  try {
+    node.program("while True:\n    pass\n");
+    ADD_FAILURE() << "a load that never ends loaded";
+  } catch (const RewardError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kTimeout);
+    EXPECT_THAT(e.what(), HasSubstr("the load did not finish within its load timeout of 3 s"));
+  }
+  EXPECT_EQ(node.program(b).compute(maps, maps), std::vector<float>{0.5f});
+}
+
 TEST(SandboxReward, UnsupportedJaxFunctionIsNamed) {
   PCGLAB_REQUIRE_SANDBOX();
   const RewardError e = error_of(

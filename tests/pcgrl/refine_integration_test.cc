@@ -624,5 +624,61 @@ TEST(RefineCli, BadSettingsAreRefusedBeforeAnything) {
   EXPECT_NE(help.out.find("30 minutes"), std::string::npos);
 }
 
+// Issue 24, item 3: a node loads each reward program once (RewardSandbox): the generated code is
+// validated and then used by the alignment rollout without loading it again, the aligned code is
+// validated and then trained on likewise. Counted from the sandbox's debug log ("sandbox: loading
+// reward.py"); loading again for every use gave 4 loads per node here (12 with 5 alignment rounds).
+TEST(RefineSandbox, EachRewardProgramIsLoadedOncePerNode) {
+  REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string&, int index) { return valid_reply(index); });
+  testing::TempDir dir;
+  auto env = server_env(server);
+  env["PCGLAB_LOG_LEVEL"] = "debug";
+  const auto r = testing::run_pcglab(
+      refine_args(dir / "out", "cot", 2, {"--self-alignment", "1", "--feedback", "off"}), env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto count = [&r](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = r.err.find(needle); at != std::string::npos; at = r.err.find(needle, at + 1)) ++n;
+    return n;
+  };
+  // Per node: the generated code (validation, alignment rollout) and the aligned code (validation,
+  // training), two distinct programs (valid_reply's weights differ per request).
+  EXPECT_EQ(server.request_count(), 4u);
+  EXPECT_EQ(count("sandbox: loading reward.py ("), 4u) << r.err;
+  EXPECT_EQ(count("sandbox: loading reward.py again"), 0u) << r.err;
+}
+
+// Nothing a node's program leaves behind reaches the next node: the same program in two nodes sees
+// neither the first node's module state (its call count would pass 150: at most 100 validation and
+// 32 training calls per node) nor its /tmp.
+TEST(RefineSandbox, ASecondNodeCannotSeeStateAFirstNodesProgramLeft) {
+  REQUIRE_SANDBOX();
+  const std::string code =
+      "import os\n"
+      "import jax.numpy as jnp\n"
+      "if os.path.exists('/tmp/pcglab-node-state'):\n"
+      "    raise RuntimeError('found /tmp/pcglab-node-state: ' + open('/tmp/pcglab-node-state').read())\n"
+      "with open('/tmp/pcglab-node-state', 'w') as f:\n"
+      "    f.write('left by a program loaded before')\n"
+      "calls = [0]\n\n"
+      "def compute_reward(prev_array, unused3, curr_array, unused4):\n"
+      "    calls[0] += 1\n"
+      "    if calls[0] > 150:\n"
+      "        raise RuntimeError('call %d: module state of an earlier node' % calls[0])\n"
+      "    return jnp.sum(curr_array == 4) * 0.1\n";
+  FakeOpenAiServer server;
+  server.set_responder([&code](const std::string&, int) { return reply(200, "", fenced(code)); });
+  testing::TempDir dir;
+  const auto r = testing::run_pcglab(
+      refine_args(dir / "out", "cot", 2, {"--self-alignment", "0", "--feedback", "off"}), server_env(server));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(server.request_count(), 2u);
+  const Json graph = read_json_file(dir / "out/graph.json");
+  ASSERT_EQ(graph["nodes"].size(), 2u);
+  for (const Json& n : graph["nodes"]) EXPECT_FALSE(n.contains("error")) << n.dump(2);
+}
+
 }  // namespace
 }  // namespace pcglab

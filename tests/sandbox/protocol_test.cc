@@ -104,6 +104,43 @@ TEST(SandboxProtocol, RoundTripsEveryValueType) {
   EXPECT_EQ(to_json_text(decode_payload(payload)), dump_json(to_json(strings)));
 }
 
+// The same value and bytes as GOLDEN_HEX in tests/sandbox/worker_script_test.py, which checks the
+// worker's Python encoder and decoder against them: the two sides agree on the wire format.
+TEST(SandboxProtocol, EncodesTheBytesTheWorkersTestsExpect) {
+  const Value golden =
+      List{"f", List{int64_t{1}, 2.5, "\xc3\xa9", Value(), true, false}, Dict{{"k", int64_t{-1}}}};
+  std::string bytes;
+  encode_value(golden, bytes);
+  std::string hex;
+  for (unsigned char c : bytes) hex += fmt::format("{:02x}", c);
+  EXPECT_EQ(hex,
+            "6c03000000"
+            "730100000000000000"
+            "66"
+            "6c06000000"
+            "690100000000000000"
+            "660000000000000440"
+            "730200000000000000c3a9"
+            "4e"
+            "54"
+            "46"
+            "6401000000"
+            "730100000000000000"
+            "6b"
+            "69ffffffffffffffff");
+  EXPECT_EQ(decode_payload(bytes).to_value(), golden);
+}
+
+TEST(SandboxProtocol, ACallFrameIsTheFrameOfItsList) {
+  const List args{int64_t{1}, make_array<int8_t>({3}, {1, 2, 3}), "x",
+                  make_array<double>({2, 1}, {0.5, 1.5})};
+  const Dict kwargs{{"k", make_array<int16_t>({1}, {7})}, {"w", 2.5}};
+  EXPECT_EQ(encode_call_frame("f", args, kwargs),
+            encode_frame(static_cast<uint8_t>(Op::kCall), List{"f", args, kwargs}));
+  EXPECT_EQ(encode_call_frame("g", {}, {}),
+            encode_frame(static_cast<uint8_t>(Op::kCall), List{"g", List{}, Dict{}}));
+}
+
 TEST(SandboxProtocol, DecodedValuesReadEveryType) {
   std::string payload;
   encode_value(sample_value(), payload);
