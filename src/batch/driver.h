@@ -61,7 +61,7 @@
 #include <vector>
 
 #include "batch/shard.h"
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "core/thread_pool.h"
 
 namespace pcglab {

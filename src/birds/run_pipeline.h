@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "batch/shard.h"
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "llm/chat_client.h"
 #include "llm/completer.h"
 #include "llm/prompt.h"

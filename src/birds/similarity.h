@@ -27,7 +27,7 @@
 
 #include "batch/driver.h"
 #include "birds/letters/letter_classifier.h"
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 
 namespace pcglab::birds {
 

@@ -15,7 +15,7 @@
 #include "batch/driver.h"
 #include "birds/capture.h"
 #include "birds/stability.h"
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "core/json.h"
 
 namespace pcglab::birds {

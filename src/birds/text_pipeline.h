@@ -12,7 +12,7 @@
 #include "batch/driver.h"
 #include "birds/competition_layout.h"
 #include "birds/converter.h"
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 
 namespace pcglab::birds {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "pcgrl/dungeon.h"
 #include "sandbox/config.h"
 
@@ -26,7 +26,7 @@ class Worker;
 
 namespace pcglab::pcgrl {
 
-// A reward that could not be loaded or computed: an item failure (core/item_outcome.h) with the
+// A reward that could not be loaded or computed: an item failure (core/error_kind.h) with the
 // sandbox's details. kind: as the sandbox reports it (kBadInput for the code's own errors: syntax,
 // an exception, an unsupported jax function, a NaN reward; kTimeout, kLimit, kCrash for the limits
 // it hit). message: one line naming the cause; traceback: Python's, in the generated code's own

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "pcgrl/dungeon.h"
 #include "pcgrl/llm_reward.h"
 #include "pcgrl/ppo.h"

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "core/json.h"
 #include "refine/thought_graph.h"
 
@@ -65,7 +65,7 @@ struct Evaluation {
 
 // A step that revises the node's artifact before evaluation (run in list order after generate,
 // while the node is usable); returns the new artifact. A step fails by throwing ItemFailure
-// (core/item_outcome.h) with its kind.
+// (core/error_kind.h) with its kind.
 struct Revision {
   std::string name;  // unique among the revisions; part of the step's key (node/0003/<name>)
   std::function<std::string(const std::string& artifact, int iteration)> run;

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "core/json.h"
 #include "sandbox/decoded_value.h"
 #include "sandbox/value.h"

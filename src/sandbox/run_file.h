@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "sandbox/config.h"
 #include "sandbox/value.h"
 

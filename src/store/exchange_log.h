@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "core/error_kind.h"
 #include "store/sqlite.h"
 
 namespace pcglab::store {

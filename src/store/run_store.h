@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "core/error_kind.h"
 #include "store/sqlite.h"
 
 namespace pcglab::store {
 
-using pcglab::ItemStatus;  // one status for every item (core/item_outcome.h)
+using pcglab::ItemStatus;  // one status for every item (core/error_kind.h)
 using pcglab::status_name;
 
 struct RunItem {

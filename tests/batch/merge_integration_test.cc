@@ -12,7 +12,7 @@
 
 #include "batch/shard.h"
 #include "core/files.h"
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "core/json.h"
 #include "store/run_store.h"
 #include "testing/testing.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "core/json.h"
 #include "store/run_store.h"
 

@@ -3,7 +3,7 @@
 // of earlier versions alike.
 #include <gtest/gtest.h>
 
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 #include "store/run_store.h"
 #include "store/sqlite.h"
 #include "testing/testing.h"

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 
 namespace pcglab::birds {
 
-// Why a trial produced no (or no scored) level is a failed ItemOutcome (core/item_outcome.h), as
+// Why a trial produced no (or no scored) level is a failed ItemOutcome (batch/item_outcome.h), as
 // every birds stage makes it: key "<team>/<C>/<stem>", the kind, the message the stage recorded
 // (official message and detail), and metadata {"stage" ("run", "convert", "simulate", "classify"),
 // "team", "character", "trial" (the stem, e.g. "team_A_3"), "number" (the trial number, -1 when

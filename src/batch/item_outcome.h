@@ -14,41 +14,17 @@
 //   batch driver; kept in its store, never in logs/<stage>.json, so that a resumed run writes the
 //   same log bytes as a fresh one). 0 when unknown.
 //
-// ItemFailure is the one exception that carries an item's failure out of code deep inside the
-// item's work (a reward that raised, an LLM step that got no usable reply): exactly an outcome's
-// kind and message, so the error has one form from where it is made to the report.
+// The kinds (ErrorKind, ItemStatus) and the exception that carries a failure (ItemFailure) are
+// core/error_kind.h.
 #pragma once
 
-#include <optional>
-#include <stdexcept>
 #include <string>
-#include <string_view>
 
-#include "core/check.h"
+#include "core/error_kind.h"
 #include "core/json.h"
 #include "core/result.h"
 
 namespace pcglab {
-
-enum class ItemStatus { kPending, kOk, kError };
-
-enum class ErrorKind {
-  kNone,       // not an error
-  kBadInput,   // the item's input is malformed, unreadable, or refused by the domain's rules
-  kNoOutput,   // the input was read but yields nothing to evaluate (e.g. no code in a response)
-  kTimeout,    // a wall-clock limit (a call, a request, a simulation)
-  kLimit,      // a resource limit: memory, output size, CPU seconds
-  kCrash,      // the code that ran the item died (sandboxed worker, signal)
-  kLlm,        // the LLM service failed (HTTP error after retries, empty reply, refusal)
-  kEvaluator,  // the evaluator (simulator, classifier, accuracy) could not score the item
-  kIo,         // the item's outputs could not be written
-  kInternal,   // a bug in pcglab (a broken invariant)
-};
-
-const char* status_name(ItemStatus status);  // "pending", "ok", "error"
-std::optional<ItemStatus> parse_item_status(std::string_view name);
-const char* error_kind_name(ErrorKind kind);  // "bad-input", "no-output", "timeout", ...
-std::optional<ErrorKind> parse_error_kind(std::string_view name);
 
 struct ItemOutcome {
   std::string key;
@@ -76,18 +52,6 @@ struct ItemOutcome {
   static ItemOutcome from_json(const Json& j);  // throws InputError on a malformed object
   // The same, keeping the metadata's key order (what the batch driver stores and logs).
   static ItemOutcome from_json(const OrderedJson& j);
-};
-
-// An item's failure with its kind, thrown inside the item's work: the item boundary
-// (core/item_boundary.h, batch::Driver) makes it the item's outcome, this kind and this message
-// (as an InputError's message: as it is). Every track throws this one type; none defines its own.
-class ItemFailure : public InputError {
- public:
-  ItemFailure(ErrorKind kind, const std::string& message) : InputError(message), kind_(kind) {}
-  ErrorKind kind() const { return kind_; }
-
- private:
-  ErrorKind kind_;
 };
 
 }  // namespace pcglab

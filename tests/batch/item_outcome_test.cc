@@ -1,4 +1,4 @@
-#include "core/item_outcome.h"
+#include "batch/item_outcome.h"
 
 #include <gtest/gtest.h>
 
