@@ -60,8 +60,8 @@
 #include <string_view>
 #include <vector>
 
-#include "batch/shard.h"
 #include "batch/item_outcome.h"
+#include "batch/shard.h"
 #include "core/thread_pool.h"
 
 namespace pcglab {

@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "batch/shard.h"
 #include "batch/item_outcome.h"
+#include "batch/shard.h"
 #include "llm/chat_client.h"
 #include "llm/completer.h"
 #include "llm/prompt.h"

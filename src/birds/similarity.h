@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "batch/driver.h"
-#include "birds/letters/letter_classifier.h"
 #include "batch/item_outcome.h"
+#include "birds/letters/letter_classifier.h"
 
 namespace pcglab::birds {
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "batch/driver.h"
+#include "batch/item_outcome.h"
 #include "birds/capture.h"
 #include "birds/stability.h"
-#include "batch/item_outcome.h"
 #include "core/json.h"
 
 namespace pcglab::birds {

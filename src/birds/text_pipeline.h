@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "batch/driver.h"
+#include "batch/item_outcome.h"
 #include "birds/competition_layout.h"
 #include "birds/converter.h"
-#include "batch/item_outcome.h"
 
 namespace pcglab::birds {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "batch/shard.h"
 #include "batch/item_outcome.h"
+#include "batch/shard.h"
 #include "core/thread_pool.h"
 
 namespace pcglab::pcgrl {

@@ -62,6 +62,25 @@ std::string format_number(double value, int decimals) {
   return fmt::format("{:.{}f}", value, decimals);
 }
 
+namespace {
+
+// A chart's title (when any) and its five horizontal grid lines with their tick labels, left of the
+// plot: what the bar and line charts share.
+void append_title_and_grid(std::string& svg, const std::string& title, int left, int top, int plot_w,
+                           int plot_h, const std::vector<std::string>& ticks) {
+  if (!title.empty())
+    svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"chart-title\">{}</text>", left, escape_html(title));
+  for (int tick = 0; tick <= 4; ++tick) {
+    const double y = top + plot_h - plot_h * tick / 4.0;
+    svg += fmt::format(
+        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>",
+        left, y, left + plot_w, y, left - 6, y + 4, ticks[tick]);
+  }
+}
+
+}  // namespace
+
 std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vector<double>& values,
                           const BarChartOptions& options) {
   PCGLAB_CHECK(labels.size() == values.size()) << labels.size() << " labels, " << values.size() << " values";
@@ -93,17 +112,7 @@ std::string svg_bar_chart(const std::vector<std::string>& labels, const std::vec
       "{}\" "
       "role=\"img\" aria-label=\"{}\">",
       options.width, options.height, options.width, options.height, escape_html(options.title));
-  if (!options.title.empty()) {
-    svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"chart-title\">{}</text>", left,
-                       escape_html(options.title));
-  }
-  for (int tick = 0; tick <= 4; ++tick) {
-    const double y = top + plot_h - plot_h * tick / 4.0;
-    svg += fmt::format(
-        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>"
-        "<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>",
-        left, y, left + plot_w, y, left - 6, y + 4, ticks[tick]);
-  }
+  append_title_and_grid(svg, options.title, left, top, plot_w, plot_h, ticks);
   for (size_t i = 0; i < labels.size(); ++i) {
     const double v = std::isfinite(values[i]) ? std::clamp(values[i], 0.0, max_value) : 0.0;
     const double h = plot_h * v / max_value;
@@ -175,16 +184,7 @@ std::string svg_line_chart(const std::vector<LineSeries>& series, const LineChar
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart line-chart\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\">",
       options.width, options.height, escape_html(options.title));
-  if (!options.title.empty())
-    svg += fmt::format("<text x=\"{}\" y=\"20\" class=\"chart-title\">{}</text>", left,
-                       escape_html(options.title));
-  for (int tick = 0; tick <= 4; ++tick) {
-    const double y = top + plot_h - plot_h * tick / 4.0;
-    svg += fmt::format(
-        "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>"
-        "<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>",
-        left, y, left + plot_w, y, left - 6, y + 4, ticks[tick]);
-  }
+  append_title_and_grid(svg, options.title, left, top, plot_w, plot_h, ticks);
   const int axis_y = top + plot_h + 16;
   svg += fmt::format(
       "<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"start\">{}</text>"

@@ -10,9 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include "batch/item_outcome.h"
 #include "batch/shard.h"
 #include "core/files.h"
-#include "batch/item_outcome.h"
 #include "core/json.h"
 #include "store/run_store.h"
 #include "testing/testing.h"
