@@ -75,6 +75,23 @@ fs::path deletable(const fs::path& root, const std::string& stored, const std::s
   return {};
 }
 
+// Whether every file a stored outcome recorded (its row's "outputs", stored paths) still exists.
+bool stored_outputs_exist(const fs::path& root, const std::string& outputs_json) {
+  for (const Json& p : Json::parse(outputs_json))
+    if (!fs::exists(resolve(root, p.get<std::string>()))) return false;
+  return true;
+}
+
+// The item's files that exist now, as the stored paths of its row ("outputs", JSON).
+std::string written_outputs(const fs::path& root, const Item& item) {
+  Json written = Json::array();
+  for (const fs::path& out : item.outputs) {
+    std::error_code ec;
+    if (fs::exists(out, ec)) written.push_back(stored_path(root, out));
+  }
+  return dump_json(written);
+}
+
 // Errors that the same inputs would give again: reused like ok outcomes. Others (a timeout, a
 // crash, an I/O error, a bug) are tried again.
 bool reusable(const ItemOutcome& o) {
@@ -350,8 +367,7 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
     if (reuse) {
       try {
         ItemOutcome o = ItemOutcome::from_json(OrderedJson::parse(row->outcome));
-        for (const Json& p : Json::parse(row->outputs))
-          if (!fs::exists(resolve(root_, p.get<std::string>()))) reuse = false;
+        if (!stored_outputs_exist(root_, row->outputs)) reuse = false;
         if (reuse && reusable(o)) {
           if (kept)
             log_warn("{}: the inputs of {} cannot be read from here; the result its shard finished is kept",
@@ -390,14 +406,9 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
     o.key = item.key;
     o = normalized(o);
     o.seconds = seconds;
-    Json written = Json::array();
-    for (const fs::path& out : item.outputs) {
-      std::error_code ec;
-      if (fs::exists(out, ec)) written.push_back(stored_path(root_, out));
-    }
     if (store_)
       store_->put_outcome(
-          {spec.name, item.key, item.hash, dump_json(written), dump_json(o.to_stored_json())});
+          {spec.name, item.key, item.hash, written_outputs(root_, item), dump_json(o.to_stored_json())});
     bar.advance(o.ok());
     std::lock_guard lock(mutex);
     outcomes[i] = std::move(o);
@@ -487,9 +498,7 @@ ChainStep Driver::Chain::step(const Item& item,
   if (row) {
     try {
       ItemOutcome o = ItemOutcome::from_json(OrderedJson::parse(row->outcome));
-      bool files = true;
-      for (const Json& p : Json::parse(row->outputs))
-        if (!fs::exists(resolve(d.root_, p.get<std::string>()))) files = false;
+      const bool files = stored_outputs_exist(d.root_, row->outputs);
       if (o.ok() && files && !d.options_.force && !item.hash.empty() && row->hash == item.hash) {
         o.key = item.key;
         result.outcome = std::move(o);
@@ -512,13 +521,9 @@ ChainStep Driver::Chain::step(const Item& item,
   o.key = item.key;
   o = normalized(o);
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  Json written = Json::array();
-  for (const fs::path& out : item.outputs) {
-    std::error_code ec;
-    if (fs::exists(out, ec)) written.push_back(stored_path(d.root_, out));
-  }
   if (d.store_)
-    d.store_->put_outcome({stage_, item.key, item.hash, dump_json(written), dump_json(o.to_stored_json())});
+    d.store_->put_outcome(
+        {stage_, item.key, item.hash, written_outputs(d.root_, item), dump_json(o.to_stored_json())});
   bar_->advance(o.ok());
   result.outcome = std::move(o);
   return result;

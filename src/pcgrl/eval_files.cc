@@ -13,6 +13,12 @@
 
 namespace pcglab::pcgrl {
 
+OrderedJson level_evaluation_json(const LevelEvaluation& ev) {
+  return {{"solutions", ev.solutions},    {"bats", ev.encountered[0]}, {"scorpions", ev.encountered[1]},
+          {"spiders", ev.encountered[2]}, {"playable", ev.playable},   {"path_length", ev.path_length},
+          {"solvable", ev.solvable},      {"accuracy", ev.accuracy}};
+}
+
 ItemOutcome evaluate_level_file(const std::string& path, const std::array<bool, 3>& scenario) {
   // An unreadable or malformed file is its error (the reader's message names the file and line).
   auto parsed = run_item("", [&] { return parse_levels(read_file(path), path); });
@@ -20,14 +26,7 @@ ItemOutcome evaluate_level_file(const std::string& path, const std::array<bool, 
   OrderedJson levels = OrderedJson::array();
   for (const Map& level : parsed.value()) {
     const LevelEvaluation ev = evaluate_level(level, scenario);
-    levels.push_back({{"solutions", ev.solutions},
-                      {"bats", ev.encountered[0]},
-                      {"scorpions", ev.encountered[1]},
-                      {"spiders", ev.encountered[2]},
-                      {"playable", ev.playable},
-                      {"path_length", ev.path_length},
-                      {"solvable", ev.solvable},
-                      {"accuracy", ev.accuracy}});
+    levels.push_back(level_evaluation_json(ev));
   }
   return ItemOutcome::success("", {{"levels", std::move(levels)}});
 }

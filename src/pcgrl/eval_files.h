@@ -13,6 +13,7 @@
 #include "batch/item_outcome.h"
 #include "batch/shard.h"
 #include "core/thread_pool.h"
+#include "pcgrl/accuracy.h"
 
 namespace pcglab::pcgrl {
 
@@ -45,6 +46,11 @@ struct EvalFilesRun {
 // playable, path_length, solvable, accuracy}]}; an unreadable or malformed file is its error
 // (ErrorKind::kBadInput, naming the file and line).
 ItemOutcome evaluate_level_file(const std::string& path, const std::array<bool, 3>& scenario);
+
+// One level's evaluation as the JSON both `pcgrl eval` (its outcome's "levels") and `pcgrl refine`
+// (a node's evaluation.json "levels", after the level's number) write: solutions, bats, scorpions,
+// spiders, playable, path_length, solvable, accuracy, in that order.
+OrderedJson level_evaluation_json(const LevelEvaluation& ev);
 
 // The levels of an outcome of evaluate_level_file.
 std::vector<EvaluatedLevel> evaluated_levels(const ItemOutcome& outcome);

@@ -13,6 +13,7 @@
 #include "core/image.h"
 #include "core/thread_pool.h"
 #include "nn/torch_runtime.h"
+#include "pcgrl/eval_files.h"
 #include "pcgrl/level_picture.h"
 #include "store/run_store.h"
 
@@ -319,15 +320,9 @@ class Loop {
       write_png(dir / "levels" / fmt::format("level_{:03}.png", i), level_picture(map));
       const LevelEvaluation e = evaluate_level(map, scenario_.important);
       evaluations.push_back(e);
-      per_level.push_back({{"level", i},
-                           {"solutions", e.solutions},
-                           {"bats", e.encountered[0]},
-                           {"scorpions", e.encountered[1]},
-                           {"spiders", e.encountered[2]},
-                           {"playable", e.playable},
-                           {"path_length", e.path_length},
-                           {"solvable", e.solvable},
-                           {"accuracy", e.accuracy}});
+      OrderedJson row = {{"level", i}};
+      row.update(level_evaluation_json(e));
+      per_level.push_back(std::move(row));
     }
     files_.write(it, "levels.txt", all);
     files_.add("train/train_log.csv", it);
