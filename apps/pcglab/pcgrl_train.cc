@@ -77,6 +77,9 @@ void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
                  "libtorch, -DPCGLAB_TORCH_PREFIX: docs/nn.md)")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
+  cmd.add_flag("--cudnn-benchmark", c.ppo.cudnn_benchmark,
+               "With --device cuda: let cuDNN time its convolution algorithms and keep the fastest (runs "
+               "then agree only within float rounding)");
   cmd.add_option_function<std::string>(
          "--first-layers", [&c](const std::string& v) { c.ppo.one_hot_gathers = v == "gather"; },
          "The actor's first conv and the critic's first layer on the CPU: gather (sums of weight rows "
@@ -250,26 +253,44 @@ int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
   // same seed: the same initial weights and first rollout), so load on the machine hits both alike.
   std::vector<bool> variants = {o.config.ppo.one_hot_gathers};
   if (o.compare) variants = {true, false};
-  std::vector<std::vector<double>> rates(variants.size());
+  std::vector<std::vector<double>> rates(variants.size()), update_shares(variants.size());
   std::vector<pcgrl::TrainLogRow> last(variants.size());
   for (int round = 0; round < o.rounds; ++round)
     for (size_t v = 0; v < variants.size(); ++v) {
       pcgrl::TrainConfig config = o.config;
       config.ppo.one_hot_gathers = variants[v];
       const auto result = bench_train(config);
-      for (const auto& r : result.log) rates[v].push_back(r.steps_per_s);
+      for (const auto& r : result.log) {
+        rates[v].push_back(r.steps_per_s);
+        // The update's share of its wall time (the rest is the rollout: network, sampling, env).
+        update_shares[v].push_back(r.update_seconds * r.steps_per_s / static_cast<double>(config.n_envs) /
+                                   config.rollout);
+      }
       last[v] = result.log.back();
     }
   Table t;
-  t.columns = {"device",           "first_layers",    "envs",        "rollout", "epochs",
-               "minibatches",      "train_threads",   "updates",     "rounds",  "median_env_steps_per_s",
-               "last_policy_loss", "last_value_loss", "last_entropy"};
+  t.columns = {"device",
+               "first_layers",
+               "envs",
+               "rollout",
+               "epochs",
+               "minibatches",
+               "train_threads",
+               "updates",
+               "rounds",
+               "median_env_steps_per_s",
+               "median_update_share",
+               "last_policy_loss",
+               "last_value_loss",
+               "last_entropy"};
   for (size_t v = 0; v < variants.size(); ++v) {
     std::sort(rates[v].begin(), rates[v].end());
+    std::sort(update_shares[v].begin(), update_shares[v].end());
     const auto& l = last[v].losses;
     t.add_row({o.config.ppo.device, variants[v] ? "gather" : "dense", o.config.n_envs, o.config.rollout,
                o.config.ppo.epochs, o.config.ppo.minibatches, o.config.torch_threads, o.updates, o.rounds,
-               rates[v][rates[v].size() / 2], l.policy, l.value, l.entropy});
+               rates[v][rates[v].size() / 2], update_shares[v][update_shares[v].size() / 2], l.policy,
+               l.value, l.entropy});
   }
   print_table(t, global);
   return kExitOk;

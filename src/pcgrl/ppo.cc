@@ -45,7 +45,8 @@ PcglabPpoConfig to_c(const PpoConfig& c) {
           c.max_grad_norm,
           c.seed,
           device_code(c.device),
-          c.one_hot_gathers ? 1 : 0};
+          c.one_hot_gathers ? 1 : 0,
+          c.cudnn_benchmark ? 1 : 0};
 }
 
 const PcglabPcgrlTorchTable& table() {

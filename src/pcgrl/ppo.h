@@ -30,6 +30,10 @@ struct PpoConfig {
   // The first layers as gathers of weight rows instead of a dense conv and matmul on the one-hot
   // floats (same parameters, same values within float rounding; CPU only: CUDA runs dense).
   bool one_hot_gathers = true;
+  // CUDA: cuDNN times its convolution algorithms for each new shape and keeps the fastest (the
+  // shapes are fixed in training: the rollout's envs and the minibatch). The algorithm picked may
+  // differ between runs, so CUDA runs then agree only within float rounding.
+  bool cudnn_benchmark = false;
 };
 
 // One rollout, flattened time-major (T·N samples).

@@ -213,7 +213,10 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
     agent.evaluate(envs.observations(), n, last_probs, last_values);
     compute_gae(rewards, batch.values, dones, last_values, n, config.gamma, config.gae_lambda,
                 batch.advantages, batch.returns);
+    const auto update_start = std::chrono::steady_clock::now();
     row.losses = agent.update(batch, derive_seed(config.seed, 1000000 + static_cast<uint64_t>(u)));
+    row.update_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - update_start).count();
     row.env_steps = static_cast<int64_t>(u + 1) * per_update;
     row.mean_return = row.episodes ? finished_sum / row.episodes : std::numeric_limits<double>::quiet_NaN();
     double r = 0;

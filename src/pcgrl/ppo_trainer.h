@@ -58,6 +58,7 @@ struct TrainLogRow {
   double recent_return = 0;  // mean of the last 100 finished episodes
   PpoLosses losses;
   double steps_per_s = 0;
+  double update_seconds = 0;  // of the update's wall time, in the PPO update (the rest: the rollout)
 };
 
 struct TrainResult {

@@ -2,6 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/files.h"
 #include "nn/safetensors.h"
@@ -135,6 +139,28 @@ TEST(PpoCli, DeviceAndFirstLayers) {
                                         (dir / "dense/checkpoint.safetensors").string(), "--levels", "1"});
   EXPECT_EQ(gen.exit_code, 0) << gen.err;
   EXPECT_TRUE(fs::exists(dir / "dense/levels/level_000.txt"));
+}
+
+// The benchmark reports which share of an update's time the PPO update took (the rest is the
+// rollout): the number that said, on a GPU, that the rollout is the gap (docs/PERFORMANCE.md).
+// `--cudnn-benchmark` changes nothing on the CPU: the same losses.
+TEST(PpoCli, BenchReportsTheUpdatesShareOfTheTime) {
+  std::vector<nlohmann::json> rows;
+  for (const bool cudnn : {false, true}) {
+    std::vector<std::string> args = {"bench",    "pcgrl-ppo", "--envs",    "2", "--rollout", "8",
+                                     "--epochs", "1",         "--updates", "2", "--format",  "json"};
+    if (cudnn) args.push_back("--cudnn-benchmark");
+    const auto r = testing::run_pcglab(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto table = nlohmann::json::parse(r.out);
+    ASSERT_EQ(table.size(), 1u) << r.out;
+    rows.push_back(table[0]);
+  }
+  const double share = rows[0].at("median_update_share").get<double>();
+  EXPECT_GT(share, 0.0) << rows[0];
+  EXPECT_LT(share, 1.0) << rows[0];
+  for (const char* loss : {"last_policy_loss", "last_value_loss", "last_entropy"})
+    EXPECT_EQ(rows[0].at(loss), rows[1].at(loss)) << loss;
 }
 
 }  // namespace

@@ -250,13 +250,18 @@ struct ActorCriticImpl : torch::nn::Module {
     critic_out->bias.zero_();
   }
 
-  // Compact bytes (n × obs × obs: tile id + 16·static) → n × obs × obs × channels one-hot floats,
-  // on the bytes' device.
-  torch::Tensor expand(const torch::Tensor& bytes) const {
-    const auto v = bytes.to(torch::kLong);
-    const auto tiles = torch::one_hot(v.bitwise_and(15), channels - 1).to(torch::kFloat32);
-    const auto stat = v.ge(16).to(torch::kFloat32).unsqueeze(-1);
-    return torch::cat({tiles, stat}, -1);
+  // The one-hot row of every byte value (256 × channels): tile id (byte & 15) one-hot, then the
+  // static bit (byte >= 16). Ids past the tile channels give zero rows (check_tiles refuses them
+  // before they get here).
+  torch::Tensor expansion_table() const {
+    const auto b = torch::arange(256, torch::kLong);
+    const auto tiles = b.bitwise_and(15).unsqueeze(1).eq(torch::arange(channels - 1, torch::kLong));
+    return torch::cat({tiles, b.ge(16).unsqueeze(1)}, 1).to(torch::kFloat32);
+  }
+  // Compact bytes (n × obs × obs: tile id + 16·static) → n × obs × obs × channels one-hot floats:
+  // one gather of `table`'s rows (expansion_table(), on the bytes' device), with no device wait.
+  torch::Tensor expand(const torch::Tensor& bytes, const torch::Tensor& table) const {
+    return table.index_select(0, bytes.flatten().to(torch::kLong)).view({bytes.size(0), obs, obs, channels});
   }
   // Dense path: logits and values of one-hot floats x (n × obs × obs × channels).
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) {
@@ -316,11 +321,13 @@ struct Agent {
   torch::Device device;
   bool gathers;  // the gather path (CPU only)
   ActorCritic net;
+  torch::Tensor expansion;  // net->expansion_table() on the device
   std::unique_ptr<torch::optim::Adam> optimizer;
   std::string error;
   Agent(const PcglabPpoConfig& c, torch::Device d)
       : config(c), device(d), gathers(c.one_hot_gathers != 0 && d.is_cpu()), net(c) {
     net->to(device);
+    expansion = net->expansion_table().to(device);
     optimizer = std::make_unique<torch::optim::Adam>(net->parameters(),
                                                      torch::optim::AdamOptions(c.lr).eps(c.adam_eps));
   }
@@ -330,7 +337,7 @@ struct Agent {
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& bytes) {
     if (bytes.is_cpu()) check_tiles(bytes, {config.obs_size, config.tile_channels + 1});
     if (gathers) return net->forward_gathers(bytes.contiguous());
-    return net->forward(net->expand(bytes.to(device)));
+    return net->forward(net->expand(bytes.to(device), expansion));
   }
 };
 
@@ -341,6 +348,7 @@ void* ppo_create(const PcglabPpoConfig* config, char* error, size_t error_size) 
       // TF32 matrix products and convolutions: float32 storage, 10-bit mantissa products.
       at::globalContext().setAllowTF32CuBLAS(true);
       at::globalContext().setAllowTF32CuDNN(true);
+      at::globalContext().setBenchmarkCuDNN(config->cudnn_benchmark != 0);
     }
     // Weights are drawn on the CPU (the same initial weights on every device), then moved.
     return pcglab::nn::torch_detail::seeded_build(config->seed, [&] { return new Agent(*config, device); })

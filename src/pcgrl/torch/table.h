@@ -7,7 +7,7 @@
 extern "C" {
 
 // 2: the device and the one-hot gathers in PcglabPpoConfig; ppo_create reports its failure.
-#define PCGLAB_PCGRL_TORCH_ABI 2
+#define PCGLAB_PCGRL_TORCH_ABI 3
 
 // Where the network and the update run (PcglabPpoConfig::device).
 enum { PCGLAB_PPO_DEVICE_CPU = 0, PCGLAB_PPO_DEVICE_CUDA = 1 };
@@ -20,6 +20,8 @@ struct PcglabPpoConfig {
   int device;           // PCGLAB_PPO_DEVICE_*
   int one_hot_gathers;  // 1: the actor's first conv and the critic's first layer as sums of weight
                         // rows picked by the one-hot input (CPU only); 0: dense conv and matmul
+  int cudnn_benchmark;  // 1: cuDNN times its convolution algorithms per shape and keeps the fastest
+                        // (CUDA only; a process-wide libtorch setting)
 };
 
 struct PcglabPcgrlTorchTable {
