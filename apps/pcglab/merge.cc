@@ -25,7 +25,8 @@ Action setup_merge(CLI::App& cmd, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingDirectory);
   std::string mergers;
-  for (const auto& m : batch::registered_mergers()) mergers += "\n  " + m.run_name + ": " + m.description;
+  for (const auto& m : batch::registered_mergers())
+    if (m.nothing_to_merge.empty()) mergers += "\n  " + m.run_name + ": " + m.description;
   cmd.footer(
       "Absorbs logs/shards/*.sqlite, reuses every item a shard finished, runs any item none finished,\n"
       "and writes what needs all items (aggregate files, logs, scores). Commands it completes:" +

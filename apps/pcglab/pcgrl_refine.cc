@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "batch/merge.h"
 #include "batch_options.h"
 #include "command.h"
 #include "core/log.h"
@@ -251,5 +252,12 @@ PCGLAB_REGISTER_COMMAND("pcgrl", "refine",
                         "PCGRLLM: LLM-written rewards refined by a thought "
                         "graph (train, levels, accuracy, feedback)",
                         setup_refine);
+
+// A refine folder's store holds one sequential chain, never shards: `pcglab merge` says so (exit 2).
+PCGLAB_REGISTER_NOTHING_TO_MERGE(
+    pcgrl::kRefineRunName,
+    "a refine run is one sequential chain (each node refines an earlier node's "
+    "result), never split into shards; to finish an interrupted run, run the same "
+    "`pcglab pcgrl refine` command again");
 
 }  // namespace pcglab::cli

@@ -86,11 +86,22 @@ int merge_folder(const fs::path& dir, int threads) {
                     "the folder that the sharded command wrote to",
                     dir.string()));
   }
+  const auto& mergers = registered_mergers();
+  const auto merger_of = [&](const std::string& name) {
+    return std::find_if(mergers.begin(), mergers.end(), [&](const Merger& m) { return m.run_name == name; });
+  };
+  // A folder of a command that is never sharded (its store may hold other runs of its own, which
+  // have no merger): nothing to merge, whatever else it holds.
+  for (const auto& [name, config] : runs) {
+    const auto it = merger_of(name);
+    if (it != mergers.end() && !it->nothing_to_merge.empty()) {
+      throw SetupError(fmt::format("{}: nothing to merge: it holds a '{}' run, and {}", dir.string(), name,
+                                   it->nothing_to_merge));
+    }
+  }
   int code = 0;
   for (const auto& [name, config] : runs) {
-    const auto& mergers = registered_mergers();
-    const auto it =
-        std::find_if(mergers.begin(), mergers.end(), [&](const Merger& m) { return m.run_name == name; });
+    const auto it = merger_of(name);
     if (it == mergers.end()) {
       throw SetupError(
           fmt::format("{}: the shards ran '{}', which has no merger in this pcglab", dir.string(), name));

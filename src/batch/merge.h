@@ -23,6 +23,10 @@ struct Merger {
   // Completes the batch in `dir` with the settings the shards recorded; returns the command's
   // exit code (0 all items ok, 1 some failed).
   std::function<int(const std::filesystem::path& dir, const Json& config, int threads)> merge;
+  // Non-empty for a command whose runs are never sharded (one sequential chain): why there is
+  // nothing to merge. merge_folder then refuses the folder with it (SetupError), and `merge` is
+  // empty.
+  std::string nothing_to_merge;
 };
 
 // Every registered merger (kept in registry<Merger>(), core/registry.h), sorted by run name.
@@ -44,7 +48,8 @@ std::vector<std::pair<std::string, Json>> recorded_runs(const std::filesystem::p
 bool merge_in_progress();
 
 // Runs the merger of every recorded run of `dir`; returns the largest exit code. Throws SetupError
-// when `dir` has no recorded run or a run has no registered merger.
+// when `dir` has no recorded run, a run has no registered merger, or a run's command has nothing to
+// merge (Merger::nothing_to_merge, which the message gives).
 int merge_folder(const std::filesystem::path& dir, int threads);
 
 }  // namespace pcglab::batch
@@ -55,6 +60,14 @@ int merge_folder(const std::filesystem::path& dir, int threads);
 #define PCGLAB_REGISTER_MERGER(run_name, description, fn)                                       \
   static const ::pcglab::batch::MergerRegistrar PCGLAB_BATCH_CONCAT(pcglab_merger_, __LINE__) { \
     ::pcglab::batch::Merger {                                                                   \
-      run_name, description, fn                                                                 \
+      run_name, description, fn, {}                                                             \
+    }                                                                                           \
+  }
+// PCGLAB_REGISTER_NOTHING_TO_MERGE("pcgrl refine", "one sequential chain ..."): a command whose
+// runs are never sharded; `pcglab merge` on its folder says why there is nothing to merge.
+#define PCGLAB_REGISTER_NOTHING_TO_MERGE(run_name, why)                                         \
+  static const ::pcglab::batch::MergerRegistrar PCGLAB_BATCH_CONCAT(pcglab_merger_, __LINE__) { \
+    ::pcglab::batch::Merger {                                                                   \
+      run_name, std::string("nothing to merge: ") + (why), {}, why                              \
     }                                                                                           \
   }

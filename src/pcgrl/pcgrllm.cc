@@ -168,7 +168,10 @@ class Loop {
                     {"feedback", current->feedback},
                     {"children", OrderedJson::array()},
                     {"requests", current->requests}};
-      if (!current->error.empty()) n["error"] = current->error;
+      if (!current->error.empty()) {
+        n["error"] = current->error;
+        n["error_kind"] = error_kind_name(current->error_kind);
+      }
       n["metadata"] = current->metadata;
       n["status"] = status;
       add_context(n);

@@ -81,15 +81,17 @@ bool failed(const NodeView& n) {
 }
 
 // What failed, in a few words: the step named by the engine's message ("iteration 3 evaluate:
-// ..."), or the kind a node records ("error_kind"), or just "failed".
+// ...") and the kind the node records ("error_kind"): "failed at evaluate (timeout)"; either alone
+// where the other is missing, or just "failed".
 std::string failure_kind(const NodeView& n) {
-  if (!n.error_kind.empty()) return n.error_kind;
+  std::string step;
   if (n.error.starts_with("iteration ")) {
     const size_t space = n.error.find(' ', 10), colon = n.error.find(':');
     if (space != std::string::npos && colon != std::string::npos && space < colon)
-      return "failed at " + n.error.substr(space + 1, colon - space - 1);
+      step = n.error.substr(space + 1, colon - space - 1);
   }
-  return "failed";
+  if (step.empty()) return n.error_kind.empty() ? "failed" : n.error_kind;
+  return "failed at " + step + (n.error_kind.empty() ? "" : " (" + n.error_kind + ")");
 }
 
 // The thought graph as SVG, drawn as a tree: depth = steps from a root (a node refining nothing);

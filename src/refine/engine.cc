@@ -87,6 +87,7 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
     }
 
     std::string last_error;
+    ErrorKind last_kind = ErrorKind::kNone;
     StepEvent event;  // the last step's, reported by emit() once the node holds its result
     // One step: an item of the driver's chain, reused when it finished ok with the same inputs.
     auto step = [&](const std::string& name, const std::string& input,
@@ -127,6 +128,7 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
       result.requests_now += now;
       if (!o.ok()) {
         last_error = o.message;
+        last_kind = o.kind;
         event.ok = false;
         event.error = last_error;
         return std::nullopt;
@@ -134,6 +136,10 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
       return o.metadata["value"];
     };
 
+    auto fail = [&](ThoughtNode& n) {  // the node fails with its failed step's outcome
+      n.error = last_error;
+      n.error_kind = last_kind;
+    };
     auto emit = [&] {
       if (on_step) on_step(event);
     };
@@ -147,11 +153,11 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
                           [&] { return OrderedJson(revision.run(node.artifact, it)); }))
           node.artifact = a->get<std::string>();
         else
-          node.error = last_error;
+          fail(node);
         emit();
       }
     } else {
-      node.error = last_error;
+      fail(node);
       emit();
     }
     Evaluation evaluation;
@@ -167,7 +173,7 @@ RefineResult RefinementEngine::run(const RefineSteps& steps,
         node.fitness = evaluation.fitness;
         for (auto& [k, v] : evaluation.metadata.items()) node.metadata[k] = v;
       } else {
-        node.error = last_error;
+        fail(node);
       }
       emit();
     }

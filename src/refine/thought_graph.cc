@@ -80,7 +80,12 @@ OrderedJson ThoughtGraph::to_json() const {
                   {"feedback", n.feedback},
                   {"children", n.children},
                   {"requests", n.requests}};
-    if (!n.error.empty()) j["error"] = n.error;
+    if (!n.error.empty()) {
+      j["error"] = n.error;
+      // A failed node with no kind set counts as bad-input (ItemOutcome::from_json's default).
+      j["error_kind"] =
+          error_kind_name(n.error_kind == ErrorKind::kNone ? ErrorKind::kBadInput : n.error_kind);
+    }
     j["metadata"] = n.metadata;
     out.push_back(std::move(j));
   }
@@ -102,6 +107,13 @@ ThoughtGraph ThoughtGraph::from_json(const Json& j) {
     node.fitness = json_field<double>(n, "fitness", where);
     node.feedback = json_field_or<std::string>(n, "feedback", "", where);
     node.error = json_field_or<std::string>(n, "error", "", where);
+    if (!node.error.empty()) {  // a graph written before nodes recorded their kind: bad-input
+      const std::string kind = json_field_or<std::string>(n, "error_kind", "bad-input", where);
+      const auto parsed = parse_error_kind(kind);
+      if (!parsed || *parsed == ErrorKind::kNone)
+        throw InputError(fmt::format("{}: unknown error_kind \"{}\"", where, kind));
+      node.error_kind = *parsed;
+    }
     node.requests = json_field_or<int>(n, "requests", 0, where);
     if (node.requests < 0) throw InputError(fmt::format("{}: negative request count", where));
     if (n.contains("metadata") && n["metadata"].is_object())

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error_kind.h"
 #include "core/json.h"
 
 namespace pcglab::refine {
@@ -35,6 +36,9 @@ struct ThoughtNode {
   double fitness = 0;
   std::string feedback;
   std::string error;  // why this node has no usable artifact; empty when it has one
+  // The failed step's kind (its ItemOutcome's): graph JSON's "error_kind", written only beside
+  // "error"; kNone when usable.
+  ErrorKind error_kind = ErrorKind::kNone;
   OrderedJson metadata = OrderedJson::object();  // the track's facts: alignment, levels, ...
   std::vector<int> children;
   int requests = 0;  // requests its steps sent to an outside service, over all runs (engine.h)

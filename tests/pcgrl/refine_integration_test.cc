@@ -287,13 +287,20 @@ TEST(RefineBrokenReplies, ANodeWithNoValidRewardFailsAndTheNextStartsAfresh) {
   const Json graph = read_json_file(dir / "out/graph.json");
   ASSERT_EQ(graph["nodes"].size(), 2u);
   EXPECT_TRUE(graph["nodes"][0].contains("error"));
+  EXPECT_EQ(graph["nodes"][0].value("error_kind", ""), "bad-input")
+      << "the failed step's kind, beside its error";
   EXPECT_EQ(graph["nodes"][0]["status"], "failed");
   EXPECT_EQ(graph["nodes"][1]["parent"], 0);  // a failed node is never refined
   EXPECT_FALSE(graph["nodes"][1].contains("error"));
+  EXPECT_FALSE(graph["nodes"][1].contains("error_kind"));
   // The report shows the failure.
   const auto report = testing::run_pcglab({"pcgrl", "report", (dir / "out").string()});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(read_file(dir / "out/report.html").find("1 (failed)"), std::string::npos);
+  // A refine folder is one sequential chain: `pcglab merge` says there is nothing to merge.
+  const auto merge = testing::run_pcglab({"merge", (dir / "out").string()});
+  EXPECT_EQ(merge.exit_code, 2) << merge.err;
+  EXPECT_NE(merge.err.find("nothing to merge"), std::string::npos) << merge.err;
 }
 
 TEST(RefineBrokenReplies, TotNeverRefinesAFailedNode) {

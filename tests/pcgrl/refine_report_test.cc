@@ -219,6 +219,12 @@ TEST(RefineReport, AFailedNodeIsADeadEnd) {
   EXPECT_NE(html.find("data-from=\"1\" data-to=\"2\" data-dead-end=\"true\""), std::string::npos);
   EXPECT_NE(html.find(">failed at generate</text>"), std::string::npos);
   EXPECT_NE(html.find("Dead end (failed at generate)"), std::string::npos);
+
+  // The kind graph.json records beside the error is shown with the step.
+  graph["nodes"][1]["error_kind"] = "llm";
+  write_file_atomic(dir / "graph.json", graph.dump());
+  html = refine_report_html(dir.path());
+  EXPECT_NE(html.find(">failed at generate (llm)</text>"), std::string::npos);
 }
 
 TEST(RefineReport, CliWritesThePage) {

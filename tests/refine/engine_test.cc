@@ -136,6 +136,8 @@ TEST(RefinementEngine, AFailedStepFailsItsNodeAndTheLoopGoesOn) {
   const auto r = e.run(s.steps());
   EXPECT_FALSE(r.graph.node(2).usable());
   EXPECT_NE(r.graph.node(2).error.find("HTTP 500"), std::string::npos);
+  EXPECT_EQ(r.graph.node(2).error_kind, ErrorKind::kLlm) << "the failed step's kind";
+  EXPECT_EQ(r.graph.node(1).error_kind, ErrorKind::kNone);
   EXPECT_EQ(r.graph.node(3).parent, 1);  // the failed node is skipped
   EXPECT_EQ(s.calls["evaluate"], 2);
   const auto item = store.outcome("fail", "node/0002/generate");

@@ -66,6 +66,26 @@ TEST(ThoughtGraph, RoundTripsThroughJsonAndRefusesBrokenGraphs) {
   EXPECT_THROW(ThoughtGraph::from_json(Json::parse(R"({"id":1})")), InputError);
 }
 
+TEST(ThoughtGraph, AFailedNodesKindIsWrittenBesideItsErrorAndReadBack) {
+  ThoughtGraph g;
+  g.add(make(0, 0.25));
+  ThoughtNode failed = make(1, 0, "iteration 2 evaluate: the reward timed out");
+  failed.error_kind = ErrorKind::kTimeout;
+  g.add(failed);
+  const OrderedJson j = g.to_json();
+  EXPECT_FALSE(j[0].contains("error_kind")) << "only where error is";
+  EXPECT_EQ(j[1].value("error_kind", ""), "timeout");
+  const auto back = ThoughtGraph::from_json(Json::parse(j.dump()));
+  EXPECT_EQ(back.node(2).error_kind, ErrorKind::kTimeout);
+  EXPECT_EQ(back.node(1).error_kind, ErrorKind::kNone);
+  // A graph written before nodes recorded their kind: a failed node reads back as bad-input.
+  Json old = Json::parse(j.dump());
+  old[1].erase("error_kind");
+  EXPECT_EQ(ThoughtGraph::from_json(old).node(2).error_kind, ErrorKind::kBadInput);
+  old[1]["error_kind"] = "nonsense";
+  EXPECT_THROW(ThoughtGraph::from_json(old), InputError);
+}
+
 TEST(ThoughtGraph, StrategyNamesParseAndUnknownOnesAreSetupErrors) {
   EXPECT_EQ(parse_strategy("got"), ThoughtStrategy::kGot);
   EXPECT_STREQ(strategy_name(ThoughtStrategy::kTot), "tot");
