@@ -45,7 +45,7 @@ int run_score(const ScoreOptions& opt, const GlobalOptions& global) {
   for (const EntryScore& e : result.entries)
     t.add_row({e.rank, e.name, number(e.normalized), number(e.prompt_score)});
   print_table(t, global);
-  for (const std::string& error : result.errors) log_error("{}", error);
+  for (const ItemFailure& error : result.errors) log_error("{}", error.what());
   for (const EntryScore& e : result.entries) {
     if (e.rank == kRankNoValidResults)
       log_error("{}: not ranked (rank {}): no valid results", e.name, e.rank);

@@ -10,6 +10,7 @@
 #include "birds/capture.h"
 #include "birds/competition_layout.h"
 #include "birds/level_xml.h"
+#include "birds/simulate_folder.h"
 #include "birds/simulate_pipeline.h"
 #include "birds/team_batches.h"
 #include "birds/text_pipeline.h"
@@ -77,53 +78,30 @@ OrderedJson simulate_config(const SimulateCommandOptions& o) {
           {"metric", o.metric}};
 }
 
-// A competition folder: the simulate stage on the batch driver, and a per-team, per-character
-// summary (the details are in stability/*.json).
+// A competition folder (birds/simulate_folder.h): the outcome of every level, or a per-team,
+// per-character summary (the details are in stability/*.json).
 int simulate_folder(const SimulateCommandOptions& opt, const GlobalOptions& global) {
-  const fs::path folder = opt.inputs[0];
-  if (list_team_folders(folder, "levels", LayoutWarnings::kSilent).empty() && folder.extension() == ".xml") {
-    throw SetupError(
-        fmt::format("{}: a folder, not a level file; give level files, or a competition folder "
-                    "(<team>/levels/<C>/*.xml)",
-                    folder.string()));
-  }
   ThreadPool pool(global.threads);
   const batch::Shard shard = shard_of(opt.shard);
-  const auto teams = find_team_folders(folder, "levels");
-  batch::DriverOptions driver_options;
-  driver_options.shard = shard;
-  driver_options.run_name = "birds simulate";
-  driver_options.config = dump_json(simulate_config(opt));
-  const SimulateOptions options = to_options(opt);
-  const batch::StageRun run = run_per_team(
-      teams, pool, driver_options,
-      [&](batch::Driver& d, const fs::path& team) { return simulate_stage(d, {team}, options, folder); });
-  std::map<std::string, fs::path> team_dirs;
-  for (const fs::path& team : teams) team_dirs[team_name_of(team)] = team;
+  const SimulatedFolder run =
+      birds::simulate_folder(opt.inputs[0], to_options(opt), shard, simulate_config(opt), pool);
   bool all_ok = true;
   std::vector<LevelRow> rows;
-  for (const ItemOutcome& o : run.outcomes) {
+  for (size_t i = 0; i < run.outcomes.size(); ++i) {
+    const ItemOutcome& o = run.outcomes[i];
     if (!o.ok()) {
       all_ok = false;
       log_warn("{}", o.message);
     }
-    const TrialKey k = parse_trial_key(o.key);
-    const fs::path level = stage_path(team_dirs.at(k.team), "levels", k.character, k.stem, ".xml");
-    rows.push_back({fs::relative(level, folder).generic_string(), o});
+    rows.push_back({run.levels[i], o});
   }
   log_info("simulate{}: {} levels, {} simulated, {} reused, {} removed",
            shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.removed);
   if (global.format == "md") {
-    std::map<std::pair<std::string, std::string>, std::pair<int, double>> sums;
-    for (const ItemOutcome& o : run.outcomes) {
-      const TrialKey k = parse_trial_key(o.key);
-      auto& s = sums[{k.team, k.character}];
-      if (o.ok()) s.first++, s.second += static_cast<float>(o.metadata["score"].get<double>());
-    }
     Table t;
     t.columns = {"team", "character", "levels", "mean_stability"};
-    for (const auto& [k, v] : sums)
-      t.add_row({k.first, k.second, v.first, v.first ? v.second / v.first : 0.0});
+    for (const CharacterStability& c : stability_by_character(run.outcomes))
+      t.add_row({c.team, c.character, c.levels, c.mean_stability});
     print_table(t, global);
   } else {
     print_table(result_table(rows, opt.objects), global);
@@ -225,8 +203,10 @@ int run_render(const RenderOptions& opt) {
   }
   Level level = read_level_file(opt.level);
   if (!opt.as_placed) {
-    if (const Status simulable = check_simulable(level); !simulable.ok()) {
-      log_error("{}: {}", opt.level, simulable.error().message);
+    try {
+      check_simulable(level);
+    } catch (const ItemFailure& e) {
+      log_error("{}: {}", opt.level, e.what());
       return kExitItemsFailed;
     }
     level = evaluate_stability(level).final_level;

@@ -94,7 +94,7 @@ Json report_json(const std::string& file, const ExtractionReport& r) {
           {"loops", loops},
           {"calls_in_earlier_blocks", r.calls_in_earlier_blocks},
           {"calls_outside_blocks", r.calls_outside_blocks},
-          {"no_code_reason", r.no_code_reason.empty() ? Json() : Json(r.no_code_reason)}};
+          {"no_code_reason", r.no_code ? Json(r.no_code->what()) : Json()}};
 }
 
 // One response: its diagnostics, or its error (unreadable, over kMaxResponseBytes, internal error).
@@ -120,8 +120,8 @@ std::vector<Result<ExtractionReport>> extract_all(const ExtractOptions& opt, con
   driver.run(spec, [&](size_t i) {
     reports[i] = extract_one(opt.responses[i], opt.function);
     if (!reports[i]->ok()) return ItemOutcome::from_error("", reports[i]->error());
-    if (!reports[i]->value().code)
-      return ItemOutcome::failure("", ErrorKind::kNoOutput, reports[i]->value().no_code_reason);
+    if (const auto& no_code = reports[i]->value().no_code)
+      return ItemOutcome::failure("", no_code->kind(), no_code->what());
     return ItemOutcome::success("");
   });
   std::vector<Result<ExtractionReport>> out;
@@ -153,12 +153,13 @@ int run_extract(const ExtractOptions& opt, const GlobalOptions& global) {
       continue;
     }
     const ExtractionReport& report = r.value();
+    const std::string no_code = report.no_code ? report.no_code->what() : "";
     if (!report.code) {
       all_ok = false;
-      log_warn("{}: no code: {}", file, report.no_code_reason);
+      log_warn("{}: no code: {}", file, no_code);
     }
     table.add_row({file, report.code ? "ok" : "no-code", report.accepted_calls, report.dropped_calls,
-                   report.loops_seen, report.code ? Json(*report.code) : Json(), report.no_code_reason});
+                   report.loops_seen, report.code ? Json(*report.code) : Json(), no_code});
     reports.push_back(report_json(file, report));
     if (format == OutputFormat::kJsonl) std::puts(dump_json(reports.back()).c_str());
     if (format == OutputFormat::kMd) {
@@ -195,12 +196,14 @@ struct ConvertCommandOptions {
 };
 
 int convert_single_file(const ConvertCommandOptions& opt, const ConverterVersion version) {
-  auto level = convert_program(read_file(opt.input), opt.function, opt.input, version);
-  if (!level.ok()) {
-    log_error("{}", level.error().describe());
+  ConvertedLevel level;
+  try {
+    level = convert_program(read_file(opt.input), opt.function, version);
+  } catch (const ItemFailure& e) {  // the file's item failure
+    log_error("{}: {}", opt.input, e.what());
     return kExitItemsFailed;
   }
-  std::fwrite(level.value().xml.data(), 1, level.value().xml.size(), stdout);
+  std::fwrite(level.xml.data(), 1, level.xml.size(), stdout);
   std::fflush(stdout);
   return kExitOk;
 }

@@ -15,6 +15,7 @@
 #include "pcgrl/llm_reward.h"
 #include "pcgrl/ppo_trainer.h"
 #include "pcgrl/reward.h"
+#include "pcgrl/train_setup.h"
 #include "sandbox/isolation.h"
 
 namespace pcglab::cli {
@@ -28,27 +29,6 @@ struct TrainOptions {
   bool fix_quirks = false;
   SandboxOptions sandbox;
 };
-
-// The reward file's code loaded in a sandbox worker (a SetupError naming the file when it cannot
-// be read or does not load: there is nothing to train on).
-std::unique_ptr<pcgrl::SandboxReward> load_reward_file(const std::string& file,
-                                                       const SandboxOptions& sandbox) {
-  std::string code;
-  try {
-    code = read_file(file);
-  } catch (const InputError& e) {
-    throw SetupError(fmt::format("--reward {}: {} (give 'builtin' or a Python file defining compute_reward)",
-                                 file, e.what()));
-  }
-  sandbox::WorkerConfig worker = pcgrl::default_reward_worker_config();
-  worker.isolation = sandbox.isolation(worker);
-  try {
-    return std::make_unique<pcgrl::SandboxReward>(std::move(code), worker);
-  } catch (const pcgrl::RewardError& e) {
-    throw SetupError(fmt::format("--reward {}: the reward does not load ({}): {}", file,
-                                 error_kind_name(e.kind()), e.describe()));
-  }
-}
 
 void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
   cmd.add_option("--envs", c.n_envs, "Environments stepped together")
@@ -89,18 +69,9 @@ void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
 }
 
 int run_train(const TrainOptions& o, const GlobalOptions& global) {
-  pcgrl::TrainConfig config = o.config;
-  config.env.builtin_reward = true;
-  std::unique_ptr<pcgrl::SandboxReward> llm_reward;
-  if (o.reward != "builtin") {
-    pcgrl::validate_train_config(config);  // refuse bad settings before starting a sandbox
-    llm_reward = load_reward_file(o.reward, o.sandbox);
-    config.reward = llm_reward->as_batch_reward();
-  }
-  if (o.fix_quirks)
-    config.env.fix_observation_offset = config.env.skip_static_cells = config.env.show_static_in_first_obs =
-        true;
-  pcgrl::validate_train_config(config);
+  const pcgrl::PreparedTraining training =
+      pcgrl::prepare_training({o.config, o.reward, o.fix_quirks, o.sandbox.unsafe_no_sandbox});
+  const pcgrl::TrainConfig& config = training.config;
   const int64_t per_update = static_cast<int64_t>(config.n_envs) * config.rollout;
   if (config.total_steps % per_update != 0)
     log_warn("--steps {}: training {} steps, a whole number of updates of --envs × --rollout = {}",

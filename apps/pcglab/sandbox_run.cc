@@ -1,19 +1,14 @@
 // `pcglab sandbox run FILE.py [--call FUNC --args JSON]`: runs a file as the tracks run generated
 // code (same worker, limits and isolation) and prints what each step returned or why it failed.
 //
-// With several files, or --out DIR, each file is one item of the batch driver (batch/driver.h) on a
-// WorkerPool of --workers sandbox workers: its outcome (the value and captured output, or the
-// error with its kind and cause) is stored in DIR/logs/batch.sqlite and DIR/logs/run.json, keyed by
-// the file as given and hashed over its bytes, the call, its arguments, the limits and the preload.
-// A rerun runs only the files that changed and those that ran into a timeout, a limit or a crash
-// (bad input, e.g. an exception, is reused: the same code raises again); --shard splits the files
-// over processes and `pcglab merge DIR` completes them. The stored outcomes carry no times, so they
-// are the same bytes for any number of workers and threads.
+// With several files, or --out DIR, the files are one batch (sandbox/run_batch.h: each file one item
+// of the batch driver on a WorkerPool of --workers sandbox workers, stored in DIR/logs/batch.sqlite
+// and DIR/logs/run.json); --shard splits the files over processes and `pcglab merge DIR` completes
+// them. This file reads the options, calls the library and prints.
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include "batch/driver.h"
 #include "batch/merge.h"
 #include "batch_options.h"
 #include "command.h"
@@ -21,11 +16,10 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/thread_pool.h"
-#include "core/version.h"
 #include "llm_options.h"
 #include "sandbox/isolation.h"
+#include "sandbox/run_batch.h"
 #include "sandbox/run_file.h"
-#include "sandbox/worker_pool.h"
 
 namespace pcglab::cli {
 namespace {
@@ -98,19 +92,6 @@ sandbox::WorkerConfig worker_config(const RunOptions& opt) {
   return config;
 }
 
-// One file as one item (sandbox::run_file_item); a file that went away is this item's error, not
-// the batch's.
-ItemOutcome run_file_item(sandbox::WorkerPool& pool, const std::string& file, const RunOptions& opt,
-                          const sandbox::List& args) {
-  std::string source;
-  try {
-    source = read_text(file, "sandbox run: file");
-  } catch (const SetupError& e) {
-    return ItemOutcome::failure("", ErrorKind::kBadInput, e.what());
-  }
-  return sandbox::run_file_item(pool, fs::path(file).filename().string(), source, opt.call, args);
-}
-
 OrderedJson batch_settings(const RunOptions& opt, const sandbox::WorkerConfig& config) {
   OrderedJson preload = OrderedJson::array();
   for (const auto& p : opt.preload) preload.push_back(p);
@@ -134,55 +115,36 @@ OrderedJson batch_settings(const RunOptions& opt, const sandbox::WorkerConfig& c
 }
 
 int run_sandbox_batch(const RunOptions& opt, const GlobalOptions& global) {
-  const batch::Shard shard = shard_of(opt.shard);
-  if (!shard.all() && opt.out.empty())
-    throw SetupError("--shard: give --out DIR, where the shards store their results for `pcglab merge DIR`");
-  const sandbox::List args = parse_args(opt);
-  const sandbox::WorkerConfig config = worker_config(opt);
+  sandbox::RunBatchOptions files;
+  files.files = opt.files;
+  files.paths = opt.paths;
+  files.call = opt.call;
+  files.args = parse_args(opt);
+  files.args_text = opt.args;
+  files.config = worker_config(opt);
+  files.keep_state = opt.keep_state;
+  files.out = opt.out;
+  files.shard = shard_of(opt.shard);
+  files.settings = batch_settings(opt, files.config);
   ThreadPool threads(global.threads);
-  sandbox::PoolConfig pool_config{config, pool_workers(opt, threads.size()), opt.keep_state};
-  sandbox::WorkerPool pool(pool_config);
-  batch::DriverOptions driver_options;
-  driver_options.shard = shard;
-  driver_options.run_name = "sandbox run";
-  driver_options.config = dump_json(batch_settings(opt, config));
-  batch::Driver driver(opt.out, threads, driver_options);
-  batch::StageSpec spec;
-  spec.name = "run";
-  std::string settings_text = fmt::format("sandbox run {}\n{}\n{}\n{:g} {:g} {}", kVersion, opt.call,
-                                          opt.args, opt.timeout, opt.load_timeout, opt.memory);
-  for (const auto& p : config.preload) settings_text += fmt::format("\n{}={}", p.name, p.source);
-  settings_text += fmt::format("\n{} {}", sandbox::isolation_name(config.isolation), opt.keep_state);
-  std::map<std::string, int> seen;
-  const auto path_of = [&](size_t i) { return opt.paths.empty() ? opt.files[i] : opt.paths[i]; };
-  for (size_t i = 0; i < opt.files.size(); ++i) {
-    const std::string& file = opt.files[i];
-    batch::Item item;
-    item.key = ++seen[file] == 1 ? file : fmt::format("{}#{}", file, seen[file]);  // a file given twice
-    try {
-      item.hash = batch::ContentHash().add(settings_text).add(read_text(path_of(i), "file")).hex();
-    } catch (const SetupError&) {  // unreadable: always run (it fails, naming why)
-    }
-    spec.items.push_back(std::move(item));
-  }
-  const batch::StageRun run =
-      driver.run(spec, [&](size_t i) { return run_file_item(pool, path_of(i), opt, args); });
-  std::vector<const ItemOutcome*> by_item(spec.items.size(), nullptr);
-  for (size_t k = 0; k < run.outcomes.size(); ++k) by_item[run.item_index[k]] = &run.outcomes[k];
+  files.workers = pool_workers(opt, threads.size());
+  const sandbox::RunBatchResult run = sandbox::run_files_batch(files, threads);
   Table table;
   table.columns = {"file", "status", "kind", "cause", "value", "output", "error"};
-  for (size_t i = 0; i < spec.items.size(); ++i) {
-    const ItemOutcome* o = by_item[i];
-    if (o == nullptr) continue;  // another shard's
-    const OrderedJson& m = o->metadata;
-    table.add_row({spec.items[i].key, o->ok() ? "ok" : "error", o->ok() ? "" : error_kind_name(o->kind),
+  size_t shown = 0;
+  for (size_t i = 0; i < run.keys.size(); ++i) {
+    if (!run.outcomes[i]) continue;  // another shard's
+    const ItemOutcome& o = *run.outcomes[i];
+    const OrderedJson& m = o.metadata;
+    ++shown;
+    table.add_row({run.keys[i], o.ok() ? "ok" : "error", o.ok() ? "" : error_kind_name(o.kind),
                    m.value("cause", ""), m.contains("value") ? dump_json(m["value"]) : "",
-                   m.value("output", ""), o->ok() ? "" : o->message});
+                   m.value("output", ""), o.ok() ? "" : o.message});
   }
   print_table(table, global);
   log_info("sandbox run{}: {} files, {} ran, {} reused, {} failed ({})",
-           shard.all() ? "" : " " + shard.label(), run.outcomes.size(), run.ran, run.reused, run.failed,
-           sandbox::isolation_name(config.isolation));
+           files.shard.all() ? "" : " " + files.shard.label(), shown, run.ran, run.reused, run.failed,
+           sandbox::isolation_name(files.config.isolation));
   return run.failed == 0 ? kExitOk : kExitItemsFailed;
 }
 

@@ -193,8 +193,8 @@ ConverterVersion parse_converter_version(std::string_view name) {
   throw SetupError(fmt::format("unknown converter version \"{}\" (use 1.4.1 or 2023-initial)", name));
 }
 
-Result<ConvertedLevel> convert_program(std::string_view program, std::string_view function,
-                                       const std::string& source, ConverterVersion version) {
+ConvertedLevel convert_program(std::string_view program, std::string_view function,
+                               ConverterVersion version) {
   const bool legacy = version == ConverterVersion::k2023_initial;
   int phantom = 0;
   const std::string text = lower(program);
@@ -225,8 +225,8 @@ Result<ConvertedLevel> convert_program(std::string_view program, std::string_vie
       if (row == kGridHeight - 1) phantom += outside;
       out.blocks.push_back(PlacedBlock{type, static_cast<int>(*slot), row});
     }
-  } catch (const InputError& e) {  // the official converter's error: the program's, as a value
-    return Result<ConvertedLevel>::failure(source, e.what());
+  } catch (const InputError& e) {  // the official converter's error: the program's item failure
+    throw ItemFailure(ErrorKind::kBadInput, e.what());
   }
   // shiftBlocksOnGrid: move everything left so the leftmost occupied column is 0.
   int shift = kGridWidth;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "birds/level.h"
-#include "core/result.h"
+#include "core/error_kind.h"
 
 namespace pcglab::birds {
 
@@ -59,11 +59,11 @@ ConverterVersion parse_converter_version(std::string_view name);  // "1.4.1" or 
 
 // Converts a program of drop calls (the output of extract_code, or any text: lines not starting
 // with "<function>(" are ignored; the text is lower-cased first, as convertTextToXML does).
-// Errors are the official messages: "BlockType does not exist.", "Height boundary is intruded.",
-// "Width boundary is intruded." (item = `source`).
-Result<ConvertedLevel> convert_program(std::string_view program, std::string_view function = "drop_block",
-                                       const std::string& source = "",
-                                       ConverterVersion version = ConverterVersion::k1_4_1);
+// A program the official converter refuses is the item's failure: ItemFailure (core/error_kind.h)
+// of kind bad-input whose message is the official one: "BlockType does not exist.", "Height
+// boundary is intruded.", "Width boundary is intruded.".
+ConvertedLevel convert_program(std::string_view program, std::string_view function = "drop_block",
+                               ConverterVersion version = ConverterVersion::k1_4_1);
 
 // A number in units of 1e-5 as BigNumber.toFixed() prints it ("2.12005", "17", "-3.37995").
 std::string format_units(int64_t units);

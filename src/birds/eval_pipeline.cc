@@ -1,5 +1,7 @@
 #include "birds/eval_pipeline.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "batch/driver.h"
@@ -10,61 +12,50 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "core/json.h"
+#include "store/run_store.h"
 
 namespace pcglab::birds {
 namespace fs = std::filesystem;
 
 namespace {
 
-// What a log's status says of the failure's kind; `fallback` where it says only "error".
-ErrorKind kind_of_status(const std::string& status, ErrorKind fallback) {
-  if (status == "no-code") return ErrorKind::kNoOutput;
-  if (status == "conversion-error" || status == "read-error") return ErrorKind::kBadInput;
-  if (status == "write-error") return ErrorKind::kIo;
-  if (status == "internal-error") return ErrorKind::kInternal;
-  return fallback;
-}
-
 OrderedJson where(const std::string& stage, const std::string& team, const std::string& character,
                   const std::string& trial) {
   return {{"stage", stage}, {"team", team}, {"character", character}, {"trial", trial}};
 }
 
+// The stages whose failures recorded_failures reads back, in this order.
+constexpr const char* kRecordedStages[] = {"convert", "simulate", "classify", "diversity"};
+
 }  // namespace
 
 std::vector<ItemOutcome> recorded_failures(const fs::path& team_dir) {
   std::vector<ItemOutcome> out;
-  const std::string team = team_name_of(team_dir);
-  auto read = [&](const std::string& stage, const fs::path& file, const char* trial_field,
-                  ErrorKind fallback) {
-    if (!fs::exists(file)) return;
-    Json j;
-    try {
-      j = read_json_file(file);
-    } catch (const InputError&) {
-      return;
+  std::vector<fs::path> stores = batch::Driver::shard_stores(team_dir);  // a shard's, not merged yet
+  std::error_code ec;
+  if (const fs::path whole = batch::Driver::store_path(team_dir, {});
+      fs::is_regular_file(fs::symlink_status(whole, ec)))  // a link is never opened
+    stores.insert(stores.begin(), whole);
+  std::set<std::pair<std::string, std::string>> seen;  // (stage, key): the unsharded store first
+  for (const fs::path& file : stores) {
+    store::RunStore store(file);
+    for (const char* stage : kRecordedStages) {
+      for (const store::StageOutcomeRow& row : store.outcomes(stage)) {
+        if (!seen.emplace(stage, row.key).second) continue;
+        ItemOutcome o = ItemOutcome::from_json(OrderedJson::parse(row.outcome));
+        if (o.ok()) continue;
+        o.key = row.key;
+        if (std::string(stage) == "diversity") {  // a character's: key team/character
+          const auto [t, character] = parse_diversity_key(o.key);
+          const OrderedJson at = where(stage, t, character, "");
+          for (auto& [name, value] : at.items()) o.metadata[name] = value;
+          out.push_back(std::move(o));
+        } else {
+          out.push_back(failure_of(stage, std::move(o)));
+        }
+      }
     }
-    const Json& items = j.is_object() ? j.value("failures", Json::array()) : j;
-    if (!items.is_array()) return;
-    for (const Json& r : items) {
-      if (!r.is_object() || r.value("status", "error") == "ok") continue;
-      const std::string status = r.value("status", "");
-      std::string error = r.value("error", status);
-      const std::string detail = r.value("detail", "");
-      if (!detail.empty()) error += " (" + detail + ")";
-      const std::string character = r.value("character", ""), trial = r.value(trial_field, "");
-      ItemOutcome o =
-          ItemOutcome::failure(trial.empty() ? team + "/" + character : trial_key(team, character, trial),
-                               kind_of_status(status, fallback), error);
-      const OrderedJson at = where(stage, team, character, trial);
-      for (auto& [name, value] : at.items()) o.metadata[name] = value;
-      out.push_back(std::move(o));
-    }
-  };
-  read("convert", team_dir / "logs" / "convert.json", "trial", ErrorKind::kBadInput);
-  read("simulate", team_dir / "logs" / "simulate.json", "level", ErrorKind::kBadInput);
-  read("classify", team_dir / "logs" / "classify.json", "id", ErrorKind::kEvaluator);
-  read("diversity", team_dir / "logs" / "diversity.json", "trial", ErrorKind::kEvaluator);  // per character
+  }
   return out;
 }
 
@@ -136,8 +127,8 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   std::vector<EntryResults> selected;
   for (const fs::path& team : teams) {
     selected.push_back(read_team_results(team, layout));
-    for (const std::string& error : selected.back().errors)
-      report.failures.push_back(failure_of("score", selected.back().name, ErrorKind::kBadInput, error));
+    for (const ItemFailure& error : selected.back().errors)
+      report.failures.push_back(failure_of("score", selected.back().name, error.kind(), error.what()));
   }
   report.scores = score_competition(selected, options.scoring);
   report.result_dir = dir / "result";

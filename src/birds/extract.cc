@@ -453,24 +453,24 @@ ExtractionReport diagnose_extraction(std::string_view response, std::string_view
   classify_calls(response, function, blocks, accepted, report);
   if (!blocks.empty()) find_loops(response, blocks.back(), accepted, report);
   if (report.code) return report;
+  std::string reason;
   if (report.fence_markers == 0) {
-    report.no_code_reason = "no ``` fenced code block in the response";
+    reason = "no ``` fenced code block in the response";
   } else if (report.fence_markers == 1) {
-    report.no_code_reason = "only one ``` fence: the code block is never closed";
+    reason = "only one ``` fence: the code block is never closed";
   } else if (blocks.empty()) {
-    report.no_code_reason =
+    reason =
         "no complete code block: a backtick (`) inside a block breaks the official pairing of ``` fences";
   } else if (report.dropped_calls > 0) {
-    report.no_code_reason =
-        fmt::format("the last code block has {} {}() call(s) but the official pattern drops all of them",
-                    report.dropped_calls, function);
+    reason = fmt::format("the last code block has {} {}() call(s) but the official pattern drops all of them",
+                         report.dropped_calls, function);
   } else if (report.calls_in_earlier_blocks > 0) {
-    report.no_code_reason =
-        fmt::format("the last code block has no {}() call; {} call(s) in earlier blocks are ignored",
-                    function, report.calls_in_earlier_blocks);
+    reason = fmt::format("the last code block has no {}() call; {} call(s) in earlier blocks are ignored",
+                         function, report.calls_in_earlier_blocks);
   } else {
-    report.no_code_reason = fmt::format("the last code block has no {}() call", function);
+    reason = fmt::format("the last code block has no {}() call", function);
   }
+  report.no_code.emplace(ErrorKind::kNoOutput, reason);
   return report;
 }
 

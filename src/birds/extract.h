@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error_kind.h"
 #include "core/result.h"
 
 namespace pcglab::birds {
@@ -83,7 +84,9 @@ struct ExtractionReport {
   int loops_seen = 0;                // all of them
   int calls_in_earlier_blocks = 0;   // ignored: only the last block counts
   int calls_outside_blocks = 0;      // ignored
-  std::string no_code_reason;        // empty when code was found
+  // None when code was found; else the response's item failure: kind no-output, and why no code
+  // was found (no fence, an unclosed block, no call in the last block, ...).
+  std::optional<ItemFailure> no_code;
 };
 
 ExtractionReport diagnose_extraction(std::string_view response, std::string_view function = "drop_block");

@@ -170,10 +170,12 @@ GeneratedTrial generate_trial(char letter, int trial, const LetterClassifier& cl
     cand.fidelity = wanted > 0 ? 1.0 - static_cast<double>(dropped) / wanted : 0.0;
     for (const auto& [type, slot] : drops)
       cand.program += format_drop_call(type, slot, options.function) + "\n";
-    auto converted = convert_program(cand.program, options.function, "candidate");
-    if (!converted.ok()) continue;
+    try {
+      cand.level = convert_program(cand.program, options.function).level;
+    } catch (const ItemFailure&) {  // a candidate the official converter refuses: not a candidate
+      continue;
+    }
     cand.blocks = static_cast<int>(drops.size());
-    cand.level = converted.value().level;
     results.push_back(evaluate_stability(cand.level));
     images.push_back(render_ocr_image(results.back().final_level));
     candidates.push_back(std::move(cand));

@@ -228,32 +228,33 @@ std::string rate_error(const std::string& where, const std::string& column, cons
 
 // A score from a JSON field; a missing, null, non-numeric or out-of-range value is an item error.
 std::optional<double> json_rate(const Json& object, const char* key, const std::string& where,
-                                std::vector<std::string>& errors) {
+                                std::vector<ItemFailure>& errors) {
   const auto it = object.is_object() ? object.find(key) : object.end();
   if (it != object.end() && it->is_number()) {
     const double v = it->get<double>();
     if (v >= 0 && v <= 1) return v;
   }
-  errors.push_back(
-      rate_error(where, fmt::format("\"{}\"", key), it == object.end() ? "missing" : dump_json(*it)));
+  errors.emplace_back(ErrorKind::kBadInput, rate_error(where, fmt::format("\"{}\"", key),
+                                                       it == object.end() ? "missing" : dump_json(*it)));
   return std::nullopt;
 }
 
 // Reads one JSON file of scores if it exists. The file is one item: unreadable or malformed, it is
 // an error of its entry (its values count as missing) and the other files are still read.
 template <class F>
-void read_scores_file(const fs::path& file, std::vector<std::string>& errors, F&& use) {
+void read_scores_file(const fs::path& file, std::vector<ItemFailure>& errors, F&& use) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return;
   const Status s = run_item(file.string(), [&] { use(read_json_file(file)); });
   if (s.ok()) return;
   // Read and parse errors name the file already.
   const std::string& m = s.error().message;
-  errors.push_back(m.find(file.string()) == std::string::npos ? s.error().describe() : m);
+  errors.emplace_back(ErrorKind::kBadInput,
+                      m.find(file.string()) == std::string::npos ? s.error().describe() : m);
 }
 
 void read_character_files(const fs::path& base, const std::string& character, CharacterResults& r,
-                          std::vector<std::string>& errors) {
+                          std::vector<ItemFailure>& errors) {
   const fs::path sta = base / "stability" / (character + ".json");
   read_scores_file(sta, errors, [&](const Json& j) {
     const Json raws = json_field<Json>(j, "raws", sta.string());
@@ -355,7 +356,7 @@ std::vector<EntryResults> read_trial_scores_csv(const fs::path& csv) {
     throw SetupError(fmt::format("{}: missing column{} {} (the header is: {})", csv.string(),
                                  missing.size() > 1 ? "s" : "", fmt::join(missing, ", "), line));
   std::map<std::string, EntryResults> entries;
-  std::vector<std::string> orphan_errors;  // rows without a team name
+  std::vector<ItemFailure> orphan_errors;  // rows without a team name
   int line_no = 1, rows = 0;
   while (std::getline(file, line)) {
     ++line_no;
@@ -364,21 +365,23 @@ std::vector<EntryResults> read_trial_scores_csv(const fs::path& csv) {
     ++rows;
     const std::string where = fmt::format("{}:{}", csv.string(), line_no);
     if (col[0] >= f.size() || f[col[0]].empty()) {
-      orphan_errors.push_back(fmt::format("{}: column \"teamName\" is empty or missing", where));
+      orphan_errors.emplace_back(ErrorKind::kBadInput,
+                                 fmt::format("{}: column \"teamName\" is empty or missing", where));
       continue;
     }
     EntryResults& e = entries[f[col[0]]];
     e.name = f[col[0]];
     if (f.size() != header.size()) {
-      e.errors.push_back(
-          fmt::format("{}: the row has {} fields, the header {}", where, f.size(), header.size()));
+      e.errors.emplace_back(ErrorKind::kBadInput, fmt::format("{}: the row has {} fields, the header {}",
+                                                              where, f.size(), header.size()));
       continue;
     }
     int trial = 0;
     const std::string& t = f[col[2]];
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), trial);
     if (t.empty() || ec != std::errc() || end != t.data() + t.size() || trial < 1) {
-      e.errors.push_back(
+      e.errors.emplace_back(
+          ErrorKind::kBadInput,
           fmt::format("{}: column \"trial\" is \"{}\", expected a trial number (1, 2, ...)", where, t));
       continue;
     }
@@ -386,7 +389,8 @@ std::vector<EntryResults> read_trial_scores_csv(const fs::path& csv) {
     const auto value = [&](size_t c, const char* name) {
       const auto v = parse_rate(f[col[c]]);
       if (!v)
-        e.errors.push_back(rate_error(where, fmt::format("column \"{}\"", name), "\"" + f[col[c]] + "\""));
+        e.errors.emplace_back(ErrorKind::kBadInput,
+                              rate_error(where, fmt::format("column \"{}\"", name), "\"" + f[col[c]] + "\""));
       return v;
     };
     if (const auto v = value(3, "stabilityScore")) r.stability[trial] = *v;
@@ -397,7 +401,7 @@ std::vector<EntryResults> read_trial_scores_csv(const fs::path& csv) {
   std::vector<EntryResults> out;
   for (auto& [name, e] : entries) out.push_back(std::move(e));
   if (!orphan_errors.empty()) {
-    if (out.empty()) throw SetupError(orphan_errors.front());
+    if (out.empty()) throw SetupError(orphan_errors.front().what());
     out.front().errors.insert(out.front().errors.begin(), orphan_errors.begin(), orphan_errors.end());
   }
   return out;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error_kind.h"
+
 namespace pcglab::birds {
 
 enum class ScoringPolicy { k2023, k2024, k2025 };
@@ -29,7 +31,8 @@ struct EntryResults {
   // Values that could not be read (not a number in [0, 1], a bad trial number, a short row): each
   // names the file, the row or entry and the column. Such a value is left out (a missing trial
   // counts 0, as in the official script); an entry with errors and no valid value is not ranked.
-  std::vector<std::string> errors;
+  // Each is an item failure of the entry (kind bad-input).
+  std::vector<ItemFailure> errors;
 };
 
 struct ScoringConfig {
@@ -77,7 +80,7 @@ struct ScoringResult {
   std::vector<TrialScore> trials;
   std::vector<CharacterScore> characters;
   std::vector<EntryScore> entries;  // in rank order
-  std::vector<std::string> errors;  // every entry's EntryResults::errors
+  std::vector<ItemFailure> errors;  // every entry's EntryResults::errors
 };
 
 ScoringResult score_competition(const std::vector<EntryResults>& entries, const ScoringConfig& config);

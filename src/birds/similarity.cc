@@ -88,8 +88,8 @@ std::vector<ItemOutcome> classify_chunk(const std::vector<ImageFile>& files, con
       << classifier.name() << " returned " << scores.size() << " results for " << batch.size() << " images";
   for (size_t b = 0; b < where.size(); ++b) {
     ItemOutcome& o = out[where[b]];
-    if (!scores[b].error.empty()) {
-      o = ItemOutcome::failure("", ErrorKind::kEvaluator, scores[b].error, {{"classifier", name}});
+    if (const auto& failed = scores[b].failure) {
+      o = ItemOutcome::failure("", failed->kind(), failed->what(), {{"classifier", name}});
       continue;
     }
     const int index = classifier.label_index(files[which[where[b]]].file.character);

@@ -187,10 +187,9 @@ std::string level_problem(const Level& level) {
 
 }  // namespace
 
-Status check_simulable(const Level& level) {
+void check_simulable(const Level& level) {
   std::string problem = level_problem(level);
-  if (problem.empty()) return ok_status();
-  return ItemError{"", std::move(problem)};
+  if (!problem.empty()) throw ItemFailure(ErrorKind::kBadInput, problem);
 }
 
 StabilityResult evaluate_stability(const Level& level, const StabilityConfig& config) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "birds/level.h"
+#include "core/error_kind.h"
 #include "core/result.h"
 
 namespace pcglab::birds {
@@ -66,10 +67,11 @@ struct StabilityResult {
   std::vector<ObjectOutcome> objects;
 };
 
-// Whether `level` can be simulated: an ItemError naming the object for an unknown block or pig
-// type and for positions, angles or platform scales Box2D cannot take (|x|, |y| > 1e6, not
-// finite, |scale| outside 1e-3..1e6). A level read from a file may break these: check it first.
-Status check_simulable(const Level& level);
+// Checks that `level` can be simulated: throws ItemFailure (kind bad-input, core/error_kind.h)
+// naming the object for an unknown block or pig type and for positions, angles or platform scales
+// Box2D cannot take (|x|, |y| > 1e6, not finite, |scale| outside 1e-3..1e6): the level's item
+// failure. A level read from a file may break these: check it first.
+void check_simulable(const Level& level);
 
 // Simulates `level`, which check_simulable accepts (otherwise: CheckError, a bug in the caller).
 // Deterministic: the same level gives the same result, bit for bit, on any thread.

@@ -52,22 +52,30 @@ ItemOutcome convert_trial(const fs::path& team_dir, const TrialFile& f, const Co
   const ExtractionReport report = diagnose_extraction(raw.value(), options.function);
   if (!report.code) {
     remove_outputs(team_dir, f);
-    return official_failure(f, ErrorKind::kNoOutput, "Code not found.", report.no_code_reason);
+    return official_failure(f, report.no_code->kind(), "Code not found.", report.no_code->what());
   }
-  auto level = convert_program(*report.code, options.function, f.stem, options.converter);
+  ConvertedLevel level;
+  std::string refused;  // the official converter's error
+  ErrorKind refused_kind = ErrorKind::kNone;
+  try {
+    level = convert_program(*report.code, options.function, options.converter);
+  } catch (const ItemFailure& e) {
+    refused = e.what();
+    refused_kind = e.kind();
+  }
   try {
     write_file_atomic(stage_path(team_dir, "intermediate", f.character, f.stem, ".txt"), *report.code);
-    if (!level.ok()) {
+    if (refused_kind != ErrorKind::kNone) {
       std::error_code ec;
       fs::remove(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), ec);
-      return official_failure(f, ErrorKind::kBadInput, level.error().message);
+      return official_failure(f, refused_kind, refused);
     }
-    write_file_atomic(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), level.value().xml);
+    write_file_atomic(stage_path(team_dir, "levels", f.character, f.stem, ".xml"), level.xml);
   } catch (const SetupError& e) {  // a file that cannot be written: this trial's error
     remove_outputs(team_dir, f);
     return ItemOutcome::failure("", ErrorKind::kIo, e.what());
   }
-  return ItemOutcome::success("", {{"blocks", static_cast<int>(level.value().blocks.size())}});
+  return ItemOutcome::success("", {{"blocks", static_cast<int>(level.blocks.size())}});
 }
 
 std::string conversion_status(const ItemOutcome& o) {

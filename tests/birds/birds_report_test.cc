@@ -6,10 +6,12 @@
 
 #include <string>
 
+#include "batch/driver.h"
 #include "core/check.h"
 #include "core/files.h"
 #include "core/image.h"
 #include "core/json.h"
+#include "store/run_store.h"
 #include "testing/testing.h"
 
 namespace pcglab::birds {
@@ -156,6 +158,29 @@ TEST(BirdsReport, ReadsEveryStageAndRecordsFailuresWithReasons) {
   for (const BirdsStage& s : team.stages) (s.present ? present : missing).push_back(s.name);
   EXPECT_EQ(present, (std::vector<std::string>{"convert", "simulate", "images", "similarity", "diversity"}));
   EXPECT_EQ(missing, (std::vector<std::string>{"scores"}));
+}
+
+// Where the folder has the batch driver's store (birds eval, convert, simulate, classify keep one in
+// <team>/logs/), a failure's kind is the stored outcome's, not what the log implies.
+TEST(BirdsReport, AFailuresKindIsTheRunStoresWhereThereIsOne) {
+  testing::TempDir tmp;
+  const fs::path dir = write_run(tmp.path(), "teamx");
+  {
+    store::RunStore store(batch::Driver::store_path(dir, {}));
+    auto put = [&](const std::string& stage, const ItemOutcome& o) {
+      store.put_outcome({stage, o.key, "h", "[]", o.to_stored_json().dump()});
+    };
+    put("simulate", ItemOutcome::failure("teamx/D/teamx_D_1", ErrorKind::kTimeout, "timed out"));
+    put("classify", ItemOutcome::failure("teamx/E/teamx_E_1", ErrorKind::kInternal, "bug"));
+  }
+  const BirdsTeam team = read_birds_run(dir, {}).teams[0];
+  ASSERT_EQ(team.failures.size(), 5u);
+  EXPECT_EQ(team.failures[2].kind, ErrorKind::kBadInput) << "no stored outcome: the log's status";
+  EXPECT_EQ(team.failures[3].metadata["stage"], "simulate");
+  EXPECT_EQ(team.failures[3].kind, ErrorKind::kTimeout);
+  EXPECT_EQ(team.failures[4].metadata["stage"], "classify");
+  EXPECT_EQ(team.failures[4].kind, ErrorKind::kInternal);
+  EXPECT_EQ(team.failures[4].message, "bad PNG") << "the words stay the log's";
 }
 
 TEST(BirdsReport, PageEscapesHostileTextAndHasOneSectionPerLetter) {

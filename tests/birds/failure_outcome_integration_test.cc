@@ -3,10 +3,12 @@
 // stage's run (a shard) or is read back from the stage's log (an unsharded run).
 #include <gtest/gtest.h>
 
+#include "batch/driver.h"
 #include "birds/eval_pipeline.h"
 #include "birds/text_pipeline.h"
 #include "core/files.h"
 #include "core/thread_pool.h"
+#include "store/run_store.h"
 #include "testing/testing.h"
 
 namespace pcglab::birds {
@@ -59,27 +61,45 @@ TEST(BirdsFailureOutcome, EvalReportsTheStagesOutcomeWithWhereItHappened) {
   EXPECT_EQ(failures[0].metadata.value("official_error", ""), "Code not found.");
 }
 
-TEST(BirdsFailureOutcome, ALogsStatusGivesTheFailuresKind) {
+// The kinds come from the batch driver's store (table outcomes), as the stages made them, not from
+// what the logs imply: here the logs say only "error" (simulate, classify) or another status.
+TEST(BirdsFailureOutcome, TheStoredOutcomeGivesTheFailuresKind) {
   testing::TempDir dir;
   const fs::path team = dir / "t";
   fs::create_directories(team / "logs");
-  write_file_atomic(team / "logs/convert.json",
-                    R"([{"character": "A", "trial": "t_A_1", "status": "write-error", "error": "disk full"},
-                        {"character": "A", "trial": "t_A_2", "status": "conversion-error",
-                         "error": "Height boundary is intruded."},
-                        {"character": "B", "trial": "t_B_1", "status": "internal-error", "error": "bug"},
-                        {"character": "B", "trial": "t_B_2", "status": "ok", "blocks": 3}])");
+  write_file_atomic(
+      team / "logs/convert.json",
+      R"([{"character": "A", "trial": "t_A_1", "status": "conversion-error", "error": "disk full"}])");
+  write_file_atomic(team / "logs/simulate.json",
+                    R"([{"character": "A", "level": "t_A_2", "status": "error", "error": "timed out"}])");
   write_file_atomic(team / "logs/classify.json",
                     R"({"failures": [{"character": "C", "id": "t_C_1.png", "error": "bad PNG"}]})");
+  {
+    store::RunStore store(batch::Driver::store_path(team, {}));
+    auto put = [&](const std::string& stage, const ItemOutcome& o) {
+      store.put_outcome({stage, o.key, "h", "[]", o.to_stored_json().dump()});
+    };
+    put("convert", ItemOutcome::failure("t/A/t_A_1", ErrorKind::kIo, "disk full"));
+    put("convert", ItemOutcome::success("t/B/t_B_2"));
+    put("simulate", ItemOutcome::failure("t/A/t_A_2", ErrorKind::kTimeout, "timed out"));
+    put("classify", ItemOutcome::failure("t/C/t_C_1", ErrorKind::kInternal, "bug"));
+    put("diversity", ItemOutcome::failure("t/D", ErrorKind::kBadInput, "similarity/D.json: invalid JSON"));
+  }
   const std::vector<ItemOutcome> f = recorded_failures(team);
   ASSERT_EQ(f.size(), 4u);
-  EXPECT_EQ(f[0].kind, ErrorKind::kIo);
-  EXPECT_EQ(f[1].kind, ErrorKind::kBadInput);
-  EXPECT_EQ(failure_text(f[1]), "Height boundary is intruded.");
+  EXPECT_EQ(f[0].key, "t/A/t_A_1");
+  EXPECT_EQ(f[0].kind, ErrorKind::kIo) << "the store's, not the log's conversion-error";
+  EXPECT_EQ(f[0].metadata.value("stage", ""), "convert");
+  EXPECT_EQ(f[1].kind, ErrorKind::kTimeout) << "the store's; the log says only error";
+  EXPECT_EQ(f[1].metadata.value("trial", ""), "t_A_2");
   EXPECT_EQ(f[2].kind, ErrorKind::kInternal);
-  EXPECT_EQ(f[3].kind, ErrorKind::kEvaluator);
-  EXPECT_EQ(f[3].key, "t/C/t_C_1.png");
-  EXPECT_EQ(f[3].metadata.value("stage", ""), "classify");
+  EXPECT_EQ(f[2].key, "t/C/t_C_1");
+  EXPECT_EQ(f[2].metadata.value("stage", ""), "classify");
+  EXPECT_EQ(f[2].metadata.value("trial", ""), "t_C_1.png");
+  EXPECT_EQ(f[3].key, "t/D");
+  EXPECT_EQ(f[3].metadata.value("stage", ""), "diversity");
+  EXPECT_EQ(f[3].metadata.value("character", ""), "D");
+  EXPECT_EQ(f[3].message, "similarity/D.json: invalid JSON");
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ void expect_same_bits(const std::vector<LetterScores>& got, const std::vector<si
                       const std::vector<LetterScores>& alone, const std::string& what) {
   ASSERT_EQ(got.size(), which.size()) << what;
   for (size_t k = 0; k < which.size(); ++k) {
-    ASSERT_TRUE(got[k].error.empty()) << what << ": " << got[k].error;
+    ASSERT_FALSE(got[k].failure) << what << ": " << got[k].failure->what();
     // operator== on floats: bit-identical here (no NaN); a 1e-8 difference fails.
     ASSERT_EQ(got[k].probabilities, alone[which[k]].probabilities) << what << ", image " << which[k];
   }
@@ -111,7 +111,10 @@ TEST(LetterClassifierConcurrency, AFailingImageIsAnItemError) {
   ASSERT_EQ(scores.size(), 3u);
   EXPECT_EQ(scores[0].probabilities, alone[0].probabilities);
   EXPECT_EQ(scores[2].probabilities, alone[1].probabilities);
-  EXPECT_NE(scores[1].error.find("empty image"), std::string::npos) << scores[1].error;
+  ASSERT_TRUE(scores[1].failure);
+  EXPECT_NE(std::string(scores[1].failure->what()).find("empty image"), std::string::npos)
+      << scores[1].failure->what();
+  EXPECT_EQ(scores[1].failure->kind(), ErrorKind::kInternal) << "a broken invariant (PCGLAB_CHECK): a bug";
   EXPECT_EQ(scores[1].probabilities, std::vector<float>(26, 0.0f));
 }
 

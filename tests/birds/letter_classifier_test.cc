@@ -205,7 +205,7 @@ TEST(LetterClassifier, VitFolderIsTheVitForwardPassAndSoftmax) {
     vit.forward(pixels.data(), 1, logits, &cls);
     EXPECT_EQ(scores[i].probabilities, nn::softmax_rows(logits, 26)) << i;
     EXPECT_EQ(scores[i].embedding, cls) << i;
-    EXPECT_TRUE(scores[i].error.empty()) << scores[i].error;
+    EXPECT_FALSE(scores[i].failure) << scores[i].failure->what();
   }
   EXPECT_THROW(open_letter_classifier((dir / "nope").string()), SetupError);
 }

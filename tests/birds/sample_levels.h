@@ -43,9 +43,11 @@ inline constexpr SampleLevel kSampleLevels[] = {
 inline std::string sample_level_xml(const std::string& file) {
   for (const SampleLevel& s : kSampleLevels) {
     if (file != s.file) continue;
-    auto level = birds::convert_program(s.program, "drop_block", s.file, s.version);
-    if (!level.ok()) throw std::runtime_error(file + ": " + level.error().describe());
-    return level.value().xml;
+    try {
+      return birds::convert_program(s.program, "drop_block", s.version).xml;
+    } catch (const ItemFailure& e) {
+      throw std::runtime_error(file + ": " + e.what());
+    }
   }
   throw std::runtime_error("no sample level " + file);
 }

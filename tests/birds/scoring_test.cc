@@ -16,6 +16,16 @@
 namespace pcglab::birds {
 namespace {
 
+// The messages of an entry's errors; each must be an item failure of kind bad-input.
+std::vector<std::string> messages(const std::vector<ItemFailure>& errors) {
+  std::vector<std::string> out;
+  for (const ItemFailure& e : errors) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput) << e.what();
+    out.push_back(e.what());
+  }
+  return out;
+}
+
 void expect_relative(double ours, double theirs, const std::string& what) {
   const double scale = std::max(std::abs(theirs), 1e-300);
   EXPECT_LE(std::abs(ours - theirs) / scale, 1e-9) << what << ": " << ours << " vs " << theirs;
@@ -216,15 +226,17 @@ TEST(ScoringCsv, InvalidValuesAreItemErrorsAndATeamWithoutValidValuesIsNotRanked
   const EntryResults& bad = entries[0];
   const EntryResults& good = entries[1];
   const std::string at = (dir / "t.csv").string();
-  EXPECT_EQ(good.errors, (std::vector<std::string>{
-                             at + ":3: column \"stabilityScore\" is \"-0.5\", expected a number in [0, 1]"}));
-  EXPECT_EQ(bad.errors, (std::vector<std::string>{
-                            at + ":4: column \"stabilityScore\" is \"nan\", expected a number in [0, 1]",
-                            at + ":4: column \"similarityScore\" is \"inf\", expected a number in [0, 1]",
-                            at + ":4: column \"diversityScore\" is \"2\", expected a number in [0, 1]",
-                            at + ":5: column \"trial\" is \"x\", expected a trial number (1, 2, ...)",
-                            at + ":6: the row has 4 fields, the header 7",
-                        }));
+  EXPECT_EQ(messages(good.errors),
+            (std::vector<std::string>{
+                at + ":3: column \"stabilityScore\" is \"-0.5\", expected a number in [0, 1]"}));
+  EXPECT_EQ(messages(bad.errors),
+            (std::vector<std::string>{
+                at + ":4: column \"stabilityScore\" is \"nan\", expected a number in [0, 1]",
+                at + ":4: column \"similarityScore\" is \"inf\", expected a number in [0, 1]",
+                at + ":4: column \"diversityScore\" is \"2\", expected a number in [0, 1]",
+                at + ":5: column \"trial\" is \"x\", expected a trial number (1, 2, ...)",
+                at + ":6: the row has 4 fields, the header 7",
+            }));
   EXPECT_EQ(good.models.at("").at("A").stability,
             (std::map<int, double>{{1, 1.0}}));  // trial 2 left out (counts 0)
   ScoringConfig config;
@@ -250,14 +262,15 @@ TEST(ScoringJson, NullAndOutOfRangeValuesAreItemErrorsNamingTheFileAndEntry) {
   write_file_atomic(dir / "t/similarity/A.json", R"({"trials":[{"id":"t_A_1","similarity":-1}]})");
   write_file_atomic(dir / "t/diversity/A.json", R"({"diversityRate":"high"})");
   const EntryResults e = read_team_results(dir / "t", ScoringPolicy::k2024, {"A"});
-  EXPECT_EQ(e.errors, (std::vector<std::string>{
-                          (dir / "t/stability/A.json").string() +
-                              ": raws[0] (t_A_1.xml): \"score\" is null, expected a number in [0, 1]",
-                          (dir / "t/similarity/A.json").string() +
-                              ": trials[0] (t_A_1): \"similarity\" is -1, expected a number in [0, 1]",
-                          (dir / "t/diversity/A.json").string() +
-                              ": \"diversityRate\" is \"high\", expected a number in [0, 1]",
-                      }));
+  EXPECT_EQ(messages(e.errors),
+            (std::vector<std::string>{
+                (dir / "t/stability/A.json").string() +
+                    ": raws[0] (t_A_1.xml): \"score\" is null, expected a number in [0, 1]",
+                (dir / "t/similarity/A.json").string() +
+                    ": trials[0] (t_A_1): \"similarity\" is -1, expected a number in [0, 1]",
+                (dir / "t/diversity/A.json").string() +
+                    ": \"diversityRate\" is \"high\", expected a number in [0, 1]",
+            }));
   EXPECT_EQ(e.models.at("").at("A").stability, (std::map<int, double>{{2, 0.5}}));
 }
 
@@ -272,8 +285,9 @@ TEST(ScoringJson, AMalformedFileIsItsTeamsErrorAndTheOtherFilesAreRead) {
   const EntryResults e = read_team_results(dir / "t", ScoringPolicy::k2024, {"A", "B"});
   ASSERT_EQ(e.errors.size(), 2u);
   const std::string sim = (dir / "t/similarity/A.json").string();
-  EXPECT_EQ(e.errors[0].rfind(sim + ":1:12: invalid JSON: ", 0), 0u) << e.errors[0];
-  EXPECT_EQ(e.errors[1], "cannot read " + (dir / "t/stability/B.json").string() + ": it is a directory");
+  EXPECT_EQ(messages(e.errors)[0].rfind(sim + ":1:12: invalid JSON: ", 0), 0u) << e.errors[0].what();
+  EXPECT_EQ(messages(e.errors)[1],
+            "cannot read " + (dir / "t/stability/B.json").string() + ": it is a directory");
   EXPECT_EQ(e.models.at("").at("A").stability, (std::map<int, double>{{2, 0.5}}));
   EXPECT_TRUE(e.models.at("").at("A").similarity.empty());
   EXPECT_EQ(e.models.at("").at("A").diversity, 0.25);

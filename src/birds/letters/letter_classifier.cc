@@ -80,12 +80,20 @@ std::vector<LetterScores> LetterClassifier::classify(const std::vector<Image>& i
                                                      ThreadPool* pool) const {
   std::vector<LetterScores> out(images.size());
   const auto one = [&](size_t i) {
-    auto scores = run_item("", [&] { return classify_one(images[i], embeddings); });
+    ErrorKind kind = ErrorKind::kEvaluator;  // an ItemFailure's own kind where one is thrown
+    auto scores = run_item("", [&] {
+      try {
+        return classify_one(images[i], embeddings);
+      } catch (const ItemFailure& e) {
+        kind = e.kind();
+        throw;
+      }
+    });
     if (scores.ok()) {
       out[i] = std::move(scores).value();
     } else {
       out[i].probabilities.assign(labels().size(), 0.0f);
-      out[i].error = scores.error().message;
+      out[i].failure.emplace(scores.error().internal ? ErrorKind::kInternal : kind, scores.error().message);
     }
   };
   if (pool != nullptr) {

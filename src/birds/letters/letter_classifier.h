@@ -12,9 +12,11 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/error_kind.h"
 #include "core/image.h"
 #include "core/thread_pool.h"
 
@@ -23,7 +25,9 @@ namespace pcglab::birds {
 struct LetterScores {
   std::vector<float> probabilities;  // one per label, in label order (softmax)
   std::vector<float> embedding;      // CLS embedding when asked for and available
-  std::string error;                 // empty, or why this image failed (probabilities are then 0)
+  // Why this image failed (probabilities are then 0): its item failure, kind evaluator (the
+  // classifier could not score it) or internal (a bug in pcglab); none when it was scored.
+  std::optional<ItemFailure> failure;
 };
 
 class LetterClassifier {
@@ -38,7 +42,7 @@ class LetterClassifier {
   // same whatever other images are in the call, in any order, on any number of threads. Images are
   // spread over `pool` (the caller's --threads; none: the calling thread). Safe to call from many
   // threads at once, and from inside `pool`'s own items. An image that fails is an item error: its
-  // `error` says why; only bad setup throws (SetupError).
+  // `failure` says why, with its kind; only bad setup throws (SetupError).
   std::vector<LetterScores> classify(const std::vector<Image>& images, bool embeddings = false,
                                      ThreadPool* pool = nullptr) const;
 

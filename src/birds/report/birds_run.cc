@@ -1,6 +1,8 @@
 #include "birds/report/birds_run.h"
 
 #include "birds/competition_layout.h"
+#include "birds/eval_pipeline.h"
+#include "birds/text_pipeline.h"
 
 #include <algorithm>
 #include <cmath>
@@ -176,6 +178,7 @@ class TeamReader {
   explicit TeamReader(BirdsTeam& team) : team_(team), dir_(team.dir) {}
 
   void read() {
+    read_stored_kinds();
     read_run_info();
     read_raw();
     read_convert_log();
@@ -206,9 +209,32 @@ class TeamReader {
   std::vector<ItemOutcome>& failures() { return failures_; }
 
  private:
-  // `failure`: what the report calls it; `stage` and `kind`: the stage that failed and how.
+  // The kinds of the failures the batch driver's store recorded (table `outcomes` in
+  // <team>/logs/batch.sqlite, or a shard's store): a failure's kind as it was made, where a log says
+  // only "error". A folder without a store (the official scripts wrote it) keeps the kinds the logs
+  // imply.
+  void read_stored_kinds() {
+    try {
+      for (const ItemOutcome& o : recorded_failures(dir_)) {
+        const std::string stage = o.metadata.value("stage", "");
+        if (stage == "diversity") continue;  // a character's, not a trial's
+        const TrialKey k = parse_trial_key(o.key);
+        stored_kinds_[fmt::format("{}/{}/{}", stage, k.character, k.stem)] = o.kind;
+      }
+    } catch (const SetupError& e) {
+      log_warn("{}: the run store cannot be read ({}); failure kinds are the logs'", dir_.string(), e.what());
+    } catch (const InputError& e) {
+      log_warn("{}: the run store cannot be read ({}); failure kinds are the logs'", dir_.string(), e.what());
+    }
+  }
+
+  // `failure`: what the report calls it; `stage` and `kind`: the stage that failed and how (the
+  // stored kind where the run store has one, else `kind`, what the log implies).
   void add_failure(const std::string& letter, const std::string& stem, const std::string& failure,
                    const std::string& reason, const char* stage, ErrorKind kind) {
+    if (const auto it = stored_kinds_.find(fmt::format("{}/{}/{}", stage, letter, stem));
+        it != stored_kinds_.end())
+      kind = it->second;
     BirdsTrial& t = trial(letter, stem);
     if (t.failure.empty()) t.failure = failure;
     failures_.push_back(ItemOutcome::failure(fmt::format("{}/{}/{}", team_.name, letter, stem), kind, reason,
@@ -397,6 +423,7 @@ class TeamReader {
   std::map<std::string, LetterState> letters_;
   std::map<std::string, fs::path> images_;
   std::vector<ItemOutcome> failures_;
+  std::map<std::string, ErrorKind> stored_kinds_;  // "<stage>/<letter>/<stem>" -> the stored kind
 };
 
 // The scores birds score wrote, for every team: trial, character and prompt scores.
