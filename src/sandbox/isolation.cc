@@ -391,9 +391,10 @@ IsolationReport check_isolation(const WorkerConfig& config_in) {
     checks.push_back({"memory limit", fact<int64_t>(f, "as_mb", -1) == config.limits.memory_mb,
                       fmt::format("RLIMIT_AS {} MB", fact<int64_t>(f, "as_mb", -1))});
     const List fds = fact<List>(f, "fds", {});
-    checks.push_back({"no inherited descriptors", fds.size() <= 7,
+    checks.push_back({"no inherited descriptors", fds.size() <= 8,
                       "open fds: " + join_strings(fds) +
-                          " (0-2 stdio, 3-4 protocol, the worker's error pipe, one for the listing)"});
+                          " (0-2 stdio, 3-4 protocol, the worker's error pipe, the namespace's pid counter, "
+                          "one for the listing)"});
   }
   report.sandbox_works = true;
   for (const auto& c : checks) {

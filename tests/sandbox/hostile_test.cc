@@ -258,6 +258,65 @@ def processes():
   expect_next_item_works();
 }
 
+TEST_F(HostileTest, ForksAndReturnsFromTheCall) {
+  // Both processes return from main() into the worker's loop: only the worker replies, the child
+  // exits (neither replies twice nor sweeps the worker away), and no process is left.
+  Worker worker(small_config());
+  ASSERT_TRUE(worker
+                  .load("fork.py", R"PY(
+import os
+def main():
+    os.fork()
+    return 1
+def processes():
+    return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+)PY")
+                  .ok());
+  for (int k = 0; k < 3; ++k) {
+    const Reply r = worker.call("main");
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.value->as_int(), 1);
+    const Reply ps = worker.call("processes");
+    ASSERT_TRUE(ps.ok()) << ps.describe();
+    EXPECT_EQ(to_json(*ps.value).dump(), "[1,2]");
+  }
+  EXPECT_EQ(worker.starts(), 1);
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, TheSweepIsSkippedOnlyWhileTheNamespacesPidCounterStands) {
+  // The worker reads its PID namespace's counter (ns_last_pid) in the sandbox, forked by the zygote
+  // or started by its own bwrap, so a call that started no process skips the kill(-1) sweep; the
+  // counter moves with every process or thread the code starts (worker.py, pids_allocated).
+  const char* source = R"PY(
+import __main__, os, threading
+def state():
+    return [__main__.pid_counter >= 0, __main__.pid_counter_wrap_ns > 0, __main__.pids_allocated()]
+def start_thread():
+    t = threading.Thread(target=lambda: None); t.start(); t.join()
+    return __main__.pids_allocated()
+def start_process():
+    if os.fork() == 0:
+        os._exit(0)
+    os.wait()
+    return __main__.pids_allocated()
+)PY";
+  for (const bool zygote : {true, false}) {
+    WorkerConfig config = small_config();
+    config.zygote = zygote;
+    Worker worker(config);
+    ASSERT_TRUE(worker.load("counter.py", source).ok());
+    const Reply r = worker.call("state");
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(to_json(*r.value).dump(), "[true,true,false]") << "zygote " << zygote;
+    for (const char* f : {"start_thread", "start_process"}) {
+      const Reply moved = worker.call(f);
+      ASSERT_TRUE(moved.ok()) << moved.describe();
+      EXPECT_TRUE(moved.value->as_bool()) << f << ", zygote " << zygote;
+    }
+  }
+}
+
 TEST_F(HostileTest, ReadsTheHostProc) {
   expect_contained("def main():\n    return open('/proc/@HOSTPID@/environ').read()\n", ErrorKind::kBadInput,
                    "No such file or directory");

@@ -76,7 +76,7 @@ def random_value(rng, depth=0):
         return ''.join(rng.choice('aé€\U0001f600\n\0"') for _ in range(rng.randrange(0, 12)))
     if kind == 'array':
         dtype = np.dtype(rng.choice(sorted(worker.DTYPES)))
-        shape = tuple(rng.randrange(0, 4) for _ in range(rng.randrange(1, 4)))  # 0-d: see below
+        shape = tuple(rng.randrange(0, 4) for _ in range(rng.randrange(0, 4)))  # 0-d too
         data = bytes(rng.randrange(256) for _ in range(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize))
         a = np.frombuffer(data, dtype=dtype).reshape(shape)
         return a if dtype != np.bool_ else a.astype(bool)
@@ -126,14 +126,20 @@ class Decode(unittest.TestCase):
             got, _ = decode(encode(a))
             self.assertTrue(same(got, a), (got, a))
 
-    @unittest.expectedFailure
     def test_zero_dimensional_arrays(self):
-        # Known: a 0-d array the code returns crosses with shape (1,) (Encoder.encode takes
-        # np.ascontiguousarray, which returns at least one dimension). Kept as it is: fixing it
-        # changes what `sandbox run` prints for such a value.
-        a = np.array(7, '<i8')
-        got, _ = decode(encode(a))
-        self.assertTrue(same(got, a), (got, a))
+        # A 0-d array crosses as ndim 0, no dimensions and one element (it crossed with shape (1,)
+        # when the encoder took np.ascontiguousarray, which returns at least one dimension).
+        for a in (np.array(7, '<i8'), np.array(2.5, '<f4'), np.array(True), np.array(-3, '>i4'),
+                  np.ones((2, 3), '<u2')[1, 2, None].reshape(())):
+            data = encode(a)
+            self.assertEqual(data[:6], b'a\x03' + a.dtype.newbyteorder('<').str.encode() + b'\x00', a)
+            got, end = decode(data)
+            self.assertEqual(end, len(data))
+            self.assertEqual(got.shape, ())
+            self.assertTrue(same(got, np.asarray(a, a.dtype.newbyteorder('<'))), (got, a))
+        # 'a', dtype '<i8', ndim 0, no dimensions, 8 bytes of data, padding to 8, the data
+        self.assertEqual(encode(np.array(7, '<i8')).hex(),
+                         '61' '03' '3c6938' '00' '0800000000000000' '0000' '0700000000000000')
 
     def test_unknown_tag(self):
         with self.assertRaisesRegex(worker.ProtocolError, 'unknown value tag 122'):
@@ -306,6 +312,71 @@ class Handlers(unittest.TestCase):
                 t.write(b'x')
         finally:
             worker.settings['output_bytes'] = old
+
+
+class PidCounter(unittest.TestCase):
+    """pids_allocated(): the kill(-1) sweep is skipped only while the namespace's pid counter stands,
+    and only over intervals too short for the counter to wrap back to the same value."""
+
+    def setUp(self):
+        self.saved = {name: getattr(worker, name) for name in
+                      ('pid_counter', 'pid_counter_wrap_ns', 'pid_counter_seen', 'pid_counter_time')}
+        self.file = tempfile.TemporaryFile()
+        self.set(b'527\n')
+        worker.pid_counter = self.file.fileno()
+        worker.pid_counter_wrap_ns = 10 ** 12
+
+    def tearDown(self):
+        for name, value in self.saved.items():
+            setattr(worker, name, value)
+        self.file.close()
+
+    def set(self, value):
+        self.file.seek(0)
+        self.file.truncate()
+        self.file.write(value)
+        self.file.flush()
+
+    def test_a_standing_counter_skips_a_moved_one_sweeps(self):
+        self.assertTrue(worker.pids_allocated())  # the first reading has nothing to compare with
+        self.assertFalse(worker.pids_allocated())
+        self.assertFalse(worker.pids_allocated())
+        self.set(b'528\n')
+        self.assertTrue(worker.pids_allocated())
+        self.assertFalse(worker.pids_allocated())
+
+    def test_an_interval_that_could_hold_a_wrap_sweeps(self):
+        self.assertTrue(worker.pids_allocated())
+        worker.pid_counter_time -= 10 ** 12  # the last reading was as long ago as a wrap takes
+        self.assertTrue(worker.pids_allocated())
+        self.assertFalse(worker.pids_allocated())
+        worker.pid_counter_wrap_ns = 0  # no bound (no process limit, or pid_max too small)
+        self.assertTrue(worker.pids_allocated())
+        self.assertTrue(worker.pids_allocated())
+
+    def test_no_counter_or_an_unreadable_one_always_sweeps(self):
+        worker.pid_counter = -1
+        self.assertTrue(worker.pids_allocated())
+        self.assertTrue(worker.pids_allocated())
+        r, w = os.pipe()
+        os.close(w)
+        worker.pid_counter = r  # a pipe: pread fails
+        try:
+            self.assertTrue(worker.pids_allocated())
+            self.assertTrue(worker.pids_allocated())
+        finally:
+            os.close(r)
+        worker.pid_counter = self.file.fileno()
+        self.set(b'')  # nothing read: never the same
+        self.assertTrue(worker.pids_allocated())
+        self.assertTrue(worker.pids_allocated())
+
+    def test_the_wrap_bound_follows_pid_max_and_the_process_limit(self):
+        # (pid_max - 300 - nproc) clones of at least 100 ns each; none without a process limit.
+        self.assertEqual(worker.wrap_interval_ns(32768, 32), 3243600)
+        self.assertEqual(worker.wrap_interval_ns(4194304, 64), 419394000)
+        self.assertEqual(worker.wrap_interval_ns(32768, 0), 0)
+        self.assertEqual(worker.wrap_interval_ns(301, 32), 0)
 
 
 class Serve(unittest.TestCase):
