@@ -189,6 +189,34 @@ TEST_F(HostileTest, ClosesTheProtocolChannel) {
                    ErrorKind::kCrash, "closed the protocol channel");
 }
 
+TEST_F(HostileTest, WritesToTheProtocolRightAfterItsReply) {
+  // Bytes that follow a reply in the same write reach pcglab in the read that takes the reply: the
+  // next request still finds them (the worker is replaced), as it finds bytes written later.
+  Worker worker(small_config());
+  ASSERT_TRUE(worker
+                  .load("stray.py", R"PY(
+import __main__
+reply = __main__.write_all
+def main():
+    __main__.write_all = lambda data: reply(bytes(data) + b'stray bytes')
+    return 1
+def ok():
+    return 2
+)PY")
+                  .ok());
+  const Reply first = worker.call("main");
+  ASSERT_TRUE(first.ok()) << first.describe();
+  EXPECT_EQ(first.value->as_int(), 1);
+  const Reply r = worker.call("ok");
+  ASSERT_FALSE(r.ok()) << "the stray bytes went unnoticed";
+  EXPECT_EQ(r.failure.kind, ErrorKind::kCrash);
+  EXPECT_THAT(r.describe(), HasSubstr("after its last reply"));
+  const Reply again = worker.call("ok");  // a fresh worker, the module loaded again
+  ASSERT_TRUE(again.ok()) << again.describe();
+  EXPECT_EQ(again.value->as_int(), 2);
+  EXPECT_EQ(worker.starts(), 2);
+}
+
 TEST_F(HostileTest, WritesToTheProtocolAfterReturning) {
   Worker worker(small_config());
   ASSERT_TRUE(worker
@@ -259,14 +287,17 @@ def processes():
 }
 
 TEST_F(HostileTest, ForksAndReturnsFromTheCall) {
-  // Both processes return from main() into the worker's loop: only the worker replies, the child
-  // exits (neither replies twice nor sweeps the worker away), and no process is left.
+  // Both processes return from main() into the worker's loop, the child first (the worker waits
+  // for it to end): the child leaves the loop without replying or sweeping the worker away, and
+  // only the worker replies.
   Worker worker(small_config());
   ASSERT_TRUE(worker
                   .load("fork.py", R"PY(
 import os
 def main():
-    os.fork()
+    child = os.fork()
+    if child != 0:
+        os.waitpid(child, 0)
     return 1
 def processes():
     return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())

@@ -84,7 +84,10 @@ def read_request():
     return op, body
 
 def write_all(data):
-    view = memoryview(data)
+    k = os.write(REP_FD, data)  # a small reply: all of it
+    if k == len(data):
+        return
+    view = memoryview(data)[k:]
     while view:
         k = os.write(REP_FD, view)
         view = view[k:]
@@ -258,13 +261,17 @@ SMALL_FLOAT = struct.Struct('<IBxxxQBIBd')
 SMALL_TAG = struct.Struct('<IBxxxQBIB')
 SMALL_END = {None: b'N', True: b'T', False: b'F'}
 SMALL_OUTPUT = 4096
+EMPTY_STR = b's' + bytes(8)
 
 def small_reply(status, value):
     result, output = value
-    if type(output) is not str or len(output) > SMALL_OUTPUT:
+    if output == '' and type(output) is str:
+        tail = EMPTY_STR
+    elif type(output) is not str or len(output) > SMALL_OUTPUT:
         return None
-    out = output.encode('utf-8', 'surrogatepass') if output else b''
-    tail = b's' + U64.pack(len(out)) + out
+    else:
+        out = output.encode('utf-8', 'surrogatepass')
+        tail = b's' + U64.pack(len(out)) + out
     t = type(result)
     if t is int:
         if not -(1 << 63) <= result < (1 << 63):
@@ -344,7 +351,7 @@ def become_worker():
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past RLIMIT_FSIZE fail with EFBIG instead
 
 def take_output():
-    s, dropped = text.take()
+    s, dropped = text.take() if text.parts or text.dropped else ('', 0)
     end = os.lseek(1, 0, os.SEEK_CUR)
     if end > 0:
         room = max(0, settings['output_bytes'] - len(s))
