@@ -141,6 +141,23 @@ class Decode(unittest.TestCase):
         self.assertEqual(encode(np.array(7, '<i8')).hex(),
                          '61' '03' '3c6938' '00' '0800000000000000' '0000' '0700000000000000')
 
+    def test_an_array_whose_data_does_not_match_its_shape(self):
+        # Checked for every header, also after the same shape and dtype crossed with the right size.
+        good = encode(np.zeros((2, 3), '<i4'))
+        self.assertEqual(decode(good)[0].shape, (2, 3))
+        size_at = 6 + 2 * 8  # 'a', dtype size and dtype, ndim, two dimensions
+        self.assertEqual(struct.unpack_from('<Q', good, size_at)[0], 24)
+        for size in (20, 28, 0):
+            bad = bytearray(good)
+            struct.pack_into('<Q', bad, size_at, size)
+            if size == 0:
+                bad = bad[:size_at + 8 + 2]  # the padding, no data
+            for _ in range(2):
+                with self.assertRaisesRegex(worker.ProtocolError, 'does not match its shape'):
+                    decode(bad)
+        with self.assertRaisesRegex(worker.ProtocolError, 'unsupported array dtype'):
+            decode(b'a\x02<i\x00' + bytes(8))
+
     def test_unknown_tag(self):
         with self.assertRaisesRegex(worker.ProtocolError, 'unknown value tag 122'):
             decode(b'z')

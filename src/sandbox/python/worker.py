@@ -129,16 +129,28 @@ def decode_array(buf, pos):
     if buf[pos] != 3:  # every supported dtype has 3 characters
         raise ProtocolError('unsupported array dtype')
     head = ARRAY_HEADS[buf[pos + 4]].unpack_from(buf, pos)  # dtype size, dtype, ndim, shape, data size
-    dt = DTYPE_OF[head[1]]
-    shape = head[3:-1]
-    nbytes = head[-1]
+    layout = ARRAY_LAYOUTS.get(head)
+    if layout is None:
+        layout = array_layout(head)
+    dt, shape, nbytes = layout
     pos += 13 + 8 * len(shape)
     pos += (-pos) % 8
     if nbytes == 0:
         return np.empty(shape, dtype=dt), pos
+    return np.ndarray(shape, dt, buf, pos), pos + nbytes
+
+ARRAY_LAYOUTS = {}  # an array header seen before: its dtype, shape and data size, checked once
+
+def array_layout(head):
+    dt = DTYPE_OF[head[1]]
+    shape = head[3:-1]
+    nbytes = head[-1]
     if nbytes != dt.itemsize * math.prod(shape):
         raise ProtocolError('array data of %d bytes does not match its shape and dtype' % nbytes)
-    return np.ndarray(shape, dt, buf, pos), pos + nbytes
+    if len(ARRAY_LAYOUTS) >= 256:
+        ARRAY_LAYOUTS.clear()
+    layout = ARRAY_LAYOUTS[head] = (dt, shape, nbytes)
+    return layout
 
 CALL_HEAD = struct.Struct('<BIBQ')  # [name, ...: the list's tag and length, the name's tag and size
 
