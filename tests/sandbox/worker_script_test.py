@@ -158,6 +158,52 @@ class Decode(unittest.TestCase):
         with self.assertRaisesRegex(worker.ProtocolError, 'unsupported array dtype'):
             decode(b'a\x02<i\x00' + bytes(8))
 
+    def test_call_requests_decode_as_the_general_decoder_does(self):
+        # decode_call, with and without a plan from an earlier request of the same size: the same
+        # values as decode(), arrays that are writable views of this request, fresh lists and dict.
+        seed = 20261126
+        rng = random.Random(seed)
+        worker.CALL_PLANS.clear()
+        layouts = [[np.zeros((16, 16), '|i1')] * 2, [np.zeros(3, '<f8')], [np.zeros((2, 0), '<i4'), np.ones(2, '|b1')],
+                   [np.zeros((2, 2), '<u2'), 5], []]
+        for case in range(300):
+            args = [a if not isinstance(a, np.ndarray) else
+                    np.frombuffer(bytes(rng.randrange(256) for _ in range(a.nbytes)), a.dtype).reshape(a.shape)
+                    for a in rng.choice(layouts)]
+            args = [a.astype(bool) if isinstance(a, np.ndarray) and a.dtype == np.bool_ else a for a in args]
+            name = rng.choice(['f', 'g', 'reward', 'rewarD'])
+            kwargs = rng.choice([{}, {}, {'k': 1}])
+            buf = bytearray(encode([name, args, kwargs]))
+            want, want_end = worker.decode(bytearray(buf), 0)
+            for _ in range(2):  # the second time from the plan, when there is one
+                got, end = worker.decode_call(buf)
+                msg = 'seed %d case %d' % (seed, case)
+                self.assertEqual(end, want_end, msg)
+                self.assertTrue(same(got, want), '%s: %r != %r' % (msg, got, want))
+                for a in got[1]:
+                    if isinstance(a, np.ndarray) and a.nbytes:
+                        self.assertTrue(a.flags.writeable, msg)
+                        self.assertTrue(np.shares_memory(a, np.frombuffer(buf, np.uint8)), msg)
+                got[2]['added'] = 1  # the code may change what it was given
+                got[1].append(0)
+        self.assertTrue(worker.CALL_PLANS)
+
+    def test_a_plan_is_used_only_for_the_same_bytes_outside_the_data(self):
+        worker.CALL_PLANS.clear()
+        a = np.arange(4, dtype='<i4')
+        worker.decode_call(bytearray(encode(['f', [a], {}])))
+        self.assertEqual(len(worker.CALL_PLANS), 1)
+        for other in (['g', [a], {}], ['f', [a.astype('<u4')], {}], ['f', [a.reshape(2, 2)[:, :2].ravel()], {}],
+                      ['f', [a.astype('<f4')], {}]):
+            buf = bytearray(encode(other))
+            got, _ = worker.decode_call(buf)
+            self.assertTrue(same(got, worker.decode(bytearray(buf), 0)[0]), (got, other))
+        # Same size, one byte of the array header changed (its dtype): not the plan's request.
+        buf = bytearray(encode(['f', [a], {}]))
+        buf[buf.index(b'<i4') + 1] = ord('u')
+        got, _ = worker.decode_call(buf)
+        self.assertEqual(got[1][0].dtype, np.dtype('<u4'))
+
     def test_unknown_tag(self):
         with self.assertRaisesRegex(worker.ProtocolError, 'unknown value tag 122'):
             decode(b'z')

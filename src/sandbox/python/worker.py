@@ -157,24 +157,53 @@ CALL_HEAD = struct.Struct('<BIBQ')  # [name, ...: the list's tag and length, the
 def decode_call(buf):
     # A call request [name, [args...], {kwargs}] as decode() reads it, with fewer Python calls: the
     # name and the argument list are read here and an array argument by decode_array directly (the
-    # generic decode of a call with two arrays took a third of the worker's time per call).
-    if len(buf) < CALL_HEAD.size:
+    # generic decode of a call with two arrays took a third of the worker's time per call). A call
+    # whose arguments are all non-empty arrays and which has no keyword arguments leaves a plan: its
+    # bytes but the arrays' data. A later request of the same size whose bytes outside the data are
+    # the same decodes to the same structure, so it is answered from the plan (new views, new lists).
+    end = len(buf)
+    plan = CALL_PLANS.get(end)
+    if plan is not None:
+        name, fixed, views = plan
+        for start, b in fixed:
+            if buf[start:start + len(b)] != b:
+                break
+        else:
+            return [name, [np.ndarray(shape, dt, buf, at) for dt, shape, at in views], {}], end
+    if end < CALL_HEAD.size:
         return decode(buf, 0)
     tag, n, name_tag, size = CALL_HEAD.unpack_from(buf, 0)
     pos = CALL_HEAD.size + size
-    if tag != 0x6c or n != 3 or name_tag != 0x73 or len(buf) <= pos or buf[pos] != 0x6c:
+    if tag != 0x6c or n != 3 or name_tag != 0x73 or end <= pos or buf[pos] != 0x6c:
         return decode(buf, 0)
     name = str(buf[CALL_HEAD.size:pos], 'utf-8')
     count = U32.unpack_from(buf, pos + 1)[0]; pos += 5
     args = []
+    views = []
     for _ in range(count):
         if buf[pos] == 0x61:
             v, pos = decode_array(buf, pos + 1)
+            if v.nbytes:
+                views.append((v.dtype, v.shape, pos - v.nbytes))
         else:
             v, pos = decode(buf, pos, 2)
         args.append(v)
     kwargs, pos = decode(buf, pos, 1)
+    if pos == end and len(views) == count and type(kwargs) is dict and not kwargs:
+        remember_call(buf, name, views)
     return [name, args, kwargs], pos
+
+CALL_PLANS = {}  # request size -> (name, [(offset, bytes) outside the arrays' data], [(dtype, shape, offset)])
+
+def remember_call(buf, name, views):
+    fixed, at = [], 0
+    for dt, shape, start in views:
+        fixed.append((at, bytes(buf[at:start])))
+        at = start + dt.itemsize * math.prod(shape)
+    fixed.append((at, bytes(buf[at:])))
+    if len(CALL_PLANS) >= 64:
+        CALL_PLANS.clear()
+    CALL_PLANS[len(buf)] = (name, fixed, views)
 
 class ReplyMemoryError(EncodeError):
     pass
