@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -201,6 +202,7 @@ void Worker::kill_process() {
   }
   pid_ = -1;
   start_failure_.reset();
+  stray_ = false;
   ready_ = false;
   module_present_ = false;
 }
@@ -336,16 +338,24 @@ Reply Worker::wait_ready() {
 
 Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::time_point start) {
   const Limits& l = config_.limits;
-  char header[kHeaderSize];
   // The reply is seldom there yet: wait first, then read (a read that finds nothing costs a system
   // call per request). When the wait times out, recv_exact reads once more and reports the timeout.
+  // One read takes a small reply whole, header and payload; bytes past its end were written after
+  // it (code left running), which the next request reports (stray_) as if they were still unread.
   wait_fd(socket_, POLLIN, deadline);
-  IoStatus io = recv_exact(socket_, header, kHeaderSize, deadline);
+  char first[4096];
+  const ssize_t got = recv(socket_, first, sizeof first, MSG_DONTWAIT);
+  size_t have = got > 0 ? static_cast<size_t>(got) : 0;
+  IoStatus io = IoStatus::kOk;
+  if (have < kHeaderSize) {
+    io = recv_exact(socket_, first + have, kHeaderSize - have, deadline);
+    have = kHeaderSize;
+  }
   std::string payload;
   FrameHeader h;
   if (io == IoStatus::kOk) {
     try {
-      h = decode_header(header);
+      h = decode_header(first);
     } catch (const ProtocolError& e) {
       kill_process();
       return failed(ErrorKind::kCrash, "protocol", fmt::format("during the {}: {}", what, e.what()));
@@ -358,7 +368,10 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
                                 l.reply_mb));
     }
     payload.resize(h.size);
-    io = recv_exact(socket_, payload.data(), payload.size(), deadline);
+    const size_t in_first = std::min<size_t>(have - kHeaderSize, h.size);
+    std::memcpy(payload.data(), first + kHeaderSize, in_first);
+    if (have - kHeaderSize > h.size) stray_ = true;
+    io = recv_exact(socket_, payload.data() + in_first, payload.size() - in_first, deadline);
   }
   if (io == IoStatus::kTimeout) {
     std::string preload;
@@ -442,7 +455,7 @@ Reply Worker::exchange_frame(const std::string& frame, double timeout_s, const c
   // Nothing may arrive between a reply and the next request: bytes here were written by the code
   // after its call returned (a thread or process it left behind), and would pass for the next reply.
   char stray;
-  const ssize_t pending = recv(socket_, &stray, 1, MSG_DONTWAIT | MSG_PEEK);
+  const ssize_t pending = stray_ ? 1 : recv(socket_, &stray, 1, MSG_DONTWAIT | MSG_PEEK);
   if (pending > 0) {
     kill_process();
     return failed(ErrorKind::kCrash, "protocol",

@@ -84,6 +84,7 @@ class Worker {
   int status_ = -1;  // a zygote-forked worker: its init's status socket (closing it kills the worker)
   std::optional<Failure> start_failure_;  // the zygote could not fork this worker
   bool ready_ = false;
+  bool stray_ = false;      // bytes followed the last reply (read with it)
   std::string init_frame_;  // the init request, queued at spawn
   size_t init_sent_ = 0;
   int starts_ = 0;

@@ -189,6 +189,34 @@ TEST_F(HostileTest, ClosesTheProtocolChannel) {
                    ErrorKind::kCrash, "closed the protocol channel");
 }
 
+TEST_F(HostileTest, WritesToTheProtocolRightAfterItsReply) {
+  // Bytes that follow a reply in the same write reach pcglab in the read that takes the reply: the
+  // next request still finds them (the worker is replaced), as it finds bytes written later.
+  Worker worker(small_config());
+  ASSERT_TRUE(worker
+                  .load("stray.py", R"PY(
+import __main__
+reply = __main__.write_all
+def main():
+    __main__.write_all = lambda data: reply(bytes(data) + b'stray bytes')
+    return 1
+def ok():
+    return 2
+)PY")
+                  .ok());
+  const Reply first = worker.call("main");
+  ASSERT_TRUE(first.ok()) << first.describe();
+  EXPECT_EQ(first.value->as_int(), 1);
+  const Reply r = worker.call("ok");
+  ASSERT_FALSE(r.ok()) << "the stray bytes went unnoticed";
+  EXPECT_EQ(r.failure.kind, ErrorKind::kCrash);
+  EXPECT_THAT(r.describe(), HasSubstr("after its last reply"));
+  const Reply again = worker.call("ok");  // a fresh worker, the module loaded again
+  ASSERT_TRUE(again.ok()) << again.describe();
+  EXPECT_EQ(again.value->as_int(), 2);
+  EXPECT_EQ(worker.starts(), 2);
+}
+
 TEST_F(HostileTest, WritesToTheProtocolAfterReturning) {
   Worker worker(small_config());
   ASSERT_TRUE(worker
@@ -256,6 +284,72 @@ def processes():
   // Left: bwrap's init (1) and the worker (2); both children were killed when the call returned.
   EXPECT_EQ(to_json(*ps.value).dump(), "[1,2]");
   expect_next_item_works();
+}
+
+TEST_F(HostileTest, ForksAndReturnsFromTheCall) {
+  // Both processes return from main() into the worker's loop, the child first (the worker waits
+  // for it to end): the child leaves the loop without replying or sweeping the worker away, and
+  // only the worker replies.
+  Worker worker(small_config());
+  ASSERT_TRUE(worker
+                  .load("fork.py", R"PY(
+import os
+def main():
+    child = os.fork()
+    if child != 0:
+        os.waitpid(child, 0)
+    return 1
+def processes():
+    return sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+)PY")
+                  .ok());
+  for (int k = 0; k < 3; ++k) {
+    const Reply r = worker.call("main");
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.value->as_int(), 1);
+    const Reply ps = worker.call("processes");
+    ASSERT_TRUE(ps.ok()) << ps.describe();
+    EXPECT_EQ(to_json(*ps.value).dump(), "[1,2]");
+  }
+  EXPECT_EQ(worker.starts(), 1);
+  expect_next_item_works();
+}
+
+TEST_F(HostileTest, TheSweepIsSkippedOnlyWhileTheNamespacesPidCounterStands) {
+  // The worker reads its PID namespace's counter (ns_last_pid) in the sandbox, forked by the zygote
+  // or started by its own bwrap, so a call that started no process skips the kill(-1) sweep; the
+  // counter moves with every process or thread the code starts (worker.py, pids_allocated).
+  const char* source = R"PY(
+import __main__, os, threading
+def state():
+    # Two readings in a row: the counter stands (some pair falls within the wrap bound, however
+    # loaded the machine).
+    __main__.pids_allocated()
+    standing = any(not __main__.pids_allocated() for _ in range(100))
+    return [__main__.pid_counter >= 0, __main__.pid_counter_wrap_ns > 0, standing]
+def start_thread():
+    t = threading.Thread(target=lambda: None); t.start(); t.join()
+    return __main__.pids_allocated()
+def start_process():
+    if os.fork() == 0:
+        os._exit(0)
+    os.wait()
+    return __main__.pids_allocated()
+)PY";
+  for (const bool zygote : {true, false}) {
+    WorkerConfig config = small_config();
+    config.zygote = zygote;
+    Worker worker(config);
+    ASSERT_TRUE(worker.load("counter.py", source).ok());
+    const Reply r = worker.call("state");
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(to_json(*r.value).dump(), "[true,true,true]") << "zygote " << zygote;
+    for (const char* f : {"start_thread", "start_process"}) {
+      const Reply moved = worker.call(f);
+      ASSERT_TRUE(moved.ok()) << moved.describe();
+      EXPECT_TRUE(moved.value->as_bool()) << f << ", zygote " << zygote;
+    }
+  }
 }
 
 TEST_F(HostileTest, ReadsTheHostProc) {

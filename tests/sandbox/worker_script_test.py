@@ -76,7 +76,7 @@ def random_value(rng, depth=0):
         return ''.join(rng.choice('aé€\U0001f600\n\0"') for _ in range(rng.randrange(0, 12)))
     if kind == 'array':
         dtype = np.dtype(rng.choice(sorted(worker.DTYPES)))
-        shape = tuple(rng.randrange(0, 4) for _ in range(rng.randrange(1, 4)))  # 0-d: see below
+        shape = tuple(rng.randrange(0, 4) for _ in range(rng.randrange(0, 4)))  # 0-d too
         data = bytes(rng.randrange(256) for _ in range(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize))
         a = np.frombuffer(data, dtype=dtype).reshape(shape)
         return a if dtype != np.bool_ else a.astype(bool)
@@ -126,14 +126,83 @@ class Decode(unittest.TestCase):
             got, _ = decode(encode(a))
             self.assertTrue(same(got, a), (got, a))
 
-    @unittest.expectedFailure
     def test_zero_dimensional_arrays(self):
-        # Known: a 0-d array the code returns crosses with shape (1,) (Encoder.encode takes
-        # np.ascontiguousarray, which returns at least one dimension). Kept as it is: fixing it
-        # changes what `sandbox run` prints for such a value.
-        a = np.array(7, '<i8')
-        got, _ = decode(encode(a))
-        self.assertTrue(same(got, a), (got, a))
+        # A 0-d array crosses as ndim 0, no dimensions and one element (it crossed with shape (1,)
+        # when the encoder took np.ascontiguousarray, which returns at least one dimension).
+        for a in (np.array(7, '<i8'), np.array(2.5, '<f4'), np.array(True), np.array(-3, '>i4'),
+                  np.ones((2, 3), '<u2')[1, 2, None].reshape(())):
+            data = encode(a)
+            self.assertEqual(data[:6], b'a\x03' + a.dtype.newbyteorder('<').str.encode() + b'\x00', a)
+            got, end = decode(data)
+            self.assertEqual(end, len(data))
+            self.assertEqual(got.shape, ())
+            self.assertTrue(same(got, np.asarray(a, a.dtype.newbyteorder('<'))), (got, a))
+        # 'a', dtype '<i8', ndim 0, no dimensions, 8 bytes of data, padding to 8, the data
+        self.assertEqual(encode(np.array(7, '<i8')).hex(),
+                         '61' '03' '3c6938' '00' '0800000000000000' '0000' '0700000000000000')
+
+    def test_an_array_whose_data_does_not_match_its_shape(self):
+        # Checked for every header, also after the same shape and dtype crossed with the right size.
+        good = encode(np.zeros((2, 3), '<i4'))
+        self.assertEqual(decode(good)[0].shape, (2, 3))
+        size_at = 6 + 2 * 8  # 'a', dtype size and dtype, ndim, two dimensions
+        self.assertEqual(struct.unpack_from('<Q', good, size_at)[0], 24)
+        for size in (20, 28, 0):
+            bad = bytearray(good)
+            struct.pack_into('<Q', bad, size_at, size)
+            if size == 0:
+                bad = bad[:size_at + 8 + 2]  # the padding, no data
+            for _ in range(2):
+                with self.assertRaisesRegex(worker.ProtocolError, 'does not match its shape'):
+                    decode(bad)
+        with self.assertRaisesRegex(worker.ProtocolError, 'unsupported array dtype'):
+            decode(b'a\x02<i\x00' + bytes(8))
+
+    def test_call_requests_decode_as_the_general_decoder_does(self):
+        # decode_call, with and without a plan from an earlier request of the same size: the same
+        # values as decode(), arrays that are writable views of this request, fresh lists and dict.
+        seed = 20261126
+        rng = random.Random(seed)
+        worker.CALL_PLANS.clear()
+        layouts = [[np.zeros((16, 16), '|i1')] * 2, [np.zeros(3, '<f8')], [np.zeros((2, 0), '<i4'), np.ones(2, '|b1')],
+                   [np.zeros((2, 2), '<u2'), 5], []]
+        for case in range(300):
+            args = [a if not isinstance(a, np.ndarray) else
+                    np.frombuffer(bytes(rng.randrange(256) for _ in range(a.nbytes)), a.dtype).reshape(a.shape)
+                    for a in rng.choice(layouts)]
+            args = [a.astype(bool) if isinstance(a, np.ndarray) and a.dtype == np.bool_ else a for a in args]
+            name = rng.choice(['f', 'g', 'reward', 'rewarD'])
+            kwargs = rng.choice([{}, {}, {'k': 1}])
+            buf = bytearray(encode([name, args, kwargs]))
+            want, want_end = worker.decode(bytearray(buf), 0)
+            for _ in range(2):  # the second time from the plan, when there is one
+                got, end = worker.decode_call(buf)
+                msg = 'seed %d case %d' % (seed, case)
+                self.assertEqual(end, want_end, msg)
+                self.assertTrue(same(got, want), '%s: %r != %r' % (msg, got, want))
+                for a in got[1]:
+                    if isinstance(a, np.ndarray) and a.nbytes:
+                        self.assertTrue(a.flags.writeable, msg)
+                        self.assertTrue(np.shares_memory(a, np.frombuffer(buf, np.uint8)), msg)
+                got[2]['added'] = 1  # the code may change what it was given
+                got[1].append(0)
+        self.assertTrue(worker.CALL_PLANS)
+
+    def test_a_plan_is_used_only_for_the_same_bytes_outside_the_data(self):
+        worker.CALL_PLANS.clear()
+        a = np.arange(4, dtype='<i4')
+        worker.decode_call(bytearray(encode(['f', [a], {}])))
+        self.assertEqual(len(worker.CALL_PLANS), 1)
+        for other in (['g', [a], {}], ['f', [a.astype('<u4')], {}], ['f', [a.reshape(2, 2)[:, :2].ravel()], {}],
+                      ['f', [a.astype('<f4')], {}]):
+            buf = bytearray(encode(other))
+            got, _ = worker.decode_call(buf)
+            self.assertTrue(same(got, worker.decode(bytearray(buf), 0)[0]), (got, other))
+        # Same size, one byte of the array header changed (its dtype): not the plan's request.
+        buf = bytearray(encode(['f', [a], {}]))
+        buf[buf.index(b'<i4') + 1] = ord('u')
+        got, _ = worker.decode_call(buf)
+        self.assertEqual(got[1][0].dtype, np.dtype('<u4'))
 
     def test_unknown_tag(self):
         with self.assertRaisesRegex(worker.ProtocolError, 'unknown value tag 122'):
@@ -306,6 +375,71 @@ class Handlers(unittest.TestCase):
                 t.write(b'x')
         finally:
             worker.settings['output_bytes'] = old
+
+
+class PidCounter(unittest.TestCase):
+    """pids_allocated(): the kill(-1) sweep is skipped only while the namespace's pid counter stands,
+    and only over intervals too short for the counter to wrap back to the same value."""
+
+    def setUp(self):
+        self.saved = {name: getattr(worker, name) for name in
+                      ('pid_counter', 'pid_counter_wrap_ns', 'pid_counter_seen', 'pid_counter_time')}
+        self.file = tempfile.TemporaryFile()
+        self.set(b'527\n')
+        worker.pid_counter = self.file.fileno()
+        worker.pid_counter_wrap_ns = 10 ** 12
+
+    def tearDown(self):
+        for name, value in self.saved.items():
+            setattr(worker, name, value)
+        self.file.close()
+
+    def set(self, value):
+        self.file.seek(0)
+        self.file.truncate()
+        self.file.write(value)
+        self.file.flush()
+
+    def test_a_standing_counter_skips_a_moved_one_sweeps(self):
+        self.assertTrue(worker.pids_allocated())  # the first reading has nothing to compare with
+        self.assertFalse(worker.pids_allocated())
+        self.assertFalse(worker.pids_allocated())
+        self.set(b'528\n')
+        self.assertTrue(worker.pids_allocated())
+        self.assertFalse(worker.pids_allocated())
+
+    def test_an_interval_that_could_hold_a_wrap_sweeps(self):
+        self.assertTrue(worker.pids_allocated())
+        worker.pid_counter_time -= 10 ** 12  # the last reading was as long ago as a wrap takes
+        self.assertTrue(worker.pids_allocated())
+        self.assertFalse(worker.pids_allocated())
+        worker.pid_counter_wrap_ns = 0  # no bound (no process limit, or pid_max too small)
+        self.assertTrue(worker.pids_allocated())
+        self.assertTrue(worker.pids_allocated())
+
+    def test_no_counter_or_an_unreadable_one_always_sweeps(self):
+        worker.pid_counter = -1
+        self.assertTrue(worker.pids_allocated())
+        self.assertTrue(worker.pids_allocated())
+        r, w = os.pipe()
+        os.close(w)
+        worker.pid_counter = r  # a pipe: pread fails
+        try:
+            self.assertTrue(worker.pids_allocated())
+            self.assertTrue(worker.pids_allocated())
+        finally:
+            os.close(r)
+        worker.pid_counter = self.file.fileno()
+        self.set(b'')  # nothing read: never the same
+        self.assertTrue(worker.pids_allocated())
+        self.assertTrue(worker.pids_allocated())
+
+    def test_the_wrap_bound_follows_pid_max_and_the_process_limit(self):
+        # (pid_max - 300 - nproc) clones of at least 100 ns each; none without a process limit.
+        self.assertEqual(worker.wrap_interval_ns(32768, 32), 3243600)
+        self.assertEqual(worker.wrap_interval_ns(4194304, 64), 419394000)
+        self.assertEqual(worker.wrap_interval_ns(32768, 0), 0)
+        self.assertEqual(worker.wrap_interval_ns(301, 32), 0)
 
 
 class Serve(unittest.TestCase):

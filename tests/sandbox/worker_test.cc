@@ -73,6 +73,35 @@ def reward(prev, cur, scale=1):
   EXPECT_EQ(d[4].second.as<NdArray>().dtype, "|b1");
 }
 
+TEST(SandboxWorker, ZeroDimensionalArraysCrossWithNoDimensions) {
+  // A 0-d array crosses both ways as ndim 0 and one element (the worker's encoder made it shape (1,)),
+  // and `sandbox run` prints it with "shape": [] and the element itself as "data".
+  PCGLAB_REQUIRE_SANDBOX();
+  Worker worker(small_config());
+  ASSERT_TRUE(worker
+                  .load("zero_d.py", R"PY(
+import numpy as np
+def echo(a):
+    return [a, list(a.shape), int(a.ndim)]
+def made():
+    return [np.array(7), np.asarray(np.float32(2.5)), np.sum(np.ones((2, 2)), keepdims=False, out=np.zeros(()))]
+)PY")
+                  .ok());
+  const Reply r = worker.call("echo", {make_array<int64_t>({}, {-3})});
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(to_json(*r.value).dump(), R"([{"dtype":"<i8","shape":[],"data":-3},[],0])");
+  const Reply m = worker.call("made");
+  ASSERT_TRUE(m.ok()) << m.describe();
+  const Value v = m.value->to_value();
+  for (const Value& a : v.as<List>()) {
+    ASSERT_TRUE(a.is<NdArray>()) << to_json(*m.value).dump();
+    EXPECT_TRUE(a.as<NdArray>().shape.empty()) << to_json(*m.value).dump();
+  }
+  EXPECT_EQ(to_json(*m.value).dump(),
+            R"([{"dtype":"<i8","shape":[],"data":7},{"dtype":"<f4","shape":[],"data":2.5},)"
+            R"({"dtype":"<f8","shape":[],"data":4.0}])");
+}
+
 TEST(SandboxWorker, MapAnswersABatchInOneMessage) {
   PCGLAB_REQUIRE_SANDBOX();
   Worker worker(small_config());
