@@ -35,6 +35,7 @@ if guard is None:
     guard = types.ModuleType(GUARD_NAME)
     guard.active = False
     guard.violation = None
+    guard.added_modules = []  # what load_game added to sys.modules, over every load of this file
 
     def audit(event, args, guard=guard):
         if not guard.active:
@@ -64,6 +65,7 @@ GAME_FILE = None
 game_class = None
 game = None
 snapshots = {}
+added_modules = guard.added_modules  # the game's modules, its libraries and their packages
 last_actions = [None]  # the dict the last possible_actions() returned (main()'s `help` prints its keys)
 next_snapshot = [0]
 settings = {'max_actions': 100000, 'max_text': 1 << 20}
@@ -134,6 +136,7 @@ def add_module(name, filename, source, run=lambda fn, *args: fn(*args)):
     m = types.ModuleType(name)
     m.__file__ = filename
     sys.modules[name] = m
+    added_modules.append(name)
     if parent:
         setattr(sys.modules[parent], leaf, m)
     run(exec, code, m.__dict__)
@@ -157,6 +160,8 @@ def find_game_class(module, name):
 def load_game(filename, source, libraries, max_actions, max_text):
     global GAME_FILE, game_class, game
     GAME_FILE, game_class, game = filename, None, None
+    while added_modules:  # an earlier game's modules (and libraries) are not this one's
+        sys.modules.pop(added_modules.pop(), None)
     snapshots.clear()
     last_actions[0] = None
     settings['max_actions'], settings['max_text'] = max_actions, max_text
