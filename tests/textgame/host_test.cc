@@ -131,7 +131,9 @@ TEST(GameHost, AnEndlessLoopIsATimeoutThatLosesTheSessionUntilItLoadsAgain) {
   EXPECT_EQ(e.stage, "generatePossibleActions");
   EXPECT_THAT(e.describe(), HasSubstr("host_loop.py: generatePossibleActions: "));
   EXPECT_THAT(e.message, HasSubstr("timeout of 1 s"));
-  EXPECT_EQ(error_of([&] { session.task_description(); }).cause, "session");
+  const GameErrorInfo lost = error_of([&] { session.task_description(); });
+  EXPECT_EQ(lost.cause, "session");
+  EXPECT_THAT(lost.message, HasSubstr("the sandbox worker was replaced after an earlier failure"));
   session.load();
   session.new_game(0);
   EXPECT_EQ(session.task_description(), "Your task is to reach the end of the corridor.");

@@ -88,6 +88,8 @@ class WinningGame(unittest.TestCase):
             self.assertEqual(ok(host.step('inventory'))[0], 'You have nothing.')
             host.possible_actions()
             self.assertEqual(ok(host.step('unlock door'))[0], 'The door is locked. You need a key.')
+            host.possible_actions()
+            self.assertEqual(ok(host.step('take key'))[0], 'You take the brass key.')  # not in the snapshot
         ok(host.drop_snapshot(snap))
         self.assertEqual(error(host.restore(snap))['cause'], 'session')
 
