@@ -23,6 +23,7 @@ sandbox::WorkerConfig host_worker_config() {
 namespace {
 
 constexpr const char* kHostFile = "pcglab_textgame_host.py";
+constexpr size_t kMaxOutput = 1 << 20;  // the game's printed output kept between take_output() calls
 
 std::string read_file(const std::filesystem::path& path, bool* found) {
   std::ifstream in(path, std::ios::binary);
@@ -108,6 +109,7 @@ sandbox::DecodedValue GameSession::call(const char* function, const sandbox::Lis
     throw GameError(std::move(info));
   }
   const sandbox::Reply reply = worker_->call(function, args);
+  if (output_.size() < kMaxOutput) output_ += reply.output.substr(0, kMaxOutput - output_.size());
   if (!reply.ok()) fail_from_reply(reply, stage);
   const sandbox::DecodedValue& v = *reply.value;
   PCGLAB_CHECK(v.is<sandbox::List>() && v.size() == 2)

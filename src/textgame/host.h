@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error_kind.h"
@@ -121,6 +122,10 @@ class GameSession {
   void restore(int64_t snapshot);
   void drop_snapshot(int64_t snapshot);
 
+  // What the game printed (or wrote to fd 1/2) during the calls since the last take_output(), in
+  // order (each call's output is capped by the sandbox's output_kb, the whole at 1 MiB).
+  std::string take_output() { return std::exchange(output_, {}); }
+
   sandbox::Worker& worker() const { return *worker_; }
 
  private:
@@ -133,6 +138,7 @@ class GameSession {
   std::string class_name_;
   int starts_ = 0;     // the worker's starts() when the game was loaded: another start lost it
   bool lost_ = false;  // a failure killed the worker: the game's state is gone until load()
+  std::string output_;
 };
 
 // The sandbox settings games run with: the defaults (a call may take 10 s, 1 GB of memory), no preload.

@@ -43,6 +43,7 @@ void play(GameSession& session, int64_t seed, std::istream& in, std::ostream& ou
   const std::optional<std::string> initial = session.new_game(seed);
   session.possible_actions();
   const std::string task = session.task_description();
+  out << session.take_output();  // what the game printed, where main() would show it
   out << "Task Description: " << task << "\n\n";
   out << "Initial Observation: " << initial.value_or("") << "\n\n";
   out << "Type 'help' for a list of possible actions.\n\n" << std::flush;
@@ -56,7 +57,8 @@ void play(GameSession& session, int64_t seed, std::istream& in, std::ostream& ou
       }
       if (!action.empty() && action.back() == '\r') action.pop_back();
       if (action == "help") {
-        out << "Possible actions: " << session.actions_text() << "\n\n";
+        const std::string keys = session.actions_text();
+        out << "Possible actions: " << keys << "\n\n";
         action.clear();
       } else if (action == "exit" || action == "quit") {
         return;
@@ -64,6 +66,7 @@ void play(GameSession& session, int64_t seed, std::istream& in, std::ostream& ou
     }
     const StepResult r = session.step(action);
     session.possible_actions();
+    out << session.take_output();
     out << "Observation: " << r.observation << "\n\n";
     out << "Current step: " << r.num_steps_text << "\n";
     out << "Score: " << r.score_text << "\n";
@@ -145,6 +148,7 @@ ReplayResult replay(GameSession& session, int64_t seed, const Playthrough& playt
   for (const PlaythroughStep& step : playthrough.steps) {
     const StepResult s = session.step(step.action);
     session.possible_actions();
+    session.take_output();  // a replay compares observations only
     ++r.steps;
     r.game_over = s.game_over;
     r.game_won = s.game_won;

@@ -7,7 +7,7 @@ set(textgame_python_files
     ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_win.py ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_crash_step.py
     ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_loop.py ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_reads_file.py
     ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_socket.py ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_bad_types.py
-    ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_many_actions.py
+    ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_many_actions.py ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/host_prints.py
     ${CMAKE_CURRENT_SOURCE_DIR}/textgame/games/corpus/data/library/GameBasic.py)
 add_test(NAME TextgamePython.Host COMMAND /usr/bin/python3 -B ${CMAKE_CURRENT_SOURCE_DIR}/textgame/host_test.py -v)
 add_test(NAME TextgamePython.Lint

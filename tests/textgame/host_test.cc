@@ -223,6 +223,21 @@ TEST(GameHost, PlayPrintsWhatMainPrintsAndStopsAtGameOver) {
   EXPECT_EQ(::pcglab::testing::count_occurrences(out.str(), "> Observation: "), 3u);  // not the 4th action
 }
 
+TEST(GameHost, PlayShowsWhatTheGamePrintedWhereMainWould) {
+  PCGLAB_REQUIRE_SANDBOX();
+  sandbox::Worker worker(config());
+  GameSession session(worker, read_game(games() / "host_prints.py"));
+  std::istringstream in("listen\nlisten\n");
+  std::ostringstream out;
+  play(session, 7, in, out);
+  EXPECT_THAT(out.str(), StartsWith("debug: init with seed 7\nTask Description: Your task is to listen.\n"));
+  EXPECT_THAT(out.str(),
+              HasSubstr("> debug: step listen\nObservation: You hear yourself.\n\nCurrent step: 1\n"));
+  EXPECT_THAT(out.str(), ::testing::EndsWith("Game Over: True\nGame Won: False\n\n"
+                                             "----------------------------------------\n"));
+  EXPECT_EQ(session.take_output(), "");
+}
+
 TEST(Playthrough, ParsesMainsTranscriptWithHelpAndTheCorpusTypo) {
   const std::string text =
       "Task Description: Do it.\n\nInitial Observation: A room.\n\tA box\n\n\nType 'help' for a list of "
