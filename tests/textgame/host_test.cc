@@ -11,6 +11,7 @@
 
 #include "core/files.h"
 #include "sandbox/sandbox_testing.h"
+#include "sandbox/worker_pool.h"
 #include "testing/testing.h"
 #include "textgame/play.h"
 
@@ -74,6 +75,19 @@ TEST(GameHost, DrivesAWinningGameMethodByMethod) {
   EXPECT_EQ(s.score, 3.0);
   EXPECT_TRUE(s.game_won);
   EXPECT_EQ(worker.loads(), 1);  // the host, once: the game is loaded by a call
+}
+
+TEST(GameHost, RunsOnAWorkerPoolLease) {
+  PCGLAB_REQUIRE_SANDBOX();
+  sandbox::WorkerPool pool({config(), 1, false});
+  for (int item = 0; item < 2; ++item) {  // a fresh worker per lease: each item loads its game again
+    sandbox::WorkerPool::Lease lease = pool.acquire();
+    GameSession session(*lease, read_game(games() / (item == 0 ? "host_win.py" : "host_crash_step.py")));
+    EXPECT_EQ(session.class_name(), "TextGame");
+    session.new_game(0);
+    EXPECT_EQ(session.task_description(),
+              item == 0 ? "Your task is to open the locked door." : "Your task is to kick the box.");
+  }
 }
 
 TEST(GameHost, SnapshotsRestoreAndBranchALiveGame) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/files.h"
+#include "core/json.h"
 #include "sandbox/sandbox_testing.h"
 #include "testing/testing.h"
 
@@ -79,6 +80,13 @@ TEST(TextgameReplay, ExitsZeroOnAMatchAndOneOnADivergence) {
   EXPECT_EQ(r.out,
             "host_win.py: diverged at step 2 (> open box)\nexpected:\nYou open the box. Inside is a brass "
             "key.\nactual:\nYou open the box. Inside is a blue key.\nthe game is not won after step 2\n");
+  r = run_pcglab({"textgame", "replay", game, playthrough, "--seed", "1", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const Json j = parse_json(r.out, "replay's JSON");
+  EXPECT_EQ(j.at("matched"), false);
+  EXPECT_EQ(j.at("diverged_at"), 2);
+  EXPECT_EQ(j.at("action"), "open box");
+  EXPECT_EQ(j.at("game_won"), false);
   ::pcglab::testing::TempDir dir;
   write_file_atomic(dir / "kick.txt",
                     "> look\nObservation: A box.\n\nCurrent step: 1\n> kick box\nObservation: "
