@@ -37,6 +37,25 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+// An observation as compared: each line without trailing white space and with tabs expanded to
+// 8 columns (the corpus's playthrough files lost their trailing spaces, and one its tabs, to an
+// editor), without trailing empty lines.
+std::string normalize(const std::string& text) {
+  std::string out;
+  for (const std::string& line : split_lines(text)) {
+    std::string expanded;
+    for (const char c : line) {
+      if (c == '\t')
+        expanded.append(8 - expanded.size() % 8, ' ');
+      else
+        expanded += c;
+    }
+    out += rtrim(std::move(expanded));
+    out += '\n';
+  }
+  return rtrim(std::move(out));
+}
+
 }  // namespace
 
 void play(GameSession& session, int64_t seed, std::istream& in, std::ostream& out) {
@@ -139,7 +158,8 @@ ReplayResult replay(GameSession& session, int64_t seed, const Playthrough& playt
   ReplayResult r;
   const std::optional<std::string> initial = session.new_game(seed);
   session.possible_actions();
-  if (playthrough.initial_observation && rtrim(initial.value_or("")) != *playthrough.initial_observation) {
+  if (playthrough.initial_observation &&
+      normalize(initial.value_or("")) != normalize(*playthrough.initial_observation)) {
     r.diverged_at = 0;
     r.expected = *playthrough.initial_observation;
     r.actual = rtrim(initial.value_or(""));
@@ -153,12 +173,11 @@ ReplayResult replay(GameSession& session, int64_t seed, const Playthrough& playt
     r.game_over = s.game_over;
     r.game_won = s.game_won;
     r.expected_won = step.game_won;
-    const std::string actual = rtrim(s.observation);
-    if (actual != step.observation) {
+    if (normalize(s.observation) != normalize(step.observation)) {
       r.diverged_at = r.steps;
       r.action = step.action;
       r.expected = step.observation;
-      r.actual = actual;
+      r.actual = rtrim(s.observation);
       return r;
     }
   }

@@ -48,8 +48,9 @@ struct ReplayResult {
 };
 
 // Replays the playthrough on a new game of `seed`, regenerating the actions after every step as
-// main() does; stops at the first observation that differs (both compared without trailing white
-// space). A game failure is thrown (GameError).
+// main() does; stops at the first observation that differs. Observations are compared line by line
+// without trailing white space and with tabs expanded to 8 columns (the corpus's playthrough files
+// lost trailing spaces, and tabs, to an editor). A game failure is thrown (GameError).
 ReplayResult replay(GameSession& session, int64_t seed, const Playthrough& playthrough);
 
 }  // namespace pcglab::textgame

@@ -245,8 +245,10 @@ TEST(GameHost, PlayShowsWhatTheGamePrintedWhereMainWould) {
   std::ostringstream out;
   play(session, 7, in, out);
   EXPECT_THAT(out.str(), StartsWith("debug: init with seed 7\nTask Description: Your task is to listen.\n"));
-  EXPECT_THAT(out.str(),
-              HasSubstr("> debug: step listen\nObservation: You hear yourself.\n\nCurrent step: 1\n"));
+  EXPECT_THAT(
+      out.str(),
+      HasSubstr(
+          "> debug: step listen\nObservation: You hear yourself. \n\tand an echo\n\n\nCurrent step: 1\n"));
   EXPECT_THAT(out.str(), ::testing::EndsWith("Game Over: True\nGame Won: False\n\n"
                                              "----------------------------------------\n"));
   EXPECT_EQ(session.take_output(), "");
@@ -304,6 +306,24 @@ TEST(Replay, MatchesItsOwnPlaythroughAndNamesTheFirstDivergence) {
   EXPECT_EQ(r.action, "open box");
   EXPECT_EQ(r.expected, "You open the box. Inside is a brass key.");
   EXPECT_EQ(r.actual, "You open the box. Inside is a blue key.");
+}
+
+TEST(Replay, ComparesWithoutTrailingSpacesAndWithTabsExpanded) {
+  PCGLAB_REQUIRE_SANDBOX();
+  sandbox::Worker worker(config());
+  GameSession session(worker, read_game(games() / "host_prints.py"));
+  // As the corpus's files are: trailing spaces gone, the tab written as 8 spaces.
+  const std::string text =
+      "Initial Observation: A noisy room.\n\n> listen\nObservation: You hear yourself.\n        and an "
+      "echo\n\n\n"
+      "Current step: 1\n>\n";
+  EXPECT_TRUE(replay(session, 0, parse_playthrough(text, "p.txt")).matched);
+  std::string other = text;
+  other.replace(other.find("an echo"), 7, "no echo");
+  const ReplayResult r = replay(session, 0, parse_playthrough(other, "p.txt"));
+  EXPECT_FALSE(r.matched);
+  EXPECT_EQ(r.diverged_at, 1);
+  EXPECT_EQ(r.actual, "You hear yourself. \n\tand an echo");
 }
 
 }  // namespace

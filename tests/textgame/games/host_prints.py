@@ -1,4 +1,5 @@
-# pcglab's own test game: it prints while it runs, as the corpus games' debugging prints do.
+# pcglab's own test game: it prints while it runs, as the corpus games' debugging prints do, and its
+# observation has a trailing space, a tab and a final newline.
 
 
 class TextGame:
@@ -17,7 +18,7 @@ class TextGame:
     def step(self, actionStr):
         self.numSteps += 1
         print('debug: step', actionStr)
-        return ('You hear yourself.', 0, 0, self.numSteps >= 2, False)
+        return ('You hear yourself. \n\tand an echo\n', 0, 0, self.numSteps >= 2, False)
 
     def calculateScore(self):
         self.score = 0
