@@ -26,6 +26,8 @@ packages=(
   clang-format clang-tidy
   # Test oracles (Pillow: the official ViT preprocessing) and report tests.
   chromium python3-pil
+  # The terminal that `textgame play`'s test types into.
+  tmux
   # libtorch and numpy link libblas.so.3: OpenBLAS (OpenMP, like libtorch) instead of the slow
   # reference BLAS (ViT-B/16 and dense layers are ~6x faster).
   libopenblas0-openmp
