@@ -122,10 +122,13 @@ class Crawl:
         self.snapshots = 'pickle'
         self.memo = {}
         self.memo_hits = 0
+        self.stop_kind = None
+        self.units = None
 
     def fail(self, check, message):
         if check:
             self.checks[check] = False
+        self.stop_kind = check
         self.error = message
         raise Stop()
 
@@ -209,161 +212,87 @@ class Crawl:
                 game.generatePossibleActions()
         return game
 
-    def visit(self, parent, seq):
+    def visit(self, parent, seq, tally):
         """The node `seq` (its last action applied to a copy of `parent`), then its subtree in the
-        official order (children pushed in order, popped last first)."""
-        self.sequences += 1
+        official order (children pushed in order, popped last first), recorded in `tally`. The
+        children of a node one step above the depth limit (leaves) go out as one Unit; a node whose
+        state (snapshot bytes and depth) was seen before shares that node's subtree."""
+        tally.append(1)
         game = self.restore(parent)
-        actions = self.step(game, seq[-1])
-        snap = []
-
-        def take_snapshot():
-            snap.append(self.snapshot(game, seq))
-
-        children = self.node_end(game, len(seq), actions, take_snapshot)
+        try:
+            actions = self.step(game, seq[-1])
+            snap = []
+            self.winnable = False
+            children = self.node_end(game, len(seq), actions, lambda: snap.append(self.snapshot(game, seq)))
+        except Stop:
+            tally.append(('stop', self.stop_kind, self.error))
+            raise
+        if self.winnable:
+            tally.append('won')
         if not children:
             return
         snap = snap[0]
         key = hashlib.blake2b(snap, digest_size=16).digest() + bytes([len(seq)]) if isinstance(snap, bytes) else None
         if key is not None and key in self.memo:
-            count, won = self.memo[key]
             self.memo_hits += 1
-            self.sequences += count
-            self.winnable = self.winnable or won
+            tally.append(self.memo[key])
             return
-        before, won_before = self.sequences, self.winnable
-        self.winnable = False
-        for action in reversed(children):
-            self.visit(snap, seq + [action])
+        if len(seq) + 1 >= self.max_steps:
+            sub = self.units.submit(snap, len(seq), children)
+            tally.append(sub)
+            self.units.check()
+        else:
+            sub = []
+            tally.append(sub)
+            for action in reversed(children):
+                self.visit(snap, seq + [action], sub)
         if key is not None:
-            self.memo[key] = (self.sequences - before, self.winnable)
-        self.winnable = self.winnable or won_before
+            self.memo[key] = sub
+
+    def run_leaves(self, snap, depth, actions):
+        """A Unit's work: the leaf children of one node, in the official order. Returns (sequences,
+        winnable, step calls, stop kind or None, error)."""
+        count, won = 0, False
+        steps = self.steps
+        for action in reversed(actions):
+            count += 1
+            try:
+                game = self.restore(snap)
+                acts = self.step(game, action)
+                self.winnable = False
+                self.node_end(game, depth + 1, acts)
+                won = won or self.winnable
+            except Stop:
+                return (count, won, self.steps - steps, self.stop_kind, self.error)
+        return (count, won, self.steps - steps, None, '')
 
     def crawl_fast(self, roots):
         root = self.snapshot(self.new_game(), [])
-        order = list(reversed(roots))  # the official stack pops the last root first
-        if self.processes <= 1 or len(order) <= 1:
-            for action in order:
-                self.visit(root, [action])
-            return
-        self.crawl_parallel(root, order)
-
-    def run_task(self, root, action):
-        """One root subtree in a forked process: its counts and error, or where it stopped."""
-        self.sequences = self.steps = self.memo_hits = 0
-        self.winnable = False
-        self.error = ''
+        top = []
+        self.units = Units(self) if self.processes <= 1 else ForkedUnits(self, self.processes)
         try:
-            self.visit(root, [action])
-            stopped = False
-        except Stop:
-            stopped = True
-        return [self.sequences, self.steps, self.winnable, stopped, self.error, self.checks['step'],
-                self.checks['generatePossibleActions'], self.memo_hits]
-
-    def crawl_parallel(self, root, order):
-        """The root's subtrees over forked processes: each takes the next root task from a pipe and
-        sends back its result; the parent combines them in the official order and stops the
-        processes once the tasks before the first error are known."""
-        tasks_r, tasks_w = os.pipe()
-        os.set_blocking(tasks_w, False)
-        children = []
-        try:
-            for _ in range(min(self.processes, len(order))):
-                result_r, result_w = os.pipe()
-                pid = os.fork()
-                if pid == 0:
-                    os.close(result_r)
-                    os.close(tasks_w)
-                    self.serve_tasks(root, order, tasks_r, result_w)
-                os.close(result_w)
-                children.append((pid, result_r))
-            os.close(tasks_r)
-            tasks_r = -1
-            results = self.collect(len(order), tasks_w, [fd for _, fd in children])
-            tasks_w = -1  # collect closed it
+            try:
+                if self.max_steps <= 1:
+                    top.append(self.units.submit(root, 0, roots))
+                    self.units.check()
+                else:
+                    for action in reversed(roots):  # the official stack pops the last root first
+                        self.visit(root, [action], top)
+            except (Stop, UnitStopped):
+                pass
+            self.units.finish()
         finally:
-            for pid, fd in children:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                except (ProcessLookupError, ChildProcessError):
-                    pass
-                os.close(fd)
-            for fd in (tasks_r, tasks_w):
-                if fd >= 0:
-                    os.close(fd)
-        self.combine(results, order)
+            self.units.close()
+        acc = [0, False]
+        stop = resolve(top, acc)
+        self.sequences, self.winnable = acc
+        self.steps += self.units.steps
+        if stop is not None:
+            self.stop_kind, self.error = stop
+            if self.stop_kind:
+                self.checks[self.stop_kind] = False
+            raise Stop()
 
-    def serve_tasks(self, root, order, tasks_r, result_w):
-        code = 0
-        try:
-            while True:
-                head = os.read(tasks_r, 4)
-                if len(head) < 4:
-                    break
-                t = struct.unpack('<I', head)[0]
-                data = pickle.dumps([t] + self.run_task(root, order[t]))
-                data = struct.pack('<I', len(data)) + data
-                while data:
-                    data = data[os.write(result_w, data):]
-        except BaseException:
-            code = 1
-        os._exit(code)
-
-    def collect(self, n, tasks_w, fds):
-        """The results of tasks 0..n-1 (None past the first that stopped the crawl)."""
-        results = [None] * n
-        buffers = dict.fromkeys(fds, b'')
-        fed = done = 0
-        need = n  # tasks whose results the verdict needs: up to the first that stopped
-        while done < need:
-            writers = [tasks_w] if tasks_w >= 0 and fed < need else []
-            if not buffers:
-                raise RuntimeError("the crawl's processes ended before root action %d of %d was checked"
-                                   % (done + 1, n))
-            readable, writable, _ = select.select(list(buffers), writers, [])
-            if writable:
-                chunk = b''.join(struct.pack('<I', t) for t in range(fed, min(need, fed + 1024)))
-                try:
-                    fed += os.write(tasks_w, chunk) // 4
-                except BlockingIOError:
-                    pass
-                if fed == n:
-                    os.close(tasks_w)
-                    tasks_w = -1
-            for fd in readable:
-                data = os.read(fd, 1 << 20)
-                if not data:
-                    del buffers[fd]
-                    continue
-                buf = buffers[fd] + data
-                while len(buf) >= 4 and len(buf) >= 4 + struct.unpack_from('<I', buf)[0]:
-                    size = struct.unpack_from('<I', buf)[0]
-                    r = pickle.loads(buf[4:4 + size])
-                    buf = buf[4 + size:]
-                    results[r[0]] = r[1:]
-                    if r[4]:  # stopped: later tasks do not count
-                        need = min(need, r[0] + 1)
-                buffers[fd] = buf
-            while done < need and results[done] is not None:
-                done += 1
-        if tasks_w >= 0:
-            os.close(tasks_w)
-        return results[:need]
-
-    def combine(self, results, order):
-        for sequences, steps, won, stopped, error, step_ok, gpa_ok, hits in results:
-            self.sequences += sequences
-            self.steps += steps
-            self.memo_hits += hits
-            self.winnable = self.winnable or won
-            self.checks['step'] = self.checks['step'] or step_ok
-            if stopped:
-                self.checks['step'] = step_ok
-                self.checks['generatePossibleActions'] = gpa_ok
-                self.error = error
-                raise Stop()
 
     # ---- the root: the official order of checks --------------------------------------------------
     def check(self, source, libraries, strategy):
@@ -375,13 +304,15 @@ class Crawl:
         except BaseException as e:
             self.fail(None, exception_text(e))
         game = self.root_call('TextGame', lambda: self.cls(randomSeed=self.seed))
-        self.root_call('getTaskDescription', game.getTaskDescription)
-        self.root_call('calculateScore', game.calculateScore)
+        self.root_call('getTaskDescription', lambda: game.getTaskDescription())
+        self.root_call('calculateScore', lambda: game.calculateScore())
         actions = self.root_call('generatePossibleActions', lambda: self.first_actions(game))
         try:
             roots = sample_actions(actions, self.cap, self.seed)
             if self.roots > 0:  # the first subtrees in the official order (the stack pops the last first)
                 roots = roots[-self.roots:]
+        except (CrawlTimeout, Stop):
+            raise
         except BaseException as e:
             self.fail(None, exception_text(e))
         try:
@@ -405,6 +336,190 @@ class Crawl:
             raise
         except BaseException as e:
             self.fail(None, exception_text(e))
+
+
+class UnitStopped(Exception):
+    """A Unit ended the check with an error: the crawl creates nothing after it."""
+
+
+class Unit:
+    __slots__ = ('id', 'result')
+
+    def __init__(self, uid):
+        self.id = uid
+        self.result = None
+
+
+def resolve(items, acc):
+    """Adds a tally's sequences and winnable to acc = [sequences, winnable] in the official order;
+    returns (stop kind, error) at the first error, else None."""
+    for item in items:
+        if item.__class__ is int:
+            acc[0] += item
+        elif item.__class__ is list:
+            stop = resolve(item, acc)
+            if stop is not None:
+                return stop
+        elif item.__class__ is Unit:
+            count, won, _, kind, error = item.result
+            acc[0] += count
+            acc[1] = acc[1] or won
+            if kind is not None or error:
+                return (kind, error)
+        elif item == 'won':
+            acc[1] = True
+        else:
+            return item[1:]
+    return None
+
+
+class Units:
+    """Leaf units run at once in this process."""
+
+    def __init__(self, crawl):
+        self.crawl = crawl
+        self.steps = 0
+        self.count = 0
+        self.stopped = False
+
+    def submit(self, snap, depth, actions):
+        unit = Unit(self.count)
+        self.count += 1
+        unit.result = self.crawl.run_leaves(snap, depth, actions)  # its steps counted by the crawl
+        self.stopped = unit.result[3] is not None or bool(unit.result[4])
+        return unit
+
+    def check(self):
+        """Raises UnitStopped once a unit reported an error."""
+        if self.stopped:
+            raise UnitStopped()
+
+    def finish(self):
+        pass
+
+    def close(self):
+        pass
+
+
+class ForkedUnits(Units):
+    """Leaf units run by forked processes (copies of this one after the root): each gets a unit's
+    snapshot and actions on its own pipe and answers with the result; at most `depth` units are
+    outstanding per process. Units are made in the official order, so once one reports an error,
+    nothing made after it counts: the crawl stops, and waits only for the units before it."""
+
+    def __init__(self, crawl, processes, depth=3):
+        super().__init__(crawl)
+        self.pending = {}  # unit id -> Unit, sent and unanswered
+        self.first_error = None
+        self.depth = depth
+        self.workers = []
+        for _ in range(processes):
+            req_r, req_w = os.pipe()
+            res_r, res_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(req_w)
+                os.close(res_r)
+                for w in self.workers:
+                    os.close(w['req']); os.close(w['res'])
+                serve_units(crawl, req_r, res_w)
+            os.close(req_r)
+            os.close(res_w)
+            self.workers.append({'pid': pid, 'req': req_w, 'res': res_r, 'busy': 0, 'buf': b''})
+
+    def submit(self, snap, depth, actions):
+        unit = Unit(self.count)
+        self.count += 1
+        self.poll(0)
+        while True:
+            self.check()
+            free = [w for w in self.workers if w['busy'] < self.depth]
+            if free:
+                break
+            self.poll(None)
+        w = min(free, key=lambda w: w['busy'])
+        data = pickle.dumps((unit.id, snap, depth, actions), pickle.HIGHEST_PROTOCOL)
+        write_all(w['req'], struct.pack('<I', len(data)) + data)
+        w['busy'] += 1
+        self.pending[unit.id] = (unit, w)
+        return unit
+
+    def check(self):
+        if self.first_error is not None:
+            raise UnitStopped()
+
+    def poll(self, timeout):
+        fds = [w['res'] for w in self.workers if w['busy'] > 0]
+        if not fds:
+            return
+        readable = select.select(fds, [], [], timeout)[0]
+        for w in self.workers:
+            if w['res'] not in readable:
+                continue
+            data = os.read(w['res'], 1 << 20)
+            if not data:
+                raise RuntimeError("a process of the validity crawl ended unexpectedly")
+            w['buf'] += data
+            while len(w['buf']) >= 4 and len(w['buf']) >= 4 + struct.unpack_from('<I', w['buf'])[0]:
+                n = struct.unpack_from('<I', w['buf'])[0]
+                uid, result = pickle.loads(w['buf'][4:4 + n])
+                w['buf'] = w['buf'][4 + n:]
+                unit, _ = self.pending.pop(uid)
+                unit.result = result
+                w['busy'] -= 1
+                self.steps += result[2]
+                if (result[3] is not None or result[4]) and (self.first_error is None or uid < self.first_error):
+                    self.first_error = uid
+
+    def finish(self):
+        while any(uid <= (self.first_error if self.first_error is not None else uid) for uid in self.pending):
+            self.poll(None)
+
+    def close(self):
+        for w in self.workers:
+            for fd in (w['req'], w['res']):
+                os.close(fd)
+            try:
+                os.kill(w['pid'], signal.SIGKILL)
+                os.waitpid(w['pid'], 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        self.workers = []
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def read_exactly(fd, n):
+    parts = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        n -= len(chunk)
+    return b''.join(parts)
+
+
+def serve_units(crawl, req_r, res_w):
+    """A forked process of the crawl: runs the units it is sent until its pipe closes."""
+    code = 0
+    try:
+        while True:
+            head = read_exactly(req_r, 4)
+            if head is None:
+                break
+            uid, snap, depth, actions = pickle.loads(read_exactly(req_r, struct.unpack('<I', head)[0]))
+            crawl.steps = 0
+            result = crawl.run_leaves(snap, depth, actions)
+            data = pickle.dumps((uid, result), pickle.HIGHEST_PROTOCOL)
+            write_all(res_w, struct.pack('<I', len(data)) + data)
+    except BaseException:
+        code = 1
+    os._exit(code)
 
 
 def raise_timeout(signum, frame):
