@@ -43,7 +43,9 @@ textgame::ValidityResult run_crawl(const TextgameBenchOptions& opt, const std::s
 
 int run_textgame_bench(const TextgameBenchOptions& opt, const GlobalOptions& global) {
   std::ifstream in(opt.game, std::ios::binary);
-  if (!in) throw SetupError(fmt::format("--game {}: cannot be read (run from the repository root, or give one)", opt.game));
+  if (!in)
+    throw SetupError(
+        fmt::format("--game {}: cannot be read (run from the repository root, or give one)", opt.game));
   std::ostringstream text;
   text << in.rdbuf();
   const textgame::ValidityResult replay = run_crawl(opt, text.str(), true);

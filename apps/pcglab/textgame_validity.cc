@@ -75,9 +75,9 @@ void print_rows(const std::vector<textgame::ValidityResult>& rows, const std::st
     return;
   }
   Table table;
-  table.columns = {"game",    "validity", "TextGame",        "getTaskDescription", "generatePossibleActions",
-                   "step",    "calculateScore", "runnable",  "winnable",           "initial_actions",
-                   "sequences", "seconds", "error"};
+  table.columns = {"game",      "validity",       "TextGame", "getTaskDescription", "generatePossibleActions",
+                   "step",      "calculateScore", "runnable", "winnable",           "initial_actions",
+                   "sequences", "seconds",        "error"};
   for (const auto& r : rows)
     table.add_row({r.game, mode, r.checks.at("TextGame"), r.checks.at("getTaskDescription"),
                    r.checks.at("generatePossibleActions"), r.checks.at("step"), r.checks.at("calculateScore"),
@@ -171,7 +171,8 @@ int merge_validity(const fs::path& dir, const Json& config, int) {
 
 }  // namespace
 
-PCGLAB_REGISTER_MERGER("textgame validity", "every game's validity verdict (logs/validity.json)", merge_validity);
+PCGLAB_REGISTER_MERGER("textgame validity", "every game's validity verdict (logs/validity.json)",
+                       merge_validity);
 PCGLAB_REGISTER_COMMAND("textgame", "validity",
                         "Technical validity of text games (BYTESIZED32's crawl, official or fresh actions)",
                         setup_validity);

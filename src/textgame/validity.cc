@@ -29,14 +29,10 @@ constexpr double kCallMarginS = 30;
 sandbox::Dict options_dict(const ValidityOptions& options) {
   sandbox::List libraries;
   for (const auto& [name, source] : options.libraries) libraries.emplace_back(sandbox::List{name, source});
-  return {{"mode", validity_mode_name(options.mode)},
-          {"seed", static_cast<int64_t>(options.seed)},
-          {"max_steps", options.max_steps},
-          {"max_num_actions", options.max_num_actions},
-          {"timeout_s", options.timeout_s},
-          {"strategy", options.replay ? "replay" : "fast"},
-          {"processes", options.processes},
-          {"roots", options.roots},
+  return {{"mode", validity_mode_name(options.mode)}, {"seed", static_cast<int64_t>(options.seed)},
+          {"max_steps", options.max_steps},           {"max_num_actions", options.max_num_actions},
+          {"timeout_s", options.timeout_s},           {"strategy", options.replay ? "replay" : "fast"},
+          {"processes", options.processes},           {"roots", options.roots},
           {"libraries", std::move(libraries)}};
 }
 
@@ -73,8 +69,8 @@ sandbox::WorkerConfig validity_worker_config(const ValidityOptions& options, san
   return base;
 }
 
-ValidityResult check_validity(sandbox::WorkerPool& pool, const std::string& filename, const std::string& source,
-                              const ValidityOptions& options) {
+ValidityResult check_validity(sandbox::WorkerPool& pool, const std::string& filename,
+                              const std::string& source, const ValidityOptions& options) {
   PCGLAB_CHECK(pool.config().worker.limits.call_timeout_s >= options.timeout_s)
       << "the pool's call timeout is below the validity timeout: use validity_worker_config";
   const auto start = std::chrono::steady_clock::now();
@@ -83,8 +79,7 @@ ValidityResult check_validity(sandbox::WorkerPool& pool, const std::string& file
   {
     auto lease = pool.acquire();
     reply = lease->load(kScriptName, validity_script());
-    if (reply.ok())
-      reply = lease->call("check_validity", {filename, source, options_dict(options)});
+    if (reply.ok()) reply = lease->call("check_validity", {filename, source, options_dict(options)});
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!reply.ok()) {

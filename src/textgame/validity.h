@@ -54,9 +54,9 @@ struct ValidityResult {
   std::string error;            // empty when runnable
   int64_t sequences = 0;        // action sequences checked
   double seconds = 0;
-  int64_t steps = 0;            // step() calls made (the fast crawl makes fewer than the replay)
-  bool timed_out = false;       // ran past options.timeout_s (error: kValidityTimeoutMessage)
-  std::string failure;          // the sandbox's own failure (killed, memory limit), when it had one
+  int64_t steps = 0;       // step() calls made (the fast crawl makes fewer than the replay)
+  bool timed_out = false;  // ran past options.timeout_s (error: kValidityTimeoutMessage)
+  std::string failure;     // the sandbox's own failure (killed, memory limit), when it had one
 };
 
 // The row of `pcglab textgame validity --format json`: game, checks, runnable, winnable,
@@ -67,14 +67,13 @@ ValidityResult validity_from_json(const Json& json);
 // A worker configuration that fits the crawl: the call's wall clock above options.timeout_s (the
 // crawl stops itself at the limit; the worker is killed only when it cannot), room for the forked
 // processes of the fast crawl.
-sandbox::WorkerConfig validity_worker_config(const ValidityOptions& options,
-                                             sandbox::WorkerConfig base = {});
+sandbox::WorkerConfig validity_worker_config(const ValidityOptions& options, sandbox::WorkerConfig base = {});
 
 // The crawl's own Python (src/textgame/python/validity.py), embedded at build time.
 std::string validity_script();
 
 // Checks `source` (named `filename`, as its tracebacks say) in a sandboxed worker of `pool`.
-ValidityResult check_validity(sandbox::WorkerPool& pool, const std::string& filename, const std::string& source,
-                              const ValidityOptions& options);
+ValidityResult check_validity(sandbox::WorkerPool& pool, const std::string& filename,
+                              const std::string& source, const ValidityOptions& options);
 
 }  // namespace pcglab::textgame

@@ -27,9 +27,11 @@ std::string read_game(const std::string& path) {
 }
 
 std::string settings_text(const ValidityOptions& o, const sandbox::WorkerConfig& worker) {
-  std::string text = fmt::format("textgame validity {}\n{} {} {} {} {:g} {}\n{}", kVersion,
-                                 validity_mode_name(o.mode), o.seed, o.max_steps, o.max_num_actions,
-                                 o.timeout_s, o.roots, sandbox::isolation_name(worker.isolation));
+  // The time limit is not part of it: a verdict the crawl completed does not depend on the limit,
+  // and a check that ran out of time is an error of kind timeout, which the driver runs again.
+  std::string text =
+      fmt::format("textgame validity {}\n{} {} {} {} {}\n{}", kVersion, validity_mode_name(o.mode), o.seed,
+                  o.max_steps, o.max_num_actions, o.roots, sandbox::isolation_name(worker.isolation));
   for (const auto& [name, source] : o.libraries) text += fmt::format("\n{}={}", name, source);
   return text;
 }
@@ -54,17 +56,18 @@ std::vector<std::string> corpus_games(const std::string& dir) {
 ItemOutcome validity_outcome(const ValidityResult& result) {
   OrderedJson metadata = validity_json(result);
   metadata.erase("seconds");  // in the store's outcome, not in the logs
+  metadata.erase("steps");    // the work done, not the verdict (parallel processes may do more)
   if (result.runnable) return ItemOutcome::success("", std::move(metadata));
-  const ErrorKind kind = result.timed_out                                       ? ErrorKind::kTimeout
+  const ErrorKind kind = result.timed_out                                            ? ErrorKind::kTimeout
                          : !result.failure.empty() && result.error == result.failure ? ErrorKind::kCrash
-                                                                                       : ErrorKind::kBadInput;
+                                                                                     : ErrorKind::kBadInput;
   std::string message = result.error.empty() ? "the game is not runnable" : result.error;
   return ItemOutcome::failure("", kind, std::move(message), std::move(metadata));
 }
 
 ValidityBatchResult run_validity_batch(const ValidityBatch& b, ThreadPool& threads) {
-  const int workers = std::max(1, std::min<int>(b.workers > 0 ? b.workers : threads.size(),
-                                                std::max<size_t>(1, b.games.size())));
+  const int workers = std::max(
+      1, std::min<int>(b.workers > 0 ? b.workers : threads.size(), std::max<size_t>(1, b.games.size())));
   ValidityOptions options = b.validity;
   if (options.processes <= 0) options.processes = std::max(1, ThreadPool::hardware_threads() / workers);
   sandbox::WorkerPool pool({validity_worker_config(options, b.worker), workers, false});
