@@ -51,16 +51,18 @@ int run_textgame_bench(const TextgameBenchOptions& opt, const GlobalOptions& glo
   const textgame::ValidityResult replay = run_crawl(opt, text.str(), true);
   const textgame::ValidityResult fast = run_crawl(opt, text.str(), false);
   Table table;
-  table.columns = {"crawl", "validity", "processes", "sequences", "steps", "seconds", "sequences/s", "ratio"};
+  table.columns = {"crawl",   "validity",    "processes",   "sequences",       "steps",
+                   "seconds", "cpu_seconds", "sequences/s", "sequences/cpu-s", "ratio"};
   const double replay_rate = static_cast<double>(replay.sequences) / replay.seconds;
   for (const auto* r : {&replay, &fast}) {
     const double rate = static_cast<double>(r->sequences) / r->seconds;
     table.add_row({r == &replay ? "replay" : "fast", opt.mode, r == &replay ? 1 : opt.processes, r->sequences,
-                   r->steps, r->seconds, rate, rate / replay_rate});
+                   r->steps, r->seconds, r->cpu_seconds, rate,
+                   static_cast<double>(r->sequences) / r->cpu_seconds, rate / replay_rate});
   }
   print_table(table, global);
   OrderedJson a = textgame::validity_json(replay), b = textgame::validity_json(fast);
-  for (const char* k : {"seconds", "steps"}) a.erase(k), b.erase(k);
+  for (const char* k : {"seconds", "steps", "cpu_seconds"}) a.erase(k), b.erase(k);
   if (a != b || !replay.failure.empty()) {
     std::fprintf(stderr, "bench textgame-validity: the verdicts differ\nreplay: %s\nfast:   %s\n",
                  a.dump().c_str(), b.dump().c_str());

@@ -112,6 +112,7 @@ OrderedJson validity_json(const ValidityResult& r) {
                    {"sequences", r.sequences},
                    {"seconds", r.seconds},
                    {"steps", r.steps},
+                   {"cpu_seconds", r.cpu_seconds},
                    {"timed_out", r.timed_out}};
   if (!r.failure.empty()) j["failure"] = r.failure;
   return j;
@@ -128,6 +129,7 @@ ValidityResult validity_from_json(const Json& j) {
   r.sequences = j.value("sequences", int64_t{0});
   r.seconds = j.value("seconds", 0.0);
   r.steps = j.value("steps", int64_t{0});
+  r.cpu_seconds = j.value("cpu_seconds", 0.0);
   r.timed_out = j.value("timed_out", false);
   r.failure = j.value("failure", "");
   return r;

@@ -55,12 +55,13 @@ struct ValidityResult {
   int64_t sequences = 0;        // action sequences checked
   double seconds = 0;
   int64_t steps = 0;       // step() calls made (the fast crawl makes fewer than the replay)
+  double cpu_seconds = 0;  // CPU time of the check, its forked processes included
   bool timed_out = false;  // ran past options.timeout_s (error: kValidityTimeoutMessage)
   std::string failure;     // the sandbox's own failure (killed, memory limit), when it had one
 };
 
 // The row of `pcglab textgame validity --format json`: game, checks, runnable, winnable,
-// initial_actions, error, sequences, seconds (then steps, timed_out).
+// initial_actions, error, sequences, seconds (then steps, cpu_seconds, timed_out).
 OrderedJson validity_json(const ValidityResult& result);
 ValidityResult validity_from_json(const Json& json);
 

@@ -57,6 +57,7 @@ ItemOutcome validity_outcome(const ValidityResult& result) {
   OrderedJson metadata = validity_json(result);
   metadata.erase("seconds");  // in the store's outcome, not in the logs
   metadata.erase("steps");    // the work done, not the verdict (parallel processes may do more)
+  metadata.erase("cpu_seconds");
   if (result.runnable) return ItemOutcome::success("", std::move(metadata));
   const ErrorKind kind = result.timed_out                                            ? ErrorKind::kTimeout
                          : !result.failure.empty() && result.error == result.failure ? ErrorKind::kCrash

@@ -32,7 +32,7 @@ def check(name, source=None, **options):
 
 def verdict(result):
     """What must not depend on the crawl: everything but the work counters."""
-    return {k: v for k, v in result.items() if k not in ('steps', 'memo_hits', 'snapshots')}
+    return {k: v for k, v in result.items() if k not in ('steps', 'memo_hits', 'snapshots', 'cpu_seconds')}
 
 
 def flags(result):
@@ -167,6 +167,14 @@ class Outcomes(unittest.TestCase):
         r = check('validity_million_actions.py', mode='fresh', timeout_s=3)
         self.assertTrue(r['timed_out'])
         self.assertEqual(r['error'], validity.TIMEOUT_MESSAGE)
+
+    def test_a_state_that_does_not_pickle_is_replayed_with_the_same_verdict(self):
+        for mode in ('official', 'fresh'):
+            r = self.same_in_every_crawl('validity_unpicklable.py', mode=mode)
+            self.assertTrue(r['runnable'])
+            self.assertTrue(r['winnable'])
+            self.assertEqual(r['sequences'], 80)
+            self.assertEqual(check('validity_unpicklable.py', mode=mode)['snapshots'], 'replay')
 
     def test_sample_actions_caps_each_verb_with_the_seeded_sample(self):
         actions = ['take %d' % i for i in range(30)] + ['look'] + ['put %d' % i for i in range(5)]
