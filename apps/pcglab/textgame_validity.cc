@@ -3,6 +3,8 @@
 // is one item of the batch driver (textgame/validity_batch.h): with --out DIR a rerun checks only
 // games that changed or timed out, --shard splits the games, `pcglab merge DIR` completes them.
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "batch/merge.h"
 #include "batch_options.h"
@@ -24,6 +26,7 @@ struct ValidityCliOptions {
   std::vector<std::string> games;
   std::vector<std::string> paths;  // a merge: where the games are read
   std::string corpus;
+  std::string library_dir;  // where data/library/GameBasic.py is looked for (--corpus; a merge: recorded)
   std::string mode = "official";
   uint64_t seed = 0;
   int max_steps = 3;
@@ -54,6 +57,7 @@ OrderedJson settings_json(const ValidityCliOptions& opt, const std::vector<std::
                    {"timeout", opt.timeout},
                    {"memory", opt.memory},
                    {"unsafe_no_sandbox", opt.sandbox.unsafe_no_sandbox}};
+  if (!opt.library_dir.empty()) j["library_dir"] = opt.library_dir;
   j.update(sandbox::isolation_settings(worker.isolation));
   if (!opt.out.empty()) j["inputs"] = inputs_relative_to(opt.out, opt.paths.empty() ? games : opt.paths);
   return j;
@@ -96,6 +100,14 @@ int run_validity(ValidityCliOptions& opt, const GlobalOptions& global) {
   b.validity.max_num_actions = opt.max_num_actions;
   b.validity.timeout_s = opt.timeout;
   b.validity.processes = opt.processes;
+  // The refactored corpus imports its base classes as data.library.GameBasic.
+  if (opt.library_dir.empty() && !opt.corpus.empty()) opt.library_dir = fs::absolute(opt.corpus).string();
+  if (!opt.library_dir.empty() && fs::exists(fs::path(opt.library_dir) / "data/library/GameBasic.py")) {
+    std::ifstream in(fs::path(opt.library_dir) / "data/library/GameBasic.py", std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    b.validity.libraries.emplace_back("data.library.GameBasic", text.str());
+  }
   b.worker.limits.memory_mb = opt.memory;
   b.worker.isolation = opt.sandbox.isolation(b.worker);
   b.out = opt.out;
@@ -160,6 +172,7 @@ int merge_validity(const fs::path& dir, const Json& config, int) {
   opt.max_num_actions = config.value("max_num_actions", opt.max_num_actions);
   opt.timeout = config.value("timeout", opt.timeout);
   opt.memory = config.value("memory", opt.memory);
+  opt.library_dir = config.value("library_dir", "");
   if (config.value("unsafe_no_sandbox", false))
     throw SetupError(fmt::format(
         "{}: the shards ran with --unsafe-no-sandbox, which a run folder cannot ask of a merge; complete it "

@@ -214,3 +214,35 @@ TEST(TextgameValidity, ShardsMergedEqualOneRun) {
 
 }  // namespace
 }  // namespace pcglab::textgame
+
+namespace pcglab::textgame {
+namespace {
+
+// A BYTESIZED32 checkout's layout: --corpus DIR checks DIR/data/programs/*.py, and a refactored game
+// imports its base classes from data/library/GameBasic.py; its game class is the first ending in Game.
+TEST(TextgameValidity, CorpusFolderWithTheRefactoredLibrary) {
+  PCGLAB_REQUIRE_SANDBOX();
+  pcglab::testing::TempDir dir;
+  fs::create_directories(dir / "data/library");
+  fs::create_directories(dir / "data/programs");
+  std::ofstream(dir / "data/library/GameBasic.py")
+      << "class TextGame:\n    def __init__(self, randomSeed):\n        self.gameOver = self.gameWon = "
+         "False\n"
+         "    def getTaskDescription(self):\n        return 'wait'\n    def calculateScore(self):\n        "
+         "pass\n"
+         "    def generatePossibleActions(self):\n        self.possibleActions = {'wait': ['wait']}\n"
+         "        return self.possibleActions\n    def step(self, actionStr):\n"
+         "        self.gameOver = self.gameWon = True\n";
+  std::ofstream(dir / "data/programs/wait.py") << "from data.library.GameBasic import *\n\n\nclass Room:\n   "
+                                                  " pass\n\n\nclass WaitGame(TextGame):\n    pass\n";
+  const auto run = validity({"--corpus", dir.path().string(), "--format", "json"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  auto rows = rows_by_game(run.out);
+  ASSERT_EQ(rows.size(), 1u) << run.out;
+  EXPECT_TRUE(rows["wait.py"]["runnable"].get<bool>()) << run.out;
+  EXPECT_TRUE(rows["wait.py"]["winnable"].get<bool>());
+  EXPECT_EQ(rows["wait.py"]["sequences"], 1);
+}
+
+}  // namespace
+}  // namespace pcglab::textgame
