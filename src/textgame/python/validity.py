@@ -183,7 +183,7 @@ class Crawl:
                     return sample_actions(actions, self.cap // 10, self.seed)
             elif game.gameWon:
                 self.winnable = True
-        except (Stop, CrawlTimeout):
+        except (Stop, CrawlTimeout, MemoHit):
             raise
         except BaseException as e:
             self.fail(None, exception_text(e))
@@ -235,24 +235,32 @@ class Crawl:
         state (snapshot bytes and depth) was seen before shares that node's subtree."""
         tally.append(1)
         game = self.restore(parent)
+        snap, key = [], []
+
+        def before_expanding():  # the node's snapshot, and its earlier twin's subtree if there is one
+            snap.append(self.snapshot(game, seq))
+            if isinstance(snap[0], bytes):
+                key.append(hashlib.blake2b(snap[0], digest_size=16).digest() + bytes([len(seq)]))
+                if key[0] in self.memo:
+                    raise MemoHit()
+
         try:
             actions = self.step(game, seq[-1])
-            snap = []
             self.winnable = False
-            children = self.node_end(game, len(seq), actions, lambda: snap.append(self.snapshot(game, seq)))
+            children = self.node_end(game, len(seq), actions, before_expanding)
         except Stop:
             tally.append(('stop', self.stop_kind, self.error))
             raise
+        except MemoHit:
+            self.memo_hits += 1
+            tally.append(self.memo[key[0]])
+            return
         if self.winnable:
             tally.append('won')
         if not children:
             return
         snap = snap[0]
-        key = hashlib.blake2b(snap, digest_size=16).digest() + bytes([len(seq)]) if isinstance(snap, bytes) else None
-        if key is not None and key in self.memo:
-            self.memo_hits += 1
-            tally.append(self.memo[key])
-            return
+        key = key[0] if key else None
         if len(seq) + 1 >= self.max_steps:
             sub = self.units.submit(snap, len(seq), children)
             tally.append(sub)
@@ -352,6 +360,10 @@ class Crawl:
             raise
         except BaseException as e:
             self.fail(None, exception_text(e))
+
+
+class MemoHit(Exception):
+    """A node's state was seen before at its depth: its subtree is the earlier one's."""
 
 
 class UnitStopped(Exception):
