@@ -240,7 +240,7 @@ class Crawl:
         def before_expanding():  # the node's snapshot, and its earlier twin's subtree if there is one
             snap.append(self.snapshot(game, seq))
             if isinstance(snap[0], bytes):
-                key.append(hashlib.blake2b(snap[0], digest_size=16).digest() + bytes([len(seq)]))
+                key.append(hashlib.blake2b(snap[0], digest_size=16).digest() + b'%d' % len(seq))
                 if key[0] in self.memo:
                     raise MemoHit()
 
