@@ -1,6 +1,8 @@
 # The textgame track (BYTESIZED32: LLM-written text games, their validity crawl, reflection and
 # judged metrics): the shared modules it links.
 pcglab_module(textgame DEPS pcglab_core pcglab_batch pcglab_sandbox pcglab_llm pcglab_store pcglab_refine pcglab_report)
-# The game host's Python (the module a sandbox worker loads to run a game: textgame/host.h) is a file
-# of its own, linted and tested as Python (tests/textgame/area.cmake), embedded at build time.
+# The Python a sandbox worker runs for this track, as files of their own, linted and tested as Python
+# (tests/textgame/area.cmake), embedded at build time: the game host (textgame/host.h) and the
+# validity crawl (textgame/validity.h).
 pcglab_embed_file(pcglab_textgame src/textgame/python/host.py kTextgameHostPy pcglab::textgame)
+pcglab_embed_file(pcglab_textgame src/textgame/python/validity.py kValidityPy pcglab::textgame)

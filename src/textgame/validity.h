@@ -5,6 +5,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "core/json.h"
+#include "sandbox/config.h"
 
 namespace pcglab::sandbox {
 class WorkerPool;
@@ -23,7 +28,20 @@ struct ValidityOptions {
   int max_steps = 3;          // sequence length
   int max_num_actions = 100;  // per verb at the root; max_num_actions / 10 below
   double timeout_s = 900;     // the whole check (official: 15 minutes)
+  // How the crawl runs; neither changes a verdict (docs/textgame.md, "Technical validity"):
+  bool replay = false;  // the straightforward crawl (every sequence replayed from init): benchmarks, tests
+  int processes = 2;    // fast crawl: processes the root's subtrees are split over (inside the worker)
+  int roots = 0;        // > 0: only the first `roots` root subtrees in the official order (benchmarks)
+  // Modules importable before the game: (dotted name, source), e.g. data.library.GameBasic.
+  std::vector<std::pair<std::string, std::string>> libraries;
 };
+
+const char* validity_mode_name(ValidityMode mode);  // "official", "fresh"
+// "official" or "fresh"; throws SetupError naming the option otherwise.
+ValidityMode parse_validity_mode(const std::string& text);
+
+// The official message of a check that ran past its limit.
+extern const char* const kValidityTimeoutMessage;
 
 // One game's verdict; the JSON row of `pcglab textgame validity` (validity_json).
 struct ValidityResult {
@@ -36,7 +54,24 @@ struct ValidityResult {
   std::string error;            // empty when runnable
   int64_t sequences = 0;        // action sequences checked
   double seconds = 0;
+  int64_t steps = 0;       // step() calls made (the fast crawl makes fewer than the replay)
+  double cpu_seconds = 0;  // CPU time of the check, its forked processes included
+  bool timed_out = false;  // ran past options.timeout_s (error: kValidityTimeoutMessage)
+  std::string failure;     // the sandbox's own failure (killed, memory limit), when it had one
 };
+
+// The row of `pcglab textgame validity --format json`: game, checks, runnable, winnable,
+// initial_actions, error, sequences, seconds (then steps, cpu_seconds, timed_out).
+OrderedJson validity_json(const ValidityResult& result);
+ValidityResult validity_from_json(const Json& json);
+
+// A worker configuration that fits the crawl: the call's wall clock above options.timeout_s (the
+// crawl stops itself at the limit; the worker is killed only when it cannot), room for the forked
+// processes of the fast crawl.
+sandbox::WorkerConfig validity_worker_config(const ValidityOptions& options, sandbox::WorkerConfig base = {});
+
+// The crawl's own Python (src/textgame/python/validity.py), embedded at build time.
+std::string validity_script();
 
 // Checks `source` (named `filename`, as its tracebacks say) in a sandboxed worker of `pool`.
 ValidityResult check_validity(sandbox::WorkerPool& pool, const std::string& filename,

@@ -1,0 +1,594 @@
+# pcglab's technical-validity crawl of a text game (BYTESIZED32's check_validity), run inside a
+# sandbox worker (src/textgame/validity.cc loads this file and calls check_validity). pcglab's own
+# code: the semantics follow the official checker (docs/textgame.md, "Technical validity"), the
+# implementation is pcglab's.
+#
+#   load_game_module / find_game_class   the game's source as a module named after its file (its
+#                                        tracebacks show its frames), and its game class: shared
+#                                        with the game host
+#   check_validity(filename, source, options) -> dict   the verdict
+#
+# Two crawls give the same verdict (flags, winnable, the first error in the official order, the
+# number of sequences):
+#   replay   the official loop: a stack of action sequences, each replayed on a fresh game from init
+#   fast     the same depth-first order, but a node's children start from a snapshot of the node's
+#            state (pickle, in the worker's memory) instead of replaying the prefix; identical
+#            states (the same snapshot bytes at the same depth) share one subtree's count; the root's
+#            subtrees are split over forked processes (both cores), combined in the official order.
+import hashlib, os, sys, types, linecache, pickle, random, select, signal, struct, traceback
+
+TIMEOUT_MESSAGE = ('Automatic evaluation timed out.  This could be due to an infinite loop in the code, '
+                   'waiting for user input outside the main() function, or some other issue or '
+                   'unusually-long-running procedure.')
+CHECK_NAMES = ('TextGame', 'getTaskDescription', 'generatePossibleActions', 'step', 'calculateScore')
+
+
+class CrawlTimeout(BaseException):
+    """The whole check ran past its limit (a BaseException: a game's `except Exception` cannot hide it)."""
+
+
+class Stop(Exception):
+    """The crawl ends here: the verdict is complete (an error was recorded)."""
+
+
+def load_game_module(filename, source, libraries=()):
+    """Runs `source` as the module named after `filename` (boil-water.py -> boil-water), registered in
+    sys.modules so that its classes pickle and its tracebacks name `filename`. `libraries`: (dotted
+    name, source) pairs importable first (data.library.GameBasic for the refactored corpus)."""
+    for name, lib_source in libraries:
+        parts = name.split('.')
+        for i in range(1, len(parts)):
+            parent = '.'.join(parts[:i])
+            if parent not in sys.modules:
+                pkg = types.ModuleType(parent)
+                pkg.__path__ = []
+                sys.modules[parent] = pkg
+                if i > 1:
+                    setattr(sys.modules['.'.join(parts[:i - 1])], parts[i - 1], pkg)
+        lib_file = name.replace('.', '/') + '.py'
+        lib = types.ModuleType(name)
+        lib.__file__ = lib_file
+        sys.modules[name] = lib
+        if len(parts) > 1:
+            setattr(sys.modules['.'.join(parts[:-1])], parts[-1], lib)
+        linecache.cache[lib_file] = (len(lib_source), None, lib_source.splitlines(True), lib_file)
+        exec(compile(lib_source, lib_file, 'exec'), lib.__dict__)
+    name = os.path.basename(filename)
+    if name.endswith('.py'):
+        name = name[:-3]
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    exec(compile(source, filename, 'exec'), module.__dict__)
+    return module
+
+
+def find_game_class(module):
+    """TextGame defined in the module; else the first class defined in it whose name ends in `Game`
+    (the refactored corpus: `class BoilWaterGame(TextGame)`); else an imported TextGame. Raises
+    AttributeError with Python's text when there is none, as the official import does."""
+    own = [v for v in module.__dict__.values() if isinstance(v, type) and v.__module__ == module.__name__]
+    for cls in own:
+        if cls.__name__ == 'TextGame':
+            return cls
+    for cls in own:
+        if cls.__name__.endswith('Game'):
+            return cls
+    return module.TextGame
+
+
+SEEDED = {}  # seed -> the state of random.Random(seed): setstate is cheaper than seeding again
+
+
+def sample_actions(actions, cap, seed):
+    """The official per-verb cap: actions grouped by their first word in order; a group larger than
+    `cap` is replaced by random.Random(seed).sample(group, cap)."""
+    by_verb = {}
+    for action in actions:
+        by_verb.setdefault(action.split()[0], []).append(action)
+    out = []
+    for group in by_verb.values():
+        if len(group) > cap:
+            r = random.Random()
+            if seed not in SEEDED:
+                SEEDED[seed] = random.Random(seed).getstate()
+            r.setstate(SEEDED[seed])
+            group = r.sample(group, cap)
+        out += group
+    return out
+
+
+def game_frames(e, filename):
+    """The official error text of a crawl step: the traceback frames inside the game file, then str(e)."""
+    frames = [f.strip() for f in traceback.format_tb(e.__traceback__) if filename in f]
+    return '\n'.join(frames) + '\n' + str(e)
+
+
+def exception_text(e):
+    if isinstance(e, SystemExit):
+        return 'the code called sys.exit(%r)' % (e.code,)
+    return str(e)
+
+
+class Crawl:
+    """One check's state: the flags, counters and settings; the strategies below share it."""
+
+    def __init__(self, filename, options):
+        self.filename = filename
+        self.mode = options.get('mode', 'official')
+        self.seed = options.get('seed', 0)
+        self.max_steps = options.get('max_steps', 3)
+        self.cap = options.get('max_num_actions', 100)
+        self.processes = max(1, options.get('processes', 2))
+        self.roots = options.get('roots', 0)  # > 0: only the first `roots` root subtrees (benchmarks)
+        self.checks = dict.fromkeys(CHECK_NAMES, False)
+        self.winnable = False
+        self.error = ''
+        self.sequences = 0
+        self.steps = 0
+        self.cls = None
+        self.snapshots = 'pickle'
+        self.memo = {}
+        self.memo_hits = 0
+        self.stop_kind = None
+        self.units = None
+        self.verified = set()
+
+    def fail(self, check, message):
+        if check:
+            self.checks[check] = False
+        self.stop_kind = check
+        self.error = message
+        raise Stop()
+
+    def new_game(self):
+        game = self.cls(randomSeed=self.seed)
+        game.generatePossibleActions()
+        return game
+
+    def step(self, game, action):
+        """One step of the crawl; in fresh mode the actions regenerated after it (returned)."""
+        self.steps += 1
+        try:
+            game.step(action)
+            self.checks['step'] = True
+        except (CrawlTimeout, Stop):
+            raise
+        except BaseException as e:
+            self.fail('step', game_frames(e, self.filename) if isinstance(e, Exception) else exception_text(e))
+        return self.regenerate(game) if self.mode == 'fresh' else None
+
+    def regenerate(self, game):
+        try:
+            return game.generatePossibleActions()
+        except (CrawlTimeout, Stop):
+            raise
+        except BaseException as e:
+            self.fail('generatePossibleActions',
+                      game_frames(e, self.filename) if isinstance(e, Exception) else exception_text(e))
+
+    def node_end(self, game, depth, actions, before_expanding=None):
+        """What the official loop does after a sequence's steps: a finished game counts as won or not;
+        a running one below the depth limit returns its children (official: from actions generated
+        now, after `before_expanding()`; fresh: `actions`, regenerated after the last step). An error
+        outside the game's methods ends the check as the official bare `except` does, with its text."""
+        try:
+            if not game.gameOver:
+                if depth < self.max_steps:
+                    if before_expanding is not None:
+                        before_expanding()
+                    if self.mode != 'fresh':
+                        actions = self.regenerate(game)
+                    return sample_actions(actions, self.cap // 10, self.seed)
+            elif game.gameWon:
+                self.winnable = True
+        except (Stop, CrawlTimeout, MemoHit):
+            raise
+        except BaseException as e:
+            self.fail(None, exception_text(e))
+        return []
+
+    # ---- the official loop: replay every sequence from init --------------------------------------
+    def crawl_replay(self, roots):
+        stack = [[a] for a in roots]
+        while stack:
+            seq = stack.pop()
+            self.sequences += 1
+            game = self.new_game()
+            actions = None
+            for action in seq:
+                actions = self.step(game, action)
+            stack.extend(seq + [a] for a in self.node_end(game, len(seq), actions))
+
+    # ---- the fast crawl: children start from a snapshot of their parent ---------------------------
+    def snapshot(self, game, seq):
+        """The node's state for its children: pickle bytes, or the action prefix to replay when the
+        game's state does not pickle (a lambda, a generator, a file in an attribute). The first
+        snapshot of each kind of node (depth) is read back once, to find one that pickles but does
+        not load."""
+        if self.snapshots == 'pickle':
+            try:
+                data = pickle.dumps(game, pickle.HIGHEST_PROTOCOL)
+                if len(seq) not in self.verified:
+                    pickle.loads(data)
+                    self.verified.add(len(seq))
+                return data
+            except Exception:
+                self.snapshots = 'replay'  # replay prefixes from now on
+        return tuple(seq)
+
+    def restore(self, snap):
+        if isinstance(snap, bytes):
+            return pickle.loads(snap)
+        game = self.new_game()
+        for action in snap:
+            game.step(action)
+            if self.mode == 'fresh':
+                game.generatePossibleActions()
+        return game
+
+    def visit(self, parent, seq, tally):
+        """The node `seq` (its last action applied to a copy of `parent`), then its subtree in the
+        official order (children pushed in order, popped last first), recorded in `tally`. The
+        children of a node one step above the depth limit (leaves) go out as one Unit; a node whose
+        state (snapshot bytes and depth) was seen before shares that node's subtree."""
+        tally.append(1)
+        game = self.restore(parent)
+        snap, key = [], []
+
+        def before_expanding():  # the node's snapshot, and its earlier twin's subtree if there is one
+            snap.append(self.snapshot(game, seq))
+            if isinstance(snap[0], bytes):
+                key.append(hashlib.blake2b(snap[0], digest_size=16).digest() + b'%d' % len(seq))
+                if key[0] in self.memo:
+                    raise MemoHit()
+
+        try:
+            actions = self.step(game, seq[-1])
+            self.winnable = False
+            children = self.node_end(game, len(seq), actions, before_expanding)
+        except Stop:
+            tally.append(('stop', self.stop_kind, self.error))
+            raise
+        except MemoHit:
+            self.memo_hits += 1
+            tally.append(self.memo[key[0]])
+            return
+        if self.winnable:
+            tally.append('won')
+        if not children:
+            return
+        snap = snap[0]
+        key = key[0] if key else None
+        if len(seq) + 1 >= self.max_steps:
+            sub = self.units.submit(snap, len(seq), children)
+            tally.append(sub)
+            self.units.check()
+        else:
+            sub = []
+            tally.append(sub)
+            for action in reversed(children):
+                self.visit(snap, seq + [action], sub)
+        if key is not None:
+            self.memo[key] = sub
+
+    def run_leaves(self, snap, depth, actions):
+        """A Unit's work: the leaf children of one node, in the official order. Returns (sequences,
+        winnable, step calls, stop kind or None, error)."""
+        count, won = 0, False
+        steps = self.steps
+        for action in reversed(actions):
+            count += 1
+            try:
+                game = self.restore(snap)
+                acts = self.step(game, action)
+                self.winnable = False
+                self.node_end(game, depth + 1, acts)
+                won = won or self.winnable
+            except Stop:
+                return (count, won, self.steps - steps, self.stop_kind, self.error)
+        return (count, won, self.steps - steps, None, '')
+
+    def crawl_fast(self, roots):
+        root = self.snapshot(self.new_game(), [])
+        top = []
+        self.units = Units(self) if self.processes <= 1 else ForkedUnits(self, self.processes)
+        try:
+            try:
+                if self.max_steps <= 1:
+                    top.append(self.units.submit(root, 0, roots))
+                    self.units.check()
+                else:
+                    for action in reversed(roots):  # the official stack pops the last root first
+                        self.visit(root, [action], top)
+            except (Stop, UnitStopped):
+                pass
+            self.units.finish()
+        finally:
+            self.units.close()
+        acc = [0, False]
+        stop = resolve(top, acc)
+        self.sequences, self.winnable = acc
+        self.steps += self.units.steps
+        if stop is not None:
+            self.stop_kind, self.error = stop
+            if self.stop_kind:
+                self.checks[self.stop_kind] = False
+            raise Stop()
+
+
+    # ---- the root: the official order of checks --------------------------------------------------
+    def check(self, source, libraries, strategy):
+        try:
+            module = load_game_module(self.filename, source, libraries)
+            self.cls = find_game_class(module)
+        except (CrawlTimeout, Stop):
+            raise
+        except BaseException as e:
+            self.fail(None, exception_text(e))
+        game = self.root_call('TextGame', lambda: self.cls(randomSeed=self.seed))
+        self.root_call('getTaskDescription', lambda: game.getTaskDescription())
+        self.root_call('calculateScore', lambda: game.calculateScore())
+        actions = self.root_call('generatePossibleActions', lambda: self.first_actions(game))
+        try:
+            roots = sample_actions(actions, self.cap, self.seed)
+            if self.roots > 0:  # the first subtrees in the official order (the stack pops the last first)
+                roots = roots[-self.roots:]
+        except (CrawlTimeout, Stop):
+            raise
+        except BaseException as e:
+            self.fail(None, exception_text(e))
+        try:
+            (self.crawl_replay if strategy == 'replay' else self.crawl_fast)(roots)
+        except (CrawlTimeout, Stop):
+            raise
+        except BaseException as e:  # the game failed outside the official try blocks (a later init)
+            self.fail(None, exception_text(e))
+
+    def first_actions(self, game):
+        actions = game.generatePossibleActions()
+        self.initial_actions = len(actions)
+        return actions
+
+    def root_call(self, check, call):
+        try:
+            value = call()
+            self.checks[check] = True
+            return value
+        except (CrawlTimeout, Stop):
+            raise
+        except BaseException as e:
+            self.fail(None, exception_text(e))
+
+
+class MemoHit(Exception):
+    """A node's state was seen before at its depth: its subtree is the earlier one's."""
+
+
+class UnitStopped(Exception):
+    """A Unit ended the check with an error: the crawl creates nothing after it."""
+
+
+class Unit:
+    __slots__ = ('id', 'result')
+
+    def __init__(self, uid):
+        self.id = uid
+        self.result = None
+
+
+def resolve(items, acc):
+    """Adds a tally's sequences and winnable to acc = [sequences, winnable] in the official order;
+    returns (stop kind, error) at the first error, else None."""
+    for item in items:
+        if item.__class__ is int:
+            acc[0] += item
+        elif item.__class__ is list:
+            stop = resolve(item, acc)
+            if stop is not None:
+                return stop
+        elif item.__class__ is Unit:
+            count, won, _, kind, error = item.result
+            acc[0] += count
+            acc[1] = acc[1] or won
+            if kind is not None or error:
+                return (kind, error)
+        elif item == 'won':
+            acc[1] = True
+        else:
+            return item[1:]
+    return None
+
+
+class Units:
+    """Leaf units run at once in this process."""
+
+    def __init__(self, crawl):
+        self.crawl = crawl
+        self.steps = 0
+        self.count = 0
+        self.stopped = False
+
+    def submit(self, snap, depth, actions):
+        unit = Unit(self.count)
+        self.count += 1
+        unit.result = self.crawl.run_leaves(snap, depth, actions)  # its steps counted by the crawl
+        self.stopped = unit.result[3] is not None or bool(unit.result[4])
+        return unit
+
+    def check(self):
+        """Raises UnitStopped once a unit reported an error."""
+        if self.stopped:
+            raise UnitStopped()
+
+    def finish(self):
+        pass
+
+    def close(self):
+        pass
+
+
+class ForkedUnits(Units):
+    """Leaf units run by forked processes (copies of this one after the root): each gets a unit's
+    snapshot and actions on its own pipe and answers with the result; at most `depth` units are
+    outstanding per process. Units are made in the official order, so once one reports an error,
+    nothing made after it counts: the crawl stops, and waits only for the units before it."""
+
+    def __init__(self, crawl, processes, depth=3):
+        super().__init__(crawl)
+        self.pending = {}  # unit id -> Unit, sent and unanswered
+        self.first_error = None
+        self.depth = depth
+        self.workers = []
+        for _ in range(processes):
+            req_r, req_w = os.pipe()
+            res_r, res_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(req_w)
+                os.close(res_r)
+                for w in self.workers:
+                    os.close(w['req']); os.close(w['res'])
+                serve_units(crawl, req_r, res_w)
+            os.close(req_r)
+            os.close(res_w)
+            self.workers.append({'pid': pid, 'req': req_w, 'res': res_r, 'busy': 0, 'buf': b''})
+
+    def submit(self, snap, depth, actions):
+        unit = Unit(self.count)
+        self.count += 1
+        self.poll(0)
+        while True:
+            self.check()
+            free = [w for w in self.workers if w['busy'] < self.depth]
+            if free:
+                break
+            self.poll(None)
+        w = min(free, key=lambda w: w['busy'])
+        data = pickle.dumps((unit.id, snap, depth, actions), pickle.HIGHEST_PROTOCOL)
+        write_all(w['req'], struct.pack('<I', len(data)) + data)
+        w['busy'] += 1
+        self.pending[unit.id] = (unit, w)
+        return unit
+
+    def check(self):
+        if self.first_error is not None:
+            raise UnitStopped()
+
+    def poll(self, timeout):
+        fds = [w['res'] for w in self.workers if w['busy'] > 0]
+        if not fds:
+            return
+        readable = select.select(fds, [], [], timeout)[0]
+        for w in self.workers:
+            if w['res'] not in readable:
+                continue
+            data = os.read(w['res'], 1 << 20)
+            if not data:
+                raise RuntimeError("a process of the validity crawl ended unexpectedly")
+            w['buf'] += data
+            while len(w['buf']) >= 4 and len(w['buf']) >= 4 + struct.unpack_from('<I', w['buf'])[0]:
+                n = struct.unpack_from('<I', w['buf'])[0]
+                uid, result = pickle.loads(w['buf'][4:4 + n])
+                w['buf'] = w['buf'][4 + n:]
+                unit, _ = self.pending.pop(uid)
+                unit.result = result
+                w['busy'] -= 1
+                self.steps += result[2]
+                if (result[3] is not None or result[4]) and (self.first_error is None or uid < self.first_error):
+                    self.first_error = uid
+
+    def finish(self):
+        while any(uid <= (self.first_error if self.first_error is not None else uid) for uid in self.pending):
+            self.poll(None)
+
+    def close(self):
+        for w in self.workers:
+            for fd in (w['req'], w['res']):
+                os.close(fd)
+            try:
+                os.kill(w['pid'], signal.SIGKILL)
+                os.waitpid(w['pid'], 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        self.workers = []
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def read_exactly(fd, n):
+    parts = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        n -= len(chunk)
+    return b''.join(parts)
+
+
+def serve_units(crawl, req_r, res_w):
+    """A forked process of the crawl: runs the units it is sent until its pipe closes."""
+    code = 0
+    try:
+        while True:
+            head = read_exactly(req_r, 4)
+            if head is None:
+                break
+            uid, snap, depth, actions = pickle.loads(read_exactly(req_r, struct.unpack('<I', head)[0]))
+            crawl.steps = 0
+            result = crawl.run_leaves(snap, depth, actions)
+            data = pickle.dumps((uid, result), pickle.HIGHEST_PROTOCOL)
+            write_all(res_w, struct.pack('<I', len(data)) + data)
+    except BaseException:
+        code = 1
+    os._exit(code)
+
+
+def raise_timeout(signum, frame):
+    raise CrawlTimeout()
+
+
+def check_validity(filename, source, options=None):
+    """The verdict of the game `source` (named `filename`): a dict with checks (the five flags),
+    runnable, winnable, initial_actions, error, sequences, steps (step calls), timed_out, snapshots
+    ('pickle' or 'replay'), memo_hits. options: mode ('official' | 'fresh'), seed, max_steps,
+    max_num_actions, timeout_s, strategy ('fast' | 'replay'), processes, libraries ([name, source]).
+    Also cpu_seconds: the CPU time the check took (its forked processes included)."""
+    options = options or {}
+    start = os.times()
+    crawl = Crawl(filename, options)
+    crawl.initial_actions = 0
+    timed_out = runnable = False
+    old = signal.signal(signal.SIGALRM, raise_timeout)
+    signal.setitimer(signal.ITIMER_REAL, float(options.get('timeout_s', 900)))
+    try:
+        try:
+            crawl.check(source, [tuple(x) for x in options.get('libraries', [])], options.get('strategy', 'fast'))
+            runnable = True
+        except Stop:
+            pass
+        except RecursionError as e:
+            crawl.error = str(e)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except CrawlTimeout:
+        timed_out = True
+        crawl.error = TIMEOUT_MESSAGE
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    return {'checks': crawl.checks, 'runnable': runnable, 'winnable': crawl.winnable,
+            'initial_actions': crawl.initial_actions, 'error': crawl.error, 'sequences': crawl.sequences,
+            'steps': crawl.steps, 'timed_out': timed_out, 'snapshots': crawl.snapshots,
+            'memo_hits': crawl.memo_hits, 'cpu_seconds': cpu_seconds(start)}
+
+
+def cpu_seconds(start):
+    """CPU time of this process and its waited-for children (the crawl's forked processes) since `start`."""
+    end = os.times()
+    return sum(end[i] - start[i] for i in range(4))

@@ -1,0 +1,218 @@
+"""The validity crawl's Python (src/textgame/python/validity.py) tested as Python.
+
+Run by ctest (tests/textgame/area.cmake) with Debian's /usr/bin/python3:
+    /usr/bin/python3 -B tests/textgame/validity_script_test.py [-v]
+It calls check_validity directly (no sandbox) on pcglab's test games (tests/textgame/games/) and on
+generated games, and checks the verdicts: every outcome in both modes, and that the fast crawl (snapshots,
+shared identical states, forked processes) gives exactly the straightforward replay crawl's verdict,
+sequence counts and error texts included. The sandbox itself is tested from C++.
+"""
+import os
+import random
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GAMES = os.path.join(HERE, 'games')
+sys.path.insert(0, os.path.join(HERE, '..', '..', 'src', 'textgame', 'python'))
+import validity  # noqa: E402
+
+CRAWLS = (('replay', 1), ('fast', 1), ('fast', 2))
+STALE = ("File \"validity_stale.py\", line 46, in step\n    self.room.remove(action[1])\n")
+
+
+def game_source(name):
+    with open(os.path.join(GAMES, name)) as f:
+        return f.read()
+
+
+def check(name, source=None, **options):
+    return validity.check_validity(name, game_source(name) if source is None else source, options)
+
+
+def verdict(result):
+    """What must not depend on the crawl: everything but the work counters."""
+    return {k: v for k, v in result.items() if k not in ('steps', 'memo_hits', 'snapshots', 'cpu_seconds')}
+
+
+def flags(result):
+    return ''.join('1' if result['checks'][k] else '0' for k in validity.CHECK_NAMES)
+
+
+# A generated game: its state is a small tuple, its actions and their effects are drawn from a seeded
+# generator over the state, some (state, action) pairs raise in step, some states end the game (won or
+# lost), some actions are no-ops, so identical states recur at one depth.
+GENERATED = '''
+import random
+
+
+class TextGame:
+    def __init__(self, randomSeed):
+        self.random = random.Random(randomSeed)
+        self.state = (0, 0)
+        self.numSteps = 0
+        self.gameOver = self.gameWon = False
+        self.score = 0
+        self.possibleActions = {}
+
+    def getTaskDescription(self):
+        return 'generated'
+
+    def calculateScore(self):
+        self.score = self.state[0]
+
+    def generatePossibleActions(self):
+        r = random.Random(hash(self.state) ^ SEED)
+        verbs = ['go', 'push', 'look', 'take'][:2 + self.state[1] % 3]
+        self.possibleActions = {}
+        for i in range(r.randint(1, WIDTH)):
+            self.possibleActions['%s %d' % (r.choice(verbs), i)] = [[i % 5]]
+        if FAILING_ACTIONS and r.random() < 0.3:
+            raise KeyError('actions of %r' % (self.state,))
+        return self.possibleActions
+
+    def step(self, actionStr):
+        if actionStr not in self.possibleActions:
+            return ("I don't understand that.", self.score, 0, self.gameOver, self.gameWon)
+        self.numSteps += 1
+        arg = self.possibleActions[actionStr][0][0]
+        r = random.Random(hash((self.state, actionStr)) ^ SEED)
+        if r.random() < FAIL:
+            raise ValueError('step %r in %r' % (actionStr, self.state))
+        if arg:
+            self.state = ((self.state[0] + arg) % 7, (self.state[1] * 3 + arg) % 5)
+        if r.random() < 0.05:
+            self.gameOver = True
+            self.gameWon = r.random() < 0.5
+        return ('ok', self.score, 0, self.gameOver, self.gameWon)
+'''
+
+
+def generated_game(seed, fail, width=9, failing_actions=False):
+    return ('SEED = %d\nFAIL = %r\nWIDTH = %d\nFAILING_ACTIONS = %r\n' % (seed, fail, width, failing_actions) +
+            GENERATED)
+
+
+class Outcomes(unittest.TestCase):
+    def same_in_every_crawl(self, name, source=None, **options):
+        results = [check(name, source, strategy=s, processes=p, **options) for s, p in CRAWLS]
+        for (s, p), r in zip(CRAWLS[1:], results[1:]):
+            self.assertEqual(verdict(r), verdict(results[0]), '%s %s %d' % (name, s, p))
+        return results[0]
+
+    def test_runnable_game_is_winnable_only_with_fresh_actions(self):
+        official = self.same_in_every_crawl('validity_wins.py', mode='official')
+        fresh = self.same_in_every_crawl('validity_wins.py', mode='fresh')
+        for r in (official, fresh):
+            self.assertEqual(flags(r), '11111')
+            self.assertTrue(r['runnable'])
+            self.assertEqual(r['initial_actions'], 5)
+            self.assertEqual(r['error'], '')
+            self.assertEqual(r['sequences'], 118)
+        # "take key" appears after "open chest": the stale dictionary does not know it.
+        self.assertFalse(official['winnable'])
+        self.assertTrue(fresh['winnable'])
+
+    def test_stale_dictionary_invents_an_error_that_fresh_actions_do_not_have(self):
+        official = self.same_in_every_crawl('validity_stale.py', mode='official')
+        fresh = self.same_in_every_crawl('validity_stale.py', mode='fresh')
+        self.assertEqual(flags(official), '11101')
+        self.assertFalse(official['runnable'])
+        self.assertEqual(official['error'], STALE + 'list.remove(x): x not in list')
+        self.assertEqual(official['sequences'], 3)
+        self.assertEqual(flags(fresh), '11111')
+        self.assertTrue(fresh['runnable'])
+        self.assertTrue(fresh['winnable'])
+        self.assertEqual(fresh['sequences'], 38)
+
+    def test_step_error_carries_the_frames_inside_the_game_file(self):
+        for mode in ('official', 'fresh'):
+            r = self.same_in_every_crawl('validity_step_error.py', mode=mode)
+            self.assertEqual(flags(r), '11101')
+            self.assertFalse(r['runnable'])
+            self.assertEqual(r['sequences'], 11)
+            frames = r['error'].split('\n')
+            self.assertEqual(frames[0], 'File "validity_step_error.py", line 28, in step')
+            self.assertEqual(frames[2], 'File "validity_step_error.py", line 21, in take')
+            self.assertEqual(frames[-1], "'coin'")
+            self.assertNotIn('validity.py', r['error'])  # pcglab's own frames are not the game's
+
+    def test_root_failures_in_the_official_order(self):
+        cases = {
+            'validity_syntax_error.py': ('00000', "expected ':' (validity_syntax_error.py, line 3)"),
+            'validity_no_class.py': ('00000', "module 'validity_no_class' has no attribute 'TextGame'"),
+            'validity_init_error.py': ('00000', "'kitchen'"),
+            'validity_task_error.py': ('10000', "'TextGame' object has no attribute 'task'"),
+            'validity_score_error.py': ('11000', 'division by zero'),
+            'validity_actions_error.py': ('11001', "'TextGame' object has no attribute 'objects'"),
+            'validity_wrong_types.py': ('11001', "object of type 'NoneType' has no len()"),
+        }
+        for name, (expected_flags, error) in cases.items():
+            for mode in ('official', 'fresh'):
+                r = self.same_in_every_crawl(name, mode=mode)
+                self.assertEqual((flags(r), r['error'], r['runnable'], r['sequences']),
+                                 (expected_flags, error, False, 0), '%s %s' % (name, mode))
+
+    def test_loops_end_with_the_official_timeout_message_and_the_flags_reached(self):
+        for name in ('validity_loop_actions.py', 'validity_loop_step.py'):
+            for mode in ('official', 'fresh'):
+                for strategy, processes in CRAWLS:
+                    r = check(name, mode=mode, timeout_s=0.5, strategy=strategy, processes=processes)
+                    self.assertTrue(r['timed_out'], name)
+                    self.assertFalse(r['runnable'])
+                    self.assertEqual(r['error'], validity.TIMEOUT_MESSAGE)
+                    self.assertEqual(flags(r), '11111', '%s %s %s' % (name, mode, strategy))
+
+    def test_million_actions_are_capped_per_verb_and_time_out(self):
+        r = check('validity_million_actions.py', mode='fresh', timeout_s=3)
+        self.assertTrue(r['timed_out'])
+        self.assertEqual(r['error'], validity.TIMEOUT_MESSAGE)
+
+    def test_a_state_that_does_not_pickle_is_replayed_with_the_same_verdict(self):
+        for mode in ('official', 'fresh'):
+            r = self.same_in_every_crawl('validity_unpicklable.py', mode=mode)
+            self.assertTrue(r['runnable'])
+            self.assertTrue(r['winnable'])
+            self.assertEqual(r['sequences'], 80)
+            self.assertEqual(check('validity_unpicklable.py', mode=mode)['snapshots'], 'replay')
+
+    def test_sample_actions_caps_each_verb_with_the_seeded_sample(self):
+        actions = ['take %d' % i for i in range(30)] + ['look'] + ['put %d' % i for i in range(5)]
+        out = validity.sample_actions(actions, 10, 0)
+        self.assertEqual(out[:10], random.Random(0).sample(actions[:30], 10))
+        self.assertEqual(out[10:], actions[30:])
+
+    def test_the_first_class_ending_in_game_when_there_is_no_text_game(self):
+        m = validity.load_game_module('refactored.py', 'class Room:\n    pass\nclass BoilWaterGame:\n    pass\n')
+        self.assertEqual(validity.find_game_class(m).__name__, 'BoilWaterGame')
+        lib = 'class TextGame:\n    pass\n'
+        m = validity.load_game_module('refactored2.py', 'from data.library.GameBasic import TextGame\n'
+                                      'class KeyGame(TextGame):\n    pass\n', [('data.library.GameBasic', lib)])
+        self.assertEqual(validity.find_game_class(m).__name__, 'KeyGame')
+
+
+class FastEqualsReplay(unittest.TestCase):
+    def test_generated_games_in_both_modes(self):
+        for seed in range(40):
+            fail = [0.0, 0.002, 0.02][seed % 3]
+            source = generated_game(seed, fail, failing_actions=seed % 5 == 4)
+            for mode in ('official', 'fresh'):
+                results = [validity.check_validity('generated.py', source,
+                                                   {'mode': mode, 'strategy': s, 'processes': p,
+                                                    'max_num_actions': 30})
+                           for s, p in CRAWLS]
+                for (s, p), r in zip(CRAWLS[1:], results[1:]):
+                    self.assertEqual(verdict(r), verdict(results[0]), 'seed %d, %s, %s %d' % (seed, mode, s, p))
+
+    def test_the_kitchen_with_150_actions_per_state(self):
+        for mode in ('official', 'fresh'):
+            results = [check('validity_kitchen.py', mode=mode, strategy=s, processes=p, roots=3) for s, p in CRAWLS]
+            self.assertEqual(results[0]['initial_actions'], 154)
+            self.assertGreater(results[0]['sequences'], 5000)
+            for r in results[1:]:
+                self.assertEqual(verdict(r), verdict(results[0]), mode)
+            self.assertLess(results[1]['steps'], results[0]['steps'] / 3)  # prefixes shared
+
+
+if __name__ == '__main__':
+    unittest.main()
