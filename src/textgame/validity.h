@@ -39,7 +39,7 @@ struct ValidityResult {
 };
 
 // Checks `source` (named `filename`, as its tracebacks say) in a sandboxed worker of `pool`.
-ValidityResult check_validity(sandbox::WorkerPool& pool, const std::string& filename,
-                              const std::string& source, const ValidityOptions& options);
+ValidityResult check_validity(sandbox::WorkerPool& pool, const std::string& filename, const std::string& source,
+                              const ValidityOptions& options);
 
 }  // namespace pcglab::textgame
