@@ -47,6 +47,7 @@ std::string item_hash(const GenerationJob& job, const GenerationBatchOptions& o)
       .add(job.name)
       .add(job.spec)
       .add(job.reference)
+      .add(std::to_string(job.trial))
       .add(o.prompts.generation_template())
       .add(o.prompts.reflection_template())
       .add(s.model)
@@ -74,6 +75,13 @@ void write_results_json(const fs::path& out, const std::vector<GenerationJob>& j
                       {"reflection_response", v.at("reflection_response")}};
   }
   write_json_file(out / "results.json", all);
+}
+
+// Each experiment's calls are samples of their own (GenerationJob::trial).
+int trial_of(const std::string& experiment) {
+  const std::vector<std::string> all = {"action", "distractor", "object"};
+  const auto it = std::find(all.begin(), all.end(), experiment);
+  return it == all.end() ? static_cast<int>(all.size()) : static_cast<int>(it - all.begin());
 }
 
 }  // namespace
@@ -129,7 +137,8 @@ std::vector<GenerationJob> experiment_jobs(const fs::path& corpus,
         specs[spec_file] = read_setup_file(data / "test_prompts" / spec_file, "task specification");
       if (!programs.count(pair.reference))
         programs[pair.reference] = read_setup_file(data / "programs" / pair.reference, "reference game");
-      GenerationJob job{generation_name(pair, model), specs[spec_file], programs[pair.reference]};
+      GenerationJob job{generation_name(pair, model), specs[spec_file], programs[pair.reference],
+                        trial_of(e)};
       if (!names.insert(job.name).second) throw SetupError(fmt::format("--experiments: {} twice", job.name));
       jobs.push_back(std::move(job));
     }

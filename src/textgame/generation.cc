@@ -66,8 +66,10 @@ llm::ChatRequest request_of(const GenerationSettings& s, std::string prompt) {
 
 // One call: the reply's text; the requests it sent are added to `requests`.
 std::string complete(llm::Completer& completer, const GenerationSettings& s, const std::string& prompt,
-                     const std::string& item, int call, int64_t& requests, const std::string& what) {
+                     const std::string& item, int trial, int call, int64_t& requests,
+                     const std::string& what) {
   llm::CallContext context;
+  context.trial = trial;
   context.item = item;
   context.call = call;
   const Result<llm::ChatResponse> reply = completer.complete(request_of(s, prompt), context);
@@ -226,7 +228,8 @@ GenerationResult generate_game(llm::Completer& completer, const ValidityCheck& v
   // The one-shot generation.
   const std::string prompt = prompts.generation(job.spec, job.reference);
   write_file_atomic(generated / (job.name + "_prompt_out.txt"), prompt);
-  const std::string reply = complete(completer, settings, prompt, item, 0, result.requests, "generation");
+  const std::string reply =
+      complete(completer, settings, prompt, item, job.trial, 0, result.requests, "generation");
   write_file_atomic(generated / (job.name + "_generation.txt"), reply);
   std::string code = longest_code_block(reply);
   write_file_atomic(generated / (job.name + "_generation.py"), code);
@@ -256,8 +259,8 @@ GenerationResult generate_game(llm::Completer& completer, const ValidityCheck& v
     v.version = k;
     v.file = version_file(job.name, k);
     v.prompt = prompts.reflection(code, result.versions.back().error);
-    v.response =
-        complete(completer, settings, v.prompt, item, k, result.requests, fmt::format("reflection {}", k));
+    v.response = complete(completer, settings, v.prompt, item, job.trial, k, result.requests,
+                          fmt::format("reflection {}", k));
     std::string revised_code = longest_code_block(v.response);
     write_file_atomic(revised / v.file, revised_code);
     stop = compare_revision(code, revised_code);

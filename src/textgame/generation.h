@@ -86,6 +86,10 @@ struct GenerationJob {
   std::string name;       // "experiment_action_test_1_p_gpt-4_make-ice-cubes"
   std::string spec;       // the task specification's text
   std::string reference;  // the reference game's code
+  // The calls' sample index (CallContext::trial, part of the response cache's key): jobs that send
+  // the same prompt (the paper's experiments pair 19 of their 96 spec/reference pairs twice or
+  // thrice) are separate samples, as the official script's separate calls, not one cached reply.
+  int trial = 0;
 };
 
 // One version of a game: v0 is the generation, v1… the reflections.

@@ -129,12 +129,12 @@ TEST(ExperimentFile, ThePapersFilesGive96GamesWithTheOfficialNames) {
 TEST(ExperimentFile, AMissingSpecOrProgramIsASetupErrorNamingIt) {
   pcglab::testing::TempDir dir;
   testing::write_tiny_corpus(dir.path(), 2);
-  fs::remove(dir / "data/programs/dissimilar-2.py");
+  fs::remove(dir / "data/programs/object-dissimilar-2.py");
   try {
     experiment_jobs(dir.path(), {"object"}, "m");
     FAIL() << "a missing reference game";
   } catch (const SetupError& e) {
-    EXPECT_NE(std::string(e.what()).find("dissimilar-2.py"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("object-dissimilar-2.py"), std::string::npos) << e.what();
   }
   // --corpus may name the data/ folder itself.
   testing::write_tiny_corpus(dir / "other", 1);

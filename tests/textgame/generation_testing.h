@@ -118,7 +118,7 @@ inline void write_tiny_corpus(const std::filesystem::path& dir, int rows) {
     std::string csv;
     for (int r = 1; r <= rows; ++r) {
       const std::string p = e + "-similar-" + std::to_string(r) + ".py",
-                        n = "dissimilar-" + std::to_string(r) + ".py";
+                        n = e + "-dissimilar-" + std::to_string(r) + ".py";
       csv += p + "," + n + "\n";
       write_file_atomic(data / "programs" / p, tiny_game("reference " + p));
       write_file_atomic(data / "programs" / n, tiny_game("reference " + n));
