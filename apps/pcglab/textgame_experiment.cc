@@ -1,6 +1,9 @@
 // `pcglab textgame experiment`: the paper's generations (3 experiments × 16 specs × {p, n}) from a
 // BYTESIZED32 checkout's experiment files, each with its reflections, resumable (textgame/experiment.h).
+#include <filesystem>
 #include <sstream>
+
+#include "batch/merge.h"
 
 #include "textgame_generation_cli.h"
 
@@ -26,12 +29,19 @@ std::vector<std::string> experiment_list(const std::string& text) {
   return list;
 }
 
+constexpr const char* kRunName = "textgame experiment";
+
 int run_experiment(ExperimentOptions& o, const GlobalOptions& global) {
   const std::vector<textgame::GenerationJob> jobs =
       textgame::experiment_jobs(o.corpus, experiment_list(o.experiments), o.common.llm.model);
   const textgame::ValidityCheck validity = sandboxed_validity(o.common);
-  const textgame::GenerationBatch batch =
-      textgame::run_generation_batch(jobs, generation_batch_options(o.common), validity);
+  textgame::GenerationBatchOptions b = generation_batch_options(o.common);
+  OrderedJson config = generation_config(o.common);
+  config["experiments"] = o.experiments;
+  config["corpus"] = std::filesystem::absolute(o.corpus).string();
+  b.driver.run_name = kRunName;
+  b.driver.config = dump_json(config);
+  const textgame::GenerationBatch batch = textgame::run_generation_batch(jobs, b, validity);
   return print_generation_table(batch, global);
 }
 
@@ -52,8 +62,21 @@ Action setup_experiment(CLI::App& cmd, const GlobalOptions& global) {
   return [o, &global] { return run_experiment(*o, global); };
 }
 
+// `pcglab merge DIR` after `textgame experiment --shard`: the recorded settings, unsharded (games a
+// shard finished are reused; the others are generated, the server and key from the environment).
+int merge_experiment(const std::filesystem::path& dir, const Json& config, int) {
+  ExperimentOptions o;
+  o.common = generation_options_from_config(dir, config, "textgame experiment");
+  o.experiments = config.value("experiments", o.experiments);
+  o.corpus = config.value("corpus", "");
+  return run_experiment(o, merge_global_options());
+}
+
 }  // namespace
 
+PCGLAB_REGISTER_MERGER(kRunName,
+                       "results.json and logs/generate.json (games no shard finished are generated)",
+                       merge_experiment);
 PCGLAB_REGISTER_COMMAND("textgame", "experiment",
                         "BYTESIZED32: the paper's 96 generations (3 experiments x 16 specs x p/n) with "
                         "reflections",

@@ -2,6 +2,7 @@
 // reflections on its validity error (textgame/generation.h), resumable.
 #include <filesystem>
 
+#include "batch/merge.h"
 #include "core/files.h"
 #include "textgame_generation_cli.h"
 
@@ -14,6 +15,8 @@ struct GenerateOptions {
   std::string spec, reference, name;
 };
 
+constexpr const char* kRunName = "textgame generate";
+
 int run_generate(GenerateOptions& o, const GlobalOptions& global) {
   const std::string model = o.common.llm.model.substr(o.common.llm.model.rfind('/') + 1);
   textgame::GenerationJob job;
@@ -25,8 +28,14 @@ int run_generate(GenerateOptions& o, const GlobalOptions& global) {
   job.spec = as_setup_input([&] { return read_file(o.spec); });
   job.reference = as_setup_input([&] { return read_file(o.reference); });
   const textgame::ValidityCheck validity = sandboxed_validity(o.common);
-  const textgame::GenerationBatch batch =
-      textgame::run_generation_batch({job}, generation_batch_options(o.common), validity);
+  textgame::GenerationBatchOptions b = generation_batch_options(o.common);
+  OrderedJson config = generation_config(o.common);
+  config["spec"] = fs::absolute(o.spec).string();
+  config["reference"] = fs::absolute(o.reference).string();
+  config["name"] = job.name;
+  b.driver.run_name = kRunName;
+  b.driver.config = dump_json(config);
+  const textgame::GenerationBatch batch = textgame::run_generation_batch({job}, b, validity);
   return print_generation_table(batch, global);
 }
 
@@ -46,8 +55,20 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
   return [o, &global] { return run_generate(*o, global); };
 }
 
+// `pcglab merge DIR` after `textgame generate --shard` (one game: a shard that did not own it ran
+// nothing): the recorded settings, unsharded.
+int merge_generate(const fs::path& dir, const Json& config, int) {
+  GenerateOptions o;
+  o.common = generation_options_from_config(dir, config, "textgame generate");
+  o.spec = config.value("spec", "");
+  o.reference = config.value("reference", "");
+  o.name = config.value("name", "");
+  return run_generate(o, merge_global_options());
+}
+
 }  // namespace
 
+PCGLAB_REGISTER_MERGER(kRunName, "the game's files and results.json", merge_generate);
 PCGLAB_REGISTER_COMMAND("textgame", "generate",
                         "BYTESIZED32: one game written by an LLM from a spec and a reference game, then "
                         "reflections on its validity error",

@@ -63,6 +63,49 @@ inline void add_generation_options(CLI::App& cmd, GenerationCliOptions& o, const
   add_shard_option(cmd, o.shard);
 }
 
+// The settings a run records for `pcglab merge` (the verb adds its inputs); the server and the key
+// come from the merge's environment, never from the folder.
+inline OrderedJson generation_config(const GenerationCliOptions& o) {
+  const auto opt = [](const auto& v) { return v ? OrderedJson(*v) : OrderedJson(); };
+  return OrderedJson{{"model", o.llm.model},
+                     {"temperature", opt(o.llm.temperature)},
+                     {"top_p", opt(o.llm.top_p)},
+                     {"max_tokens", opt(o.llm.max_tokens)},
+                     {"seed", opt(o.llm.seed)},
+                     {"reflections", o.reflections},
+                     {"validity", o.validity},
+                     {"prompts", o.prompts.empty() ? "" : std::filesystem::absolute(o.prompts).string()},
+                     {"concurrency", o.llm.concurrency},
+                     {"no_cache", o.llm.no_cache},
+                     {"cache", o.llm.cache.empty() ? "" : std::filesystem::absolute(o.llm.cache).string()},
+                     {"unsafe_no_sandbox", o.sandbox.unsafe_no_sandbox}};
+}
+
+// The options of a merge of `dir` from the recorded settings (unsharded, the environment's server).
+inline GenerationCliOptions generation_options_from_config(const std::filesystem::path& dir, const Json& c,
+                                                           const std::string& command) {
+  if (c.value("unsafe_no_sandbox", false))
+    throw SetupError(fmt::format(
+        "{}: the shards ran with --unsafe-no-sandbox, which a run folder cannot ask of a merge; complete it "
+        "with the same `pcglab {} ... --out {} --unsafe-no-sandbox` command, unsharded",
+        dir.string(), command, dir.string()));
+  GenerationCliOptions o;
+  o.llm.model = c.value("model", "");
+  if (c.contains("temperature") && !c["temperature"].is_null())
+    o.llm.temperature = c["temperature"].get<double>();
+  if (c.contains("top_p") && !c["top_p"].is_null()) o.llm.top_p = c["top_p"].get<double>();
+  if (c.contains("max_tokens") && !c["max_tokens"].is_null()) o.llm.max_tokens = c["max_tokens"].get<int>();
+  if (c.contains("seed") && !c["seed"].is_null()) o.llm.seed = c["seed"].get<int64_t>();
+  o.reflections = c.value("reflections", 3);
+  o.validity = c.value("validity", "official");
+  o.prompts = c.value("prompts", "");
+  o.llm.concurrency = c.value("concurrency", 8);
+  o.llm.no_cache = c.value("no_cache", false);
+  o.llm.cache = c.value("cache", "");
+  o.out = dir.string();
+  return o;
+}
+
 inline textgame::GenerationBatchOptions generation_batch_options(const GenerationCliOptions& o) {
   textgame::GenerationBatchOptions b;
   b.out = o.out;

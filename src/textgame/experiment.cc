@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
 
 #include "core/check.h"
+#include "core/error_kind.h"
 #include "core/files.h"
 #include "core/thread_pool.h"
 #include "store/exchange_log.h"
@@ -182,9 +184,17 @@ GenerationBatch run_generation_batch(const std::vector<GenerationJob>& jobs, con
 
   GenerationBatch batch;
   std::vector<std::optional<GenerationResult>> results(jobs.size());
+  std::atomic<int64_t> batch_requests{0};  // of the games that failed
   batch.stage = driver.run(spec, [&](size_t i) -> ItemOutcome {
-    GenerationResult r =
-        generate_game(completer(), validity, o.prompts, o.settings, jobs[i], o.out, spec.items[i].key);
+    GenerationResult r;
+    try {
+      generate_game(completer(), validity, o.prompts, o.settings, jobs[i], o.out, spec.items[i].key, r);
+    } catch (const ItemFailure& e) {
+      ItemOutcome failed = ItemOutcome::failure(spec.items[i].key, e.kind(), e.what());
+      failed.requests = static_cast<int>(r.requests);
+      batch_requests += r.requests;
+      return failed;
+    }
     OrderedJson meta{{"stop", stop_reason_name(r.stop)},
                      {"valid", r.valid},
                      {"reflections", r.versions.empty() ? 0 : r.versions.size() - 1},
@@ -194,6 +204,7 @@ GenerationBatch run_generation_batch(const std::vector<GenerationJob>& jobs, con
     results[i] = std::move(r);
     return outcome;
   });
+  batch.requests = batch_requests;
   for (auto& r : results)
     if (r) {
       batch.requests += r->requests;

@@ -72,9 +72,10 @@ std::string complete(llm::Completer& completer, const GenerationSettings& s, con
   context.trial = trial;
   context.item = item;
   context.call = call;
+  // Every request that reached the server (retries and failed ones included) may be billed.
+  context.on_attempt = [&requests](bool sent) { requests += sent; };
   const Result<llm::ChatResponse> reply = completer.complete(request_of(s, prompt), context);
   if (!reply.ok()) throw ItemFailure(ErrorKind::kLlm, fmt::format("{}: {}", what, reply.error().message));
-  if (reply.value().source == llm::ReplySource::kServer) requests += reply.value().attempts;
   return reply.value().content;
 }
 
@@ -216,10 +217,10 @@ OrderedJson generation_json(const GenerationResult& r) {
                      {"versions", versions}};
 }
 
-GenerationResult generate_game(llm::Completer& completer, const ValidityCheck& validity,
-                               const GenerationPrompts& prompts, const GenerationSettings& settings,
-                               const GenerationJob& job, const fs::path& out, const std::string& item) {
-  GenerationResult result;
+void generate_game(llm::Completer& completer, const ValidityCheck& validity, const GenerationPrompts& prompts,
+                   const GenerationSettings& settings, const GenerationJob& job, const fs::path& out,
+                   const std::string& item, GenerationResult& result) {
+  result = GenerationResult{};
   result.name = job.name;
   const fs::path generated = out / "generated_games", revised = out / "revised_games",
                  finals = out / "final_games";
@@ -236,7 +237,7 @@ GenerationResult generate_game(llm::Completer& completer, const ValidityCheck& v
   if (code.empty())
     throw ItemFailure(ErrorKind::kNoOutput,
                       "generation: the reply has no fenced code block (```python … ```)");
-  if (settings.reflections == 0) return result;
+  if (settings.reflections == 0) return;
 
   // v0 = the generation, then up to `reflections` revisions, each checked before the next.
   fs::create_directories(revised);
@@ -281,7 +282,6 @@ GenerationResult generate_game(llm::Completer& completer, const ValidityCheck& v
   write_file_atomic(finals / result.final_file, code);
   write_file_atomic(revised / (job.name + "_generation_reflection.json"),
                     dump_json(generation_json(result), 2) + "\n");
-  return result;
 }
 
 }  // namespace pcglab::textgame

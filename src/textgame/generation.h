@@ -117,11 +117,11 @@ std::vector<std::filesystem::path> generation_outputs(const std::filesystem::pat
 // Generates `job` and reflects on it. The LLM calls are numbered 0 (generation), 1, 2, 3
 // (reflections) in CallContext `item` (the batch item's key), so a rerun replays them from the
 // exchange record or the cache. A reply with no fenced block: ItemFailure(kNoOutput) after the
-// prompt and the reply are written; an LLM call that failed: ItemFailure(kLlm).
-GenerationResult generate_game(llm::Completer& completer, const ValidityCheck& validity,
-                               const GenerationPrompts& prompts, const GenerationSettings& settings,
-                               const GenerationJob& job, const std::filesystem::path& out,
-                               const std::string& item);
+// prompt and the reply are written; an LLM call that failed: ItemFailure(kLlm). `result` is filled
+// as the game goes, so a failed game's requests are known.
+void generate_game(llm::Completer& completer, const ValidityCheck& validity, const GenerationPrompts& prompts,
+                   const GenerationSettings& settings, const GenerationJob& job,
+                   const std::filesystem::path& out, const std::string& item, GenerationResult& result);
 
 // The JSON of a result (the reflection record and the item's metadata).
 OrderedJson generation_json(const GenerationResult& result);

@@ -318,6 +318,53 @@ TEST(ExperimentResume, KillNineThenTheSameCommandCompletesWithoutRepeatingAnAnsw
       << again.err;
 }
 
+// Two shards and a merge make the same 12 games as one run; no game is asked for twice.
+TEST(ExperimentShards, TwoShardsAndAMergeGenerateEveryGameOnce) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) {
+    return game_reply(testing::tiny_game("for " + std::to_string(body.size())));
+  });
+  pcglab::testing::TempDir dir;
+  testing::write_tiny_corpus(dir / "corpus", 2);
+  std::vector<std::string> args = {
+      "textgame",      "experiment", "--corpus", (dir / "corpus").string(), "--model", "m",
+      "--reflections", "0",          "--out",    (dir / "out").string()};
+  auto shard = args;
+  shard.insert(shard.end(), {"--shard", "1/2"});
+  const auto first = pcglab::testing::run_pcglab(shard, server_env(server));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const size_t after_shard = server.request_count();
+  EXPECT_GT(after_shard, 0u);
+  EXPECT_LT(after_shard, 12u);
+  const auto merge = pcglab::testing::run_pcglab({"merge", (dir / "out").string()}, server_env(server));
+  ASSERT_EQ(merge.exit_code, 0) << merge.err;
+  EXPECT_EQ(server.request_count(), 12u);
+  const auto requests = server.requests();
+  EXPECT_EQ(std::set<std::string>(requests.begin(), requests.end()).size(), 12u);
+  const Json log = parse_json(read_file(dir / "out/logs/generate.json"), "generate.json");
+  EXPECT_EQ(log["ok"], 12);
+}
+
+// An LLM call that fails for good is its game's error (llm); the other games go on.
+TEST(Generation, AFailedCallIsTheGamesErrorAndTheBatchGoesOn) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) {
+    if (body.find("door number 2") != std::string::npos) return llm::testing::reply(500, "{}");
+    return game_reply(testing::tiny_game("ok"));
+  });
+  testing::ScriptedValidity validity;
+  pcglab::testing::TempDir dir;
+  GenerationJob second{"second", testing::tiny_spec(2), "ref"};
+  const auto batch =
+      run_generation_batch({tiny_job(), second}, batch_options(server, dir.path()), validity.check());
+  ASSERT_EQ(batch.stage.outcomes.size(), 2u);
+  EXPECT_EQ(batch.stage.outcomes[0].kind, ErrorKind::kLlm);  // "second"
+  EXPECT_NE(batch.stage.outcomes[0].message.find("generation: "), std::string::npos)
+      << batch.stage.outcomes[0].message;
+  EXPECT_EQ(batch.stage.outcomes[0].requests, 1);
+  EXPECT_TRUE(batch.stage.outcomes[1].ok());
+}
+
 TEST(GenerateCli, OneGameWithTheDefaultNameAndTheOfficialSampling) {
   FakeOpenAiServer server;
   server.script({game_reply(testing::tiny_game("cli"))});
