@@ -6,3 +6,6 @@ pcglab_module(textgame DEPS pcglab_core pcglab_batch pcglab_sandbox pcglab_llm p
 # validity crawl (textgame/validity.h).
 pcglab_embed_file(pcglab_textgame src/textgame/python/host.py kTextgameHostPy pcglab::textgame)
 pcglab_embed_file(pcglab_textgame src/textgame/python/validity.py kValidityPy pcglab::textgame)
+# Generation and reflection prompts (src/textgame/prompts/), embedded at build time (textgame/generation.h).
+pcglab_embed_file(pcglab_textgame src/textgame/prompts/generation.txt kTextgameGenerationPrompt pcglab::textgame)
+pcglab_embed_file(pcglab_textgame src/textgame/prompts/reflection.txt kTextgameReflectionPrompt pcglab::textgame)
