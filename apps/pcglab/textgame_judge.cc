@@ -86,8 +86,9 @@ Action setup_judge(CLI::App& cmd, const GlobalOptions& global) {
                  "compliance's questions");
   cmd.add_option("--metrics", o->metrics, "Comma-separated: compliance, alignment, winnability")
       ->capture_default_str();
-  cmd.add_option("-o,--out", o->out,
-                 "Output folder: judgements/<game>/<metric>.json, results.{md,csv,json}, logs/, llm-cache.sqlite")
+  cmd.add_option(
+         "-o,--out", o->out,
+         "Output folder: judgements/<game>/<metric>.json, results.{md,csv,json}, logs/, llm-cache.sqlite")
       ->required();
   cmd.add_option("--corpus", o->corpus,
                  "A BYTESIZED32-Refactored checkout: its data/library/GameBasic.py is importable as "

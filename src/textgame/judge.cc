@@ -45,7 +45,8 @@ std::vector<std::string> split_list(const std::string& value) {
   size_t start = 0;
   while (start <= value.size()) {
     const size_t comma = value.find(',', start);
-    const std::string part = trim(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const std::string part =
+        trim(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (!part.empty()) out.push_back(part);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -118,7 +119,8 @@ TaskSpec parse_task_spec(const std::string& text, const std::string& source) {
       spec.distractor_actions = split_list(value);
     }
   }
-  if (!has_task) throw InputError(source + ": not a task specification (no '# Task:' or '# Task Description:' line)");
+  if (!has_task)
+    throw InputError(source + ": not a task specification (no '# Task:' or '# Task Description:' line)");
   return spec;
 }
 
@@ -129,8 +131,8 @@ std::vector<ComplianceQuestion> compliance_questions(const TaskSpec& spec) {
   for (const std::string& a : spec.actions)
     out.push_back({"action", a, fmt::format("Does the simulation have the action {}?", a)});
   if (!spec.distractor_items.empty() || !spec.distractor_actions.empty())
-    out.push_back(
-        {"distractor", "", "Are the distractors required by the specification implemented in the simulation?"});
+    out.push_back({"distractor", "",
+                   "Are the distractors required by the specification implemented in the simulation?"});
   return out;
 }
 
@@ -143,12 +145,9 @@ Verdict parse_verdict(std::string_view reply) {
 
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kYes:
-      return "yes";
-    case Verdict::kNo:
-      return "no";
-    case Verdict::kOther:
-      break;
+    case Verdict::kYes: return "yes";
+    case Verdict::kNo: return "no";
+    case Verdict::kOther: break;
   }
   return "other";
 }
@@ -158,15 +157,9 @@ VoteCount count_votes(const std::vector<std::string>& replies) {
   c.votes = static_cast<int>(replies.size());
   for (const std::string& r : replies) {
     switch (parse_verdict(r)) {
-      case Verdict::kYes:
-        ++c.yes;
-        break;
-      case Verdict::kNo:
-        ++c.no;
-        break;
-      case Verdict::kOther:
-        ++c.other;
-        break;
+      case Verdict::kYes: ++c.yes; break;
+      case Verdict::kNo: ++c.no; break;
+      case Verdict::kOther: ++c.other; break;
     }
   }
   c.yes_share = c.votes == 0 ? 0.0 : static_cast<double>(c.yes) / c.votes;
@@ -205,8 +198,9 @@ JudgePrompts JudgePrompts::from_dir(const fs::path& dir) {
   return p;
 }
 
-MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings, const JudgePrompts& prompts,
-                              const TaskSpec& spec, const std::string& code, const std::string& item) {
+MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings,
+                              const JudgePrompts& prompts, const TaskSpec& spec, const std::string& code,
+                              const std::string& item) {
   PCGLAB_CHECK(settings.votes >= 1) << "votes " << settings.votes;
   MetricResult m;
   OrderedJson questions = OrderedJson::array();
@@ -230,10 +224,14 @@ MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& se
       votes.push_back({{"reply", r.content}, {"verdict", verdict_name(parse_verdict(r.content))}});
     }
     const VoteCount c = count_votes(replies);
-    OrderedJson summary = {{"category", qs[q].category}, {"requirement", qs[q].requirement},
-                           {"question", qs[q].question}, {"votes", c.votes},
-                           {"yes", c.yes},  {"no", c.no},
-                           {"other", c.other}, {"yes_share", c.yes_share},
+    OrderedJson summary = {{"category", qs[q].category},
+                           {"requirement", qs[q].requirement},
+                           {"question", qs[q].question},
+                           {"votes", c.votes},
+                           {"yes", c.yes},
+                           {"no", c.no},
+                           {"other", c.other},
+                           {"yes_share", c.yes_share},
                            {"passed", c.passed}};
     questions.push_back(summary);
     OrderedJson judgement = summary;
@@ -247,8 +245,9 @@ MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& se
   }
   for (const char* category : {"object", "action", "distractor"}) {
     const auto it = by_category.find(category);
-    m.result[category] = it == by_category.end() ? OrderedJson(nullptr)
-                                                 : OrderedJson(static_cast<double>(it->second.first) / it->second.second);
+    m.result[category] = it == by_category.end()
+                             ? OrderedJson(nullptr)
+                             : OrderedJson(static_cast<double>(it->second.first) / it->second.second);
   }
   m.result["passed"] = passed;
   m.result["total"] = static_cast<int>(qs.size());
@@ -256,8 +255,8 @@ MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& se
   return m;
 }
 
-MetricResult judge_winnability(llm::Completer& completer, const JudgeSettings& settings, const JudgePrompts& prompts,
-                               GameSession& session, const std::string& item) {
+MetricResult judge_winnability(llm::Completer& completer, const JudgeSettings& settings,
+                               const JudgePrompts& prompts, GameSession& session, const std::string& item) {
   MetricResult m;
   const std::optional<std::string> first = session.new_game(settings.game_seed);
   const std::string task = session.task_description();
@@ -313,7 +312,8 @@ MetricResult judge_winnability(llm::Completer& completer, const JudgeSettings& s
     messages.push_back({"user", observation});
   }
   // The whole conversation once, as the last request would have carried it.
-  m.result = {{"game_won", won}, {"game_over", over}, {"env_steps", env_steps}, {"turns", turns}, {"ended", ended}};
+  m.result = {
+      {"game_won", won}, {"game_over", over}, {"env_steps", env_steps}, {"turns", turns}, {"ended", ended}};
   OrderedJson record = {{"request", OrderedJson::parse(llm::request_json(request_for(settings, messages)))},
                         {"turns", std::move(m.judgements)}};
   m.judgements = OrderedJson::array({std::move(record)});
@@ -345,7 +345,7 @@ std::vector<CrawledPath> crawl_paths(GameSession& session, const JudgeSettings& 
         path.observations.push_back(s.observation);
         over = s.game_over;
       } catch (const GameError& e) {
-        if (e.info().cause != "exception") throw;  // a lost worker fails the item
+        if (e.info().cause != "exception") throw;                   // a lost worker fails the item
         path.observations.push_back("ERROR: " + e.info().message);  // the official "fail" strategy
         over = true;
       }
@@ -386,12 +386,13 @@ std::vector<size_t> sample_paths_by_verb(const std::vector<CrawledPath>& paths, 
   return {chosen.begin(), chosen.end()};
 }
 
-MetricResult judge_alignment(llm::Completer& completer, const JudgeSettings& settings, const JudgePrompts& prompts,
-                             GameSession& session, const std::string& item) {
+MetricResult judge_alignment(llm::Completer& completer, const JudgeSettings& settings,
+                             const JudgePrompts& prompts, GameSession& session, const std::string& item) {
   MetricResult m;
   const std::vector<CrawledPath> paths = crawl_paths(session, settings);
   const std::string task = session.task_description();
-  const std::vector<size_t> sample = sample_paths_by_verb(paths, settings.alignment_samples, settings.sample_seed);
+  const std::vector<size_t> sample =
+      sample_paths_by_verb(paths, settings.alignment_samples, settings.sample_seed);
   int yes = 0;
   for (size_t k = 0; k < sample.size(); ++k) {
     const CrawledPath& path = paths[sample[k]];
@@ -412,10 +413,11 @@ MetricResult judge_alignment(llm::Completer& completer, const JudgeSettings& set
                             {"reply", r.content},
                             {"verdict", verdict_name(v)}});
   }
-  m.result = {{"paths", paths.size()},
-              {"judged", sample.size()},
-              {"yes", yes},
-              {"score", sample.empty() ? 0.0 : static_cast<double>(yes) / static_cast<double>(sample.size())}};
+  m.result = {
+      {"paths", paths.size()},
+      {"judged", sample.size()},
+      {"yes", yes},
+      {"score", sample.empty() ? 0.0 : static_cast<double>(yes) / static_cast<double>(sample.size())}};
   return m;
 }
 
@@ -457,7 +459,8 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
     if (std::find(judge_metric_names().begin(), judge_metric_names().end(), m) == judge_metric_names().end())
       throw SetupError(fmt::format("--metrics: unknown metric '{}' (compliance, alignment, winnability)", m));
   if (run.metrics.empty()) throw SetupError("--metrics: name at least one metric");
-  const bool needs_spec = std::find(run.metrics.begin(), run.metrics.end(), "compliance") != run.metrics.end();
+  const bool needs_spec =
+      std::find(run.metrics.begin(), run.metrics.end(), "compliance") != run.metrics.end();
   std::string spec_text;
   TaskSpec spec;
   if (needs_spec) {
@@ -518,8 +521,8 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
       m = t.metric == "winnability" ? judge_winnability(completer, run.settings, run.prompts, session, key)
                                     : judge_alignment(completer, run.settings, run.prompts, session, key);
     }
-    OrderedJson file = {{"game", game.filename}, {"metric", t.metric}, {"result", m.result},
-                        {"judgements", m.judgements}};
+    OrderedJson file = {
+        {"game", game.filename}, {"metric", t.metric}, {"result", m.result}, {"judgements", m.judgements}};
     fs::create_directories(stage.items[i].outputs[0].parent_path());
     write_file_atomic(stage.items[i].outputs[0], dump_json(file, 2) + "\n");
     ItemOutcome outcome = ItemOutcome::success(key, m.result);
@@ -528,8 +531,14 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
   });
 
   JudgeReport report;
-  report.columns = {"game", "compliance_object", "compliance_action", "compliance_distractor", "compliance_passed",
-                    "alignment", "winnability", "error"};
+  report.columns = {"game",
+                    "compliance_object",
+                    "compliance_action",
+                    "compliance_distractor",
+                    "compliance_passed",
+                    "alignment",
+                    "winnability",
+                    "error"};
   std::map<std::string, const ItemOutcome*> by_key;
   for (const ItemOutcome& o : result.outcomes) by_key[o.key] = &o;
   report.failed = result.failed;

@@ -24,8 +24,8 @@ namespace pcglab::textgame {
 
 // A BYTESIZED32 task specification: the `# Key: value` comment lines (data/test_prompts/test_N.py).
 struct TaskSpec {
-  std::string text;  // the whole file, as the prompts quote it
-  std::string task;  // "# Task:" or "# Task Description:"
+  std::string text;                             // the whole file, as the prompts quote it
+  std::string task;                             // "# Task:" or "# Task Description:"
   std::vector<std::string> objects;             // "# Task-critical Objects:"
   std::vector<std::string> actions;             // "# Actions:"
   std::vector<std::string> distractor_items;    // "# Distractor Items:" ("None": empty)
@@ -103,14 +103,15 @@ struct MetricResult {
 // passed by majority. result: {"questions": [...], "object"/"action"/"distractor": share of that
 // category's questions passed (null when it has none), "passed", "total"}. An LLM failure throws
 // ItemFailure(kLlm).
-MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings, const JudgePrompts& prompts,
-                              const TaskSpec& spec, const std::string& code, const std::string& item);
+MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings,
+                              const JudgePrompts& prompts, const TaskSpec& spec, const std::string& code,
+                              const std::string& item);
 
 // Winnability: the agent plays a live game of `settings.game_seed`. result: {"game_won", "game_over",
 // "env_steps", "turns", "ended" ("done", "bug", "game over", "step limit", "turn limit")}. A game
 // failure throws GameError.
-MetricResult judge_winnability(llm::Completer& completer, const JudgeSettings& settings, const JudgePrompts& prompts,
-                               GameSession& session, const std::string& item);
+MetricResult judge_winnability(llm::Completer& completer, const JudgeSettings& settings,
+                               const JudgePrompts& prompts, GameSession& session, const std::string& item);
 
 // Alignment's crawl (the official Pathcrawler's order): a path per prefix, up to depth + 1 actions,
 // the candidate actions always the initial state's, shuffled at each node with one generator seeded
@@ -128,8 +129,8 @@ std::vector<size_t> sample_paths_by_verb(const std::vector<CrawledPath>& paths, 
 
 // Alignment: crawl, sample, one yes/no judgement per path at the settings' temperature; result:
 // {"paths", "judged", "yes", "score" (yes / judged)}.
-MetricResult judge_alignment(llm::Completer& completer, const JudgeSettings& settings, const JudgePrompts& prompts,
-                             GameSession& session, const std::string& item);
+MetricResult judge_alignment(llm::Completer& completer, const JudgeSettings& settings,
+                             const JudgePrompts& prompts, GameSession& session, const std::string& item);
 
 // The batch: each game × metric an item of the batch driver under `out` (resumable; the calls are
 // answered by the caller's completer, whose cache makes a rerun free), each item's judgements in

@@ -13,3 +13,5 @@ add_test(NAME TextgamePython.Host COMMAND /usr/bin/python3 -B ${CMAKE_CURRENT_SO
 add_test(NAME TextgamePython.Lint
          COMMAND /usr/bin/python3 -B ${CMAKE_CURRENT_SOURCE_DIR}/sandbox/lint_python.py ${textgame_python_files})
 set_tests_properties(TextgamePython.Host TextgamePython.Lint PROPERTIES LABELS unit)
+# The fake OpenAI-compatible server of the judge tests (tests/llm/fake_openai_server.h) uses cpp-httplib.
+set(area_deps PkgConfig::HTTPLIB)
