@@ -123,7 +123,7 @@ Action setup_judge(CLI::App& cmd, const GlobalOptions& global) {
                  "does) or fresh (regenerated after every step, as the games' own main() does)")
       ->check(CLI::IsMember({"official", "fresh"}))
       ->capture_default_str();
-  cmd.add_option("--timeout", o->timeout, "Wall-clock seconds each call into the game may take")
+  cmd.add_option("--game-timeout", o->timeout, "Wall-clock seconds each call into the game may take")
       ->check(number_in(0.01, 86400.0))
       ->capture_default_str();
   o->llm.temperature = 0.0;  // the official forces temperature 0.0 on every judge call
