@@ -27,6 +27,7 @@ struct JudgeOptions {
   std::string corpus;
   std::string prompts;
   std::string mode = "official";
+  bool separate_votes = false;
   textgame::JudgeSettings settings;
   double timeout = textgame::host_worker_config().limits.call_timeout_s;
   LlmOptions llm;
@@ -59,6 +60,7 @@ int run_judge(JudgeOptions& o, const GlobalOptions& global) {
   run.settings.max_tokens = o.llm.max_tokens;
   run.settings.seed = o.llm.seed;
   run.settings.regenerate_actions = o.mode == "fresh";
+  run.settings.try_n = !o.separate_votes;
   if (!o.prompts.empty()) run.prompts = textgame::JudgePrompts::from_dir(o.prompts);
   run.worker.limits.call_timeout_s = o.timeout;
   run.worker.isolation = o.sandbox.isolation(run.worker);
@@ -101,6 +103,10 @@ Action setup_judge(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--votes", o->settings.votes, "Compliance: votes per question (majority passes)")
       ->check(number_in(1, 1000))
       ->capture_default_str();
+  cmd.add_flag(
+      "--separate-votes", o->separate_votes,
+      "Compliance: send each vote as its own call (default: one request with n = --votes first, falling back "
+      "to a call per vote when the reply has fewer choices)");
   cmd.add_option("--samples", o->settings.alignment_samples, "Alignment: crawled paths judged")
       ->check(number_in(1, 100000))
       ->capture_default_str();

@@ -214,15 +214,35 @@ MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& se
     const llm::ChatRequest request = request_for(settings, {{"user", prompt}});
     std::vector<std::string> replies;
     OrderedJson votes = OrderedJson::array();
-    for (int v = 0; v < settings.votes; ++v) {
+    std::string mode = "separate";
+    llm::ChatRequest asked = request;
+    if (settings.try_n && settings.votes > 1) {
+      llm::ChatRequest n_request = request;
+      n_request.n = settings.votes;
+      llm::CallContext context;
+      context.item = item;
+      context.call = static_cast<int>(q) * settings.votes;
+      const Result<llm::ChatResponse> r = completer.complete(n_request, context);
+      if (r.ok()) {
+        m.requests += r.value().attempts;
+        asked = n_request;
+        if (static_cast<int>(r.value().choices.size()) == settings.votes) {
+          replies = r.value().choices;
+          mode = "n";
+        } else {
+          replies = {r.value().content};  // the server ignored n: its one choice is vote 0
+        }
+      }
+    }
+    for (int v = static_cast<int>(replies.size()); v < settings.votes; ++v) {
       llm::CallContext context;
       context.item = item;
       context.trial = v;
       context.call = static_cast<int>(q) * settings.votes + v;
-      const llm::ChatResponse r = complete_or_fail(completer, request, context, m.requests);
-      replies.push_back(r.content);
-      votes.push_back({{"reply", r.content}, {"verdict", verdict_name(parse_verdict(r.content))}});
+      replies.push_back(complete_or_fail(completer, request, context, m.requests).content);
     }
+    for (const std::string& reply : replies)
+      votes.push_back({{"reply", reply}, {"verdict", verdict_name(parse_verdict(reply))}});
     const VoteCount c = count_votes(replies);
     OrderedJson summary = {{"category", qs[q].category},
                            {"requirement", qs[q].requirement},
@@ -235,7 +255,8 @@ MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& se
                            {"passed", c.passed}};
     questions.push_back(summary);
     OrderedJson judgement = summary;
-    judgement["request"] = OrderedJson::parse(llm::request_json(request));
+    judgement["mode"] = mode;  // n: one request of n choices; separate: a call per vote
+    judgement["request"] = OrderedJson::parse(llm::request_json(asked));
     judgement["replies"] = std::move(votes);
     m.judgements.push_back(std::move(judgement));
     auto& cat = by_category[qs[q].category];
@@ -433,6 +454,7 @@ std::string settings_json(const JudgeRun& run) {
   OrderedJson j = {{"model", s.model},
                    {"temperature", s.temperature},
                    {"votes", s.votes},
+                   {"try_n", s.try_n},
                    {"alignment_depth", s.alignment_depth},
                    {"alignment_cap", s.alignment_cap},
                    {"shuffle_seed", s.shuffle_seed},

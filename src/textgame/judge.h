@@ -76,6 +76,9 @@ struct JudgeSettings {
   std::optional<int> max_tokens;
   std::optional<int64_t> seed;
   int votes = 31;  // compliance: votes per question
+  // Compliance: ask for the votes in one request with n = votes first (the official's one call);
+  // a reply of fewer choices, or an error, falls back to one call per vote. false: one call per vote.
+  bool try_n = true;
   // Alignment: crawl depth (paths of up to depth + 1 actions), the per-verb cap (count > cap is
   // skipped), the shuffle seed, paths judged, the sampling seed (the official's is unseeded).
   int alignment_depth = 2;
@@ -99,10 +102,11 @@ struct MetricResult {
   int requests = 0;
 };
 
-// Compliance: each question asked `settings.votes` times (31 calls; CallContext::trial = the vote),
-// passed by majority. result: {"questions": [...], "object"/"action"/"distractor": share of that
-// category's questions passed (null when it has none), "passed", "total"}. An LLM failure throws
-// ItemFailure(kLlm).
+// Compliance: each question asked `settings.votes` times, passed by majority: one request with
+// n = votes when the server answers it with that many choices, else (fewer choices, or an error) one
+// call per vote (CallContext::trial = the vote; a reply of one choice to the n request is vote 0). result:
+// {"questions": [...], "object"/"action"/"distractor": share of that category's questions passed (null when
+// it has none), "passed", "total"}. An LLM failure throws ItemFailure(kLlm).
 MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings,
                               const JudgePrompts& prompts, const TaskSpec& spec, const std::string& code,
                               const std::string& item);

@@ -128,8 +128,10 @@ TEST(JudgeCompliance, Asks31SeparateCallsPerQuestionAndStoresEveryJudgement) {
   });
   const llm::CompleterStack stack = stack_for(server);
   const TaskSpec spec = parse_task_spec(kSpec, "spec.py");
-  const MetricResult m = judge_compliance(stack.completer(), settings(), JudgePrompts::builtin(), spec,
-                                          "class TextGame: pass\n", "g");
+  JudgeSettings s = settings();
+  s.try_n = false;
+  const MetricResult m =
+      judge_compliance(stack.completer(), s, JudgePrompts::builtin(), spec, "class TextGame: pass\n", "g");
   EXPECT_EQ(server.request_count(), 7u * 31u);
   EXPECT_EQ(m.requests, 7 * 31);
   const Json first = Json::parse(server.requests()[0]);
@@ -147,6 +149,67 @@ TEST(JudgeCompliance, Asks31SeparateCallsPerQuestionAndStoresEveryJudgement) {
   EXPECT_EQ(m.judgements[0]["replies"][30]["verdict"], "other");
   EXPECT_EQ(m.judgements[0]["yes"].get<int>(), 16);
   EXPECT_EQ(m.judgements[0]["request"]["model"], "scripted");
+  EXPECT_EQ(m.judgements[0]["mode"], "separate");
+}
+
+// A completion body of these choices (a server that honours n).
+FakeReply choices(const std::vector<std::string>& contents) {
+  OrderedJson j = {{"id", "x"}, {"object", "chat.completion"}, {"choices", OrderedJson::array()}};
+  for (size_t i = 0; i < contents.size(); ++i)
+    j["choices"].push_back({{"index", i},
+                            {"message", {{"role", "assistant"}, {"content", contents[i]}}},
+                            {"finish_reason", "stop"}});
+  FakeReply r;
+  r.body = j.dump();
+  return r;
+}
+
+const TaskSpec kOneObject = parse_task_spec("# Task: t\n# Task-critical Objects: Box\n", "one.py");
+
+TEST(JudgeCompliance, OneRequestWithN31WhereTheServerAnswersWith31Choices) {
+  FakeOpenAiServer server;
+  std::vector<std::string> votes(15, "No");
+  votes.resize(31, "yes indeed");  // 16 yes
+  server.script({choices(votes)});
+  const llm::CompleterStack stack = stack_for(server);
+  const MetricResult m =
+      judge_compliance(stack.completer(), settings(), JudgePrompts::builtin(), kOneObject, "c", "g");
+  ASSERT_EQ(server.request_count(), 1u);
+  EXPECT_EQ(Json::parse(server.requests()[0])["n"].get<int>(), 31);
+  EXPECT_EQ(m.requests, 1);
+  EXPECT_EQ(m.judgements[0]["mode"], "n");
+  EXPECT_EQ(m.judgements[0]["yes"].get<int>(), 16);
+  EXPECT_EQ(m.judgements[0]["no"].get<int>(), 15);
+  EXPECT_EQ(m.judgements[0]["request"]["n"].get<int>(), 31);
+  EXPECT_EQ(m.result["passed"].get<int>(), 1);
+}
+
+TEST(JudgeCompliance, FallsBackToACallPerVoteWhenTheServerIgnoresOrRefusesN) {
+  {  // one choice to the n request: it is vote 0, then 30 more calls without n
+    FakeOpenAiServer server;
+    server.set_responder([](const std::string&, int index) { return says(index < 15 ? "Yes" : "No"); });
+    const llm::CompleterStack stack = stack_for(server);
+    const MetricResult m =
+        judge_compliance(stack.completer(), settings(), JudgePrompts::builtin(), kOneObject, "c", "g");
+    const auto requests = server.requests();
+    ASSERT_EQ(requests.size(), 31u);
+    EXPECT_TRUE(Json::parse(requests[0]).contains("n"));
+    for (size_t i = 1; i < requests.size(); ++i) EXPECT_FALSE(Json::parse(requests[i]).contains("n")) << i;
+    EXPECT_EQ(m.judgements[0]["mode"], "separate");
+    EXPECT_EQ(m.judgements[0]["yes"].get<int>(), 15);
+    EXPECT_EQ(m.result["passed"].get<int>(), 0);
+  }
+  {  // n refused (HTTP 400): 31 calls without it
+    FakeOpenAiServer server;
+    server.script({llm::testing::reply(400, R"({"error":{"message":"n is not supported"}})")});
+    server.set_responder([](const std::string&, int) { return says("Yes"); });
+    const llm::CompleterStack stack = stack_for(server);
+    const MetricResult m =
+        judge_compliance(stack.completer(), settings(), JudgePrompts::builtin(), kOneObject, "c", "g");
+    EXPECT_EQ(server.request_count(), 32u);
+    EXPECT_EQ(m.judgements[0]["yes"].get<int>(), 31);
+    EXPECT_EQ(m.judgements[0]["votes"].get<int>(), 31);
+  }
 }
 
 TEST(JudgeCompliance, ARerunWithTheResponseCacheSendsNoRequestAgain) {
