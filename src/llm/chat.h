@@ -45,13 +45,13 @@ const char* reply_source_name(ReplySource source);  // "server", "cache", "recor
 struct ChatResponse {
   std::string content;  // the first choice's
   std::string finish_reason;
-  // Every choice's content, in the server's order, when it sent more than one (a request with `n`);
-  // empty otherwise (then `content` is the only one).
-  std::vector<std::string> choices;
   Usage usage;
   int attempts = 0;      // requests sent, retries included (0 when no request was sent)
   double latency_s = 0;  // of the successful request (as first measured, for a cached reply)
   ReplySource source = ReplySource::kServer;
+  // Every choice's content, in the server's order, when it sent more than one (a request with `n`);
+  // empty otherwise (then `content` is the only one).
+  std::vector<std::string> choices;
 };
 
 // The request body as JSON: the server's wire format, the cache key's input and the exchange log's
