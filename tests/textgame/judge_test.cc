@@ -351,6 +351,18 @@ TEST(JudgeAlignment, SamplesEvenlyOverTheLastVerbThenTopsUpAtRandomDeterministic
   for (int64_t seed = 6; seed < 16 && !differs; ++seed) differs = sample_paths_by_verb(paths, 7, seed) != s;
   EXPECT_TRUE(differs);
   EXPECT_EQ(sample_paths_by_verb(paths, 100, 5).size(), paths.size());  // fewer paths than samples: all
+  // Rare verbs get their share: 8 of 104 paths over 4 verbs is 2 each, however few a verb has.
+  std::vector<CrawledPath> skewed;
+  for (int i = 0; i < 50; ++i) skewed.push_back(path_ending("look " + std::to_string(i)));
+  for (int i = 0; i < 50; ++i) skewed.push_back(path_ending("take " + std::to_string(i)));
+  for (int i = 0; i < 2; ++i) skewed.push_back(path_ending("open " + std::to_string(i)));
+  for (int i = 0; i < 2; ++i) skewed.push_back(path_ending("drop " + std::to_string(i)));
+  for (int64_t seed = 0; seed < 5; ++seed) {
+    std::map<std::string, int> counts;
+    for (size_t i : sample_paths_by_verb(skewed, 8, seed)) ++counts[skewed[i].actions.back().substr(0, 4)];
+    EXPECT_EQ(counts, (std::map<std::string, int>{{"drop", 2}, {"look", 2}, {"open", 2}, {"take", 2}}))
+        << seed;
+  }
 }
 
 TEST(JudgeAlignment, CrawlsEveryPrefixFromTheInitialActionsWithThePerVerbCap) {
