@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 struct JudgeOptions {
   std::vector<std::string> games;
   std::string spec;
+  std::string eval_form;
   std::string metrics = "compliance,alignment,winnability";
   std::string out;
   std::string corpus;
@@ -51,6 +52,7 @@ int run_judge(JudgeOptions& o, const GlobalOptions& global) {
   textgame::JudgeRun run;
   for (const std::string& g : o.games) run.games.emplace_back(g);
   run.spec = o.spec;
+  run.eval_form = o.eval_form;
   run.corpus = o.corpus;
   run.metrics = split_metrics(o.metrics);
   run.out = o.out;
@@ -86,6 +88,11 @@ Action setup_judge(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--spec", o->spec,
                  "The task specification the games were written from (data/test_prompts/test_N.py): "
                  "compliance's questions");
+  cmd.add_option(
+      "--eval-form", o->eval_form,
+      "The official evaluation form (data/test_eval.csv): compliance asks each game the official's one "
+      "question, by the experiment and test in its file name (e.g. gpt-4_action_test_3_p_generation.py); "
+      "--spec may then be the folder of test_N.py (empty: every question of --spec)");
   cmd.add_option("--metrics", o->metrics, "Comma-separated: compliance, alignment, winnability")
       ->capture_default_str();
   cmd.add_option(

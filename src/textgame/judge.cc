@@ -54,6 +54,44 @@ std::vector<std::string> split_list(const std::string& value) {
   return out;
 }
 
+std::vector<std::string> split_on(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t at = text.find(sep, start);
+    out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) break;
+    start = at + 1;
+  }
+  return out;
+}
+
+// A generated game's name as the official reads it (bytes32/compliance.py, parse_game_file_name).
+struct GeneratedName {
+  std::string experiment;
+  int test = 0;
+};
+
+GeneratedName parse_generated_name(const std::string& game_file_name) {
+  const std::vector<std::string> parts = split_on(game_file_name, '_');
+  const auto bad_name = [&](const std::string& why) {
+    return InputError(fmt::format(
+        "{}: {} (the official reads the experiment and the test from a generated game's name, split on '_': "
+        "[1] object, action or distractor, [3] the test 1-16, [4] p or n)",
+        game_file_name, why));
+  };
+  if (parts.size() < 5) throw bad_name("not enough '_'-separated parts");
+  if (parts[1] != "object" && parts[1] != "action" && parts[1] != "distractor")
+    throw bad_name("part 1 '" + parts[1] + "' is not an experiment");
+  if (parts[4] != "p" && parts[4] != "n") throw bad_name("part 4 '" + parts[4] + "' is not p or n");
+  GeneratedName name;
+  name.experiment = parts[1];
+  for (int t = 1; t <= 16; ++t)
+    if (parts[3] == std::to_string(t)) name.test = t;
+  if (name.test == 0) throw bad_name("part 3 '" + parts[3] + "' is not a test number 1-16");
+  return name;
+}
+
 const char* embedded(const unsigned char* bytes) {
   return reinterpret_cast<const char*>(bytes);
 }
@@ -136,6 +174,32 @@ std::vector<ComplianceQuestion> compliance_questions(const TaskSpec& spec) {
   return out;
 }
 
+OfficialQuestion official_compliance_question(const std::string& game_file_name, const std::string& form_csv,
+                                              const std::string& form_source) {
+  const GeneratedName name = parse_generated_name(game_file_name);
+  const int test = name.test;
+  const std::string row_name = "test_" + std::to_string(test);
+  std::vector<std::string> lines = split_on(form_csv, '\n');
+  if (lines.empty() || trim(lines[0]) != "test,object,action,distractor")
+    throw InputError(form_source +
+                     ": not an evaluation form (its header is not test,object,action,distractor)");
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> cells = split_on(trim(lines[i]), ',');
+    if (cells.size() != 4 || cells[0] != row_name) continue;
+    OfficialQuestion q;
+    q.test = test;
+    if (name.experiment == "object")
+      q.question = {"object", cells[1], fmt::format("Does the simulation have the object {}?", cells[1])};
+    else if (name.experiment == "action")
+      q.question = {"action", cells[2], fmt::format("Does the simulation have the action {}?", cells[2])};
+    else
+      q.question = {"distractor", "",
+                    "Are the distractors required by the specification implemented in the simulation?"};
+    return q;
+  }
+  throw InputError(fmt::format("{}: no row {} (for {})", form_source, row_name, game_file_name));
+}
+
 Verdict parse_verdict(std::string_view reply) {
   const std::string l = lower(reply.substr(0, 3));
   if (l == "yes") return Verdict::kYes;
@@ -201,12 +265,18 @@ JudgePrompts JudgePrompts::from_dir(const fs::path& dir) {
 MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings,
                               const JudgePrompts& prompts, const TaskSpec& spec, const std::string& code,
                               const std::string& item) {
+  return judge_compliance(completer, settings, prompts, spec, compliance_questions(spec), code, item);
+}
+
+MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings,
+                              const JudgePrompts& prompts, const TaskSpec& spec,
+                              const std::vector<ComplianceQuestion>& qs, const std::string& code,
+                              const std::string& item) {
   PCGLAB_CHECK(settings.votes >= 1) << "votes " << settings.votes;
   MetricResult m;
   OrderedJson questions = OrderedJson::array();
   std::map<std::string, std::pair<int, int>> by_category;  // passed, asked
   int passed = 0;
-  const std::vector<ComplianceQuestion> qs = compliance_questions(spec);
   for (size_t q = 0; q < qs.size(); ++q) {
     const std::string prompt = llm::render_template(
         prompts.compliance, {{"spec", spec.text}, {"code", code}, {"question", qs[q].question}},
@@ -469,6 +539,12 @@ std::string settings_json(const JudgeRun& run) {
   return dump_json(j);
 }
 
+// With an evaluation form: --spec itself, or when it is a folder its test_N.py for the game's test.
+fs::path official_spec_file(const JudgeRun& run, const fs::path& game) {
+  if (!fs::is_directory(run.spec)) return run.spec;
+  return run.spec / fmt::format("test_{}.py", parse_generated_name(game.filename().string()).test);
+}
+
 Json metric_cell(const OrderedJson& metadata, const char* field) {
   if (!metadata.contains(field) || metadata[field].is_null()) return Json(nullptr);
   return Json::parse(metadata[field].dump());
@@ -483,9 +559,18 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
   if (run.metrics.empty()) throw SetupError("--metrics: name at least one metric");
   const bool needs_spec =
       std::find(run.metrics.begin(), run.metrics.end(), "compliance") != run.metrics.end();
-  std::string spec_text;
+  std::string spec_text, form_text;
   TaskSpec spec;
-  if (needs_spec) {
+  if (needs_spec && !run.eval_form.empty()) {
+    try {
+      form_text = read_file(run.eval_form);
+    } catch (const InputError& e) {
+      throw SetupError(fmt::format("--eval-form: {}", e.what()));
+    }
+    if (run.spec.empty())
+      throw SetupError(
+          "--eval-form needs --spec: a spec file, or a folder of test_N.py (data/test_prompts/)");
+  } else if (needs_spec) {
     if (run.spec.empty()) throw SetupError("compliance needs --spec SPEC.py (the task specification)");
     try {
       spec_text = read_file(run.spec);
@@ -522,7 +607,8 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
       try {
         batch::ContentHash h;
         h.add("textgame judge 1").add(metric).add(options.config).add(prompts_text).add(read_file(g));
-        if (metric == "compliance") h.add(spec_text);
+        if (metric == "compliance") h.add(spec_text).add(form_text);
+        if (metric == "compliance" && !form_text.empty()) h.add(read_file(official_spec_file(run, g)));
         item.hash = h.hex();
       } catch (const InputError&) {  // unreadable: always run (it fails, naming why)
       }
@@ -536,7 +622,15 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
     const GameSource game = read_game(t.game, run.corpus);
     MetricResult m;
     if (t.metric == "compliance") {
-      m = judge_compliance(completer, run.settings, run.prompts, spec, game.source, key);
+      if (form_text.empty()) {
+        m = judge_compliance(completer, run.settings, run.prompts, spec, game.source, key);
+      } else {
+        const OfficialQuestion q =
+            official_compliance_question(t.game.filename().string(), form_text, run.eval_form.string());
+        const fs::path spec_file = official_spec_file(run, t.game);
+        const TaskSpec game_spec = parse_task_spec(read_file(spec_file), spec_file.string());
+        m = judge_compliance(completer, run.settings, run.prompts, game_spec, {q.question}, game.source, key);
+      }
     } else {
       sandbox::Worker worker(run.worker);
       GameSession session(worker, game);

@@ -46,6 +46,18 @@ struct ComplianceQuestion {
 // names distractor items or actions.
 std::vector<ComplianceQuestion> compliance_questions(const TaskSpec& spec);
 
+// The official's one question for a generated game (bytes32/compliance.py): the experiment and the
+// test from the file name (split on '_': [1] object, action or distractor, [3] the test number 1-16,
+// [4] p or n, e.g. "gpt-4_action_test_3_p_generation.py"), the requirement from the evaluation
+// form's row test_N (data/test_eval.csv: test,object,action,distractor). InputError naming the game
+// or the form.
+struct OfficialQuestion {
+  int test = 0;
+  ComplianceQuestion question;
+};
+OfficialQuestion official_compliance_question(const std::string& game_file_name, const std::string& form_csv,
+                                              const std::string& form_source);
+
 // The official reading of a reply: it counts as yes when it starts with "yes" (any case, nothing
 // stripped); pcglab also tells "no" from a reply that starts with neither (which counts as not yes).
 enum class Verdict { kYes, kNo, kOther };
@@ -110,6 +122,11 @@ struct MetricResult {
 MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings,
                               const JudgePrompts& prompts, const TaskSpec& spec, const std::string& code,
                               const std::string& item);
+// The same with the questions given (the official's one question: official_compliance_question).
+MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& settings,
+                              const JudgePrompts& prompts, const TaskSpec& spec,
+                              const std::vector<ComplianceQuestion>& questions, const std::string& code,
+                              const std::string& item);
 
 // Winnability: the agent plays a live game of `settings.game_seed`. result: {"game_won", "game_over",
 // "env_steps", "turns", "ended" ("done", "bug", "game over", "step limit", "turn limit")}. A game
@@ -141,7 +158,10 @@ MetricResult judge_alignment(llm::Completer& completer, const JudgeSettings& set
 // out/judgements/<game>/<metric>.json, and the table in out/results.{md,csv,json}.
 struct JudgeRun {
   std::vector<std::filesystem::path> games;
-  std::filesystem::path spec;
+  std::filesystem::path spec;  // a spec file, or with eval_form a folder of test_N.py too
+  // The official's evaluation form (test_eval.csv): compliance asks each game the official's one
+  // question (official_compliance_question). Empty: every question of the spec.
+  std::filesystem::path eval_form;
   std::filesystem::path corpus;
   std::vector<std::string> metrics = {"compliance", "alignment", "winnability"};
   std::filesystem::path out;

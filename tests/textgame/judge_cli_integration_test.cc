@@ -115,6 +115,29 @@ TEST(TextgameJudge, JudgesEachGameAndMetricAsAnItemAndARerunSendsNoRequest) {
   EXPECT_TRUE(fs::exists(out / "judgements" / "host_win" / "compliance.json"));
 }
 
+TEST(TextgameJudge, WithTheEvaluationFormEachGameGetsTheOfficialsOneQuestion) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return scripted(body); });
+  ::pcglab::testing::TempDir dir;
+  fs::create_directories(dir.path() / "specs");
+  write_file_atomic(dir.path() / "specs" / "test_2.py", kSpec);
+  write_file_atomic(dir.path() / "form.csv", "test,object,action,distractor\ntest_2,Door,open/close,0\n");
+  const fs::path game = dir.path() / "gpt-4_object_test_2_p_generation.py";
+  write_file_atomic(game, read_file(games() / "host_win.py"));
+  const auto r = run_pcglab(
+      {"--format", "json", "textgame", "judge", game.string(), "--spec", (dir.path() / "specs").string(),
+       "--eval-form", (dir.path() / "form.csv").string(), "--metrics", "compliance", "--votes", "3",
+       "--separate-votes", "--model", "m", "--out", (dir.path() / "out").string()},
+      server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  const std::string prompt = Json::parse(requests[0])["messages"][0]["content"].get<std::string>();
+  EXPECT_THAT(prompt, HasSubstr("Does the simulation have the object Door?"));
+  EXPECT_THAT(prompt, HasSubstr("# Task-critical Objects: Box, Door"));
+  EXPECT_EQ(Json::parse(r.out)[0]["compliance_passed"], "1/1");
+}
+
 TEST(TextgameJudge, BadSetupIsExitTwoNamingTheInput) {
   FakeOpenAiServer server;
   ::pcglab::testing::TempDir dir;

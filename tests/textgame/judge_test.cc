@@ -88,6 +88,27 @@ TEST(JudgeSpec, ParsesTheCommentLinesIntoOneQuestionPerObjectActionAndDistractor
   EXPECT_THROW(parse_task_spec("print('no spec')\n", "c.py"), InputError);
 }
 
+TEST(JudgeSpec, TheOfficialQuestionComesFromTheGamesNameAndTheEvaluationForm) {
+  const std::string form =
+      "test,object,action,distractor\ntest_1,Stove,use,1\ntest_12,Vending Machine,take/put,0\n";
+  OfficialQuestion q = official_compliance_question("gpt-4_object_test_1_p_generation.py", form, "form.csv");
+  EXPECT_EQ(q.test, 1);
+  EXPECT_EQ(q.question.question, "Does the simulation have the object Stove?");
+  q = official_compliance_question("gpt-4_action_test_12_n_v2.py", form, "form.csv");
+  EXPECT_EQ(q.question.category, "action");
+  EXPECT_EQ(q.question.question, "Does the simulation have the action take/put?");
+  q = official_compliance_question("m_distractor_test_1_p_gen.py", form, "form.csv");
+  EXPECT_EQ(q.question.question,
+            "Are the distractors required by the specification implemented in the simulation?");
+  EXPECT_THROW(official_compliance_question("host_win.py", form, "form.csv"), InputError);
+  EXPECT_THROW(official_compliance_question("m_colour_test_1_p_gen.py", form, "form.csv"), InputError);
+  EXPECT_THROW(official_compliance_question("m_object_test_17_p_gen.py", form, "form.csv"), InputError);
+  EXPECT_THROW(official_compliance_question("m_object_test_1_x_gen.py", form, "form.csv"), InputError);
+  EXPECT_THROW(official_compliance_question("m_object_test_2_p_gen.py", form, "form.csv"),
+               InputError);  // no row
+  EXPECT_THROW(official_compliance_question("m_object_test_1_p_gen.py", "a,b\n", "form.csv"), InputError);
+}
+
 TEST(JudgeVotes, CountsRepliesThatStartWithYesAndPassesOnAStrictMajority) {
   EXPECT_EQ(parse_verdict("Yes, the Box class exists."), Verdict::kYes);
   EXPECT_EQ(parse_verdict("YES"), Verdict::kYes);
