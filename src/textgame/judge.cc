@@ -285,7 +285,7 @@ MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& se
     std::vector<std::string> replies;
     OrderedJson votes = OrderedJson::array();
     std::string mode = "separate";
-    llm::ChatRequest asked = request;
+    llm::ChatRequest asked = request;  // the request of the votes (of vote 0 when n was ignored)
     if (settings.try_n && settings.votes > 1) {
       llm::ChatRequest n_request = request;
       n_request.n = settings.votes;
@@ -327,6 +327,8 @@ MetricResult judge_compliance(llm::Completer& completer, const JudgeSettings& se
     OrderedJson judgement = summary;
     judgement["mode"] = mode;  // n: one request of n choices; separate: a call per vote
     judgement["request"] = OrderedJson::parse(llm::request_json(asked));
+    if (mode == "separate" && asked.n)  // vote 0 came from the n request; the others from this one
+      judgement["vote_request"] = OrderedJson::parse(llm::request_json(request));
     judgement["replies"] = std::move(votes);
     m.judgements.push_back(std::move(judgement));
     auto& cat = by_category[qs[q].category];

@@ -217,6 +217,8 @@ TEST(JudgeCompliance, FallsBackToACallPerVoteWhenTheServerIgnoresOrRefusesN) {
     EXPECT_TRUE(Json::parse(requests[0]).contains("n"));
     for (size_t i = 1; i < requests.size(); ++i) EXPECT_FALSE(Json::parse(requests[i]).contains("n")) << i;
     EXPECT_EQ(m.judgements[0]["mode"], "separate");
+    EXPECT_EQ(m.judgements[0]["request"]["n"].get<int>(), 31);  // vote 0's
+    EXPECT_FALSE(m.judgements[0]["vote_request"].contains("n"));
     EXPECT_EQ(m.judgements[0]["yes"].get<int>(), 15);
     EXPECT_EQ(m.result["passed"].get<int>(), 0);
   }
