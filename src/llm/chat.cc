@@ -35,6 +35,7 @@ std::string request_json(const ChatRequest& r) {
   if (r.top_p) j["top_p"] = *r.top_p;
   if (r.seed) j["seed"] = *r.seed;
   if (r.max_tokens) j["max_tokens"] = *r.max_tokens;
+  if (r.n) j["n"] = *r.n;
   return dump_json(j);
 }
 

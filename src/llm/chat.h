@@ -26,6 +26,9 @@ struct ChatRequest {
   std::optional<double> top_p;
   std::optional<int64_t> seed;
   std::optional<int> max_tokens;
+  // Choices asked for (OpenAI's `n`); sent only when set. A server may answer fewer: the reply's
+  // `choices` says how many came.
+  std::optional<int> n;
 };
 
 struct Usage {
@@ -40,12 +43,15 @@ enum class ReplySource { kServer, kCache, kRecord };
 const char* reply_source_name(ReplySource source);  // "server", "cache", "record"
 
 struct ChatResponse {
-  std::string content;
+  std::string content;  // the first choice's
   std::string finish_reason;
   Usage usage;
   int attempts = 0;      // requests sent, retries included (0 when no request was sent)
   double latency_s = 0;  // of the successful request (as first measured, for a cached reply)
   ReplySource source = ReplySource::kServer;
+  // Every choice's content, in the server's order, when it sent more than one (a request with `n`);
+  // empty otherwise (then `content` is the only one).
+  std::vector<std::string> choices;
 };
 
 // The request body as JSON: the server's wire format, the cache key's input and the exchange log's

@@ -287,6 +287,12 @@ std::optional<ChatResponse> parse_completion(const std::string& body) {
     r.content = content.is_string() ? content.get<std::string>() : "";
     r.finish_reason =
         choice.value("finish_reason", Json("")).is_string() ? choice.value("finish_reason", "") : "";
+    if (j["choices"].size() > 1) {
+      for (const Json& c : j["choices"]) {
+        const Json& text = c.at("message").at("content");
+        r.choices.push_back(text.is_string() ? text.get<std::string>() : "");
+      }
+    }
     if (j.contains("usage") && j["usage"].is_object()) {
       r.usage.prompt_tokens = j["usage"].value("prompt_tokens", 0);
       r.usage.completion_tokens = j["usage"].value("completion_tokens", 0);

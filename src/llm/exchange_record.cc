@@ -7,14 +7,15 @@
 namespace pcglab::llm {
 
 std::string reply_record_json(const ChatResponse& r) {
-  const OrderedJson j = {{"content", r.content},
-                         {"finish_reason", r.finish_reason},
-                         {"prompt_tokens", r.usage.prompt_tokens},
-                         {"completion_tokens", r.usage.completion_tokens},
-                         {"total_tokens", r.usage.total_tokens},
-                         {"attempts", r.attempts},
-                         {"latency_s", r.latency_s},
-                         {"source", reply_source_name(r.source)}};
+  OrderedJson j = {{"content", r.content},
+                   {"finish_reason", r.finish_reason},
+                   {"prompt_tokens", r.usage.prompt_tokens},
+                   {"completion_tokens", r.usage.completion_tokens},
+                   {"total_tokens", r.usage.total_tokens},
+                   {"attempts", r.attempts},
+                   {"latency_s", r.latency_s},
+                   {"source", reply_source_name(r.source)}};
+  if (!r.choices.empty()) j["choices"] = r.choices;  // a reply of several choices
   return dump_json(j);
 }
 

@@ -49,6 +49,7 @@ std::optional<ChatResponse> parse_stored_reply(const std::string& text) {
     r.usage.completion_tokens = j.value("completion_tokens", 0);
     r.usage.total_tokens = j.value("total_tokens", 0);
     r.latency_s = j.value("latency_s", 0.0);
+    if (j.contains("choices")) r.choices = j["choices"].get<std::vector<std::string>>();
     return r;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -56,12 +57,13 @@ std::optional<ChatResponse> parse_stored_reply(const std::string& text) {
 }
 
 void ResponseCache::put(const std::string& key, const ChatRequest& request, const ChatResponse& response) {
-  const Json value = {{"content", response.content},
-                      {"finish_reason", response.finish_reason},
-                      {"prompt_tokens", response.usage.prompt_tokens},
-                      {"completion_tokens", response.usage.completion_tokens},
-                      {"total_tokens", response.usage.total_tokens},
-                      {"latency_s", response.latency_s}};
+  Json value = {{"content", response.content},
+                {"finish_reason", response.finish_reason},
+                {"prompt_tokens", response.usage.prompt_tokens},
+                {"completion_tokens", response.usage.completion_tokens},
+                {"total_tokens", response.usage.total_tokens},
+                {"latency_s", response.latency_s}};
+  if (!response.choices.empty()) value["choices"] = response.choices;  // a reply of several choices
   const std::string request_text = request_json(request);
   const std::string value_text = dump_json(value);
   std::lock_guard lock(mutex_);

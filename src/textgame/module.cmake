@@ -9,3 +9,8 @@ pcglab_embed_file(pcglab_textgame src/textgame/python/validity.py kValidityPy pc
 # Generation and reflection prompts (src/textgame/prompts/), embedded at build time (textgame/generation.h).
 pcglab_embed_file(pcglab_textgame src/textgame/prompts/generation.txt kTextgameGenerationPrompt pcglab::textgame)
 pcglab_embed_file(pcglab_textgame src/textgame/prompts/reflection.txt kTextgameReflectionPrompt pcglab::textgame)
+# The judged metrics' prompt templates (textgame/judge.h), pcglab's own words; `--prompts DIR` loads
+# files of the same names instead.
+pcglab_embed_file(pcglab_textgame src/textgame/prompts/judge/compliance.txt kJudgeCompliancePrompt pcglab::textgame)
+pcglab_embed_file(pcglab_textgame src/textgame/prompts/judge/alignment.txt kJudgeAlignmentPrompt pcglab::textgame)
+pcglab_embed_file(pcglab_textgame src/textgame/prompts/judge/winnability.txt kJudgeWinnabilityPrompt pcglab::textgame)

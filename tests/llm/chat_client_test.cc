@@ -58,6 +58,25 @@ TEST(ChatClient, SendsTheRequestAndReadsContentFinishReasonAndUsage) {
   EXPECT_EQ(h.server.authorization_headers().at(0), std::string("Bearer ") + kKey);
 }
 
+TEST(ChatClient, SendsNOnlyWhenSetAndReadsEveryChoice) {
+  Harness h;
+  h.server.script(
+      {testing::reply(200, R"({"choices":[{"index":0,"message":{"role":"assistant","content":"Yes"}},)"
+                           R"({"index":1,"message":{"role":"assistant","content":"No"}}]})"),
+       testing::reply(200, "", "one")});
+  ChatRequest request = hello();
+  request.n = 2;
+  auto r = h.client.complete(request);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r.value().content, "Yes");
+  EXPECT_EQ(r.value().choices, (std::vector<std::string>{"Yes", "No"}));
+  EXPECT_EQ(Json::parse(h.server.requests().at(0))["n"], 2);
+  r = h.client.complete(hello());  // no n: not sent; a reply of one choice has no `choices`
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_TRUE(r.value().choices.empty());
+  EXPECT_FALSE(Json::parse(h.server.requests().at(1)).contains("n"));
+}
+
 TEST(ChatClient, RetriesRetryableStatusesAndHonoursRetryAfter) {
   for (int status : {408, 409, 429, 500, 502, 503}) {
     Harness h;

@@ -18,7 +18,7 @@ namespace {
 
 ChatRequest request(const std::string& text) {
   // Aggregate initialisation (assigning a literal to r.model trips GCC 12's -Wrestrict false positive).
-  return ChatRequest{std::string("m"), {{"user", text}}, 1.0, std::nullopt, 42, std::nullopt};
+  return ChatRequest{std::string("m"), {{"user", text}}, 1.0, std::nullopt, 42, std::nullopt, std::nullopt};
 }
 
 TEST(ResponseCache, KeyDependsOnRequestAndTrialOnly) {
@@ -87,6 +87,19 @@ TEST(ResponseCache, StoresAndServesResponsesAcrossReopening) {
   EXPECT_EQ(hit->usage.total_tokens, 15);
   EXPECT_EQ(hit->attempts, 0);
   EXPECT_EQ(again.size(), 1);
+}
+
+TEST(ResponseCache, KeepsEveryChoiceOfAReplyOfSeveral) {
+  pcglab::testing::TempDir dir;
+  const std::string key = cache_key(request("A"), 0);
+  ResponseCache cache(dir / "cache.sqlite");
+  ChatResponse r;
+  r.content = "yes";
+  r.choices = {"yes", "no", "yes"};
+  cache.put(key, request("A"), r);
+  const auto hit = cache.get(key);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->choices, r.choices);
 }
 
 TEST(ResponseCache, ConcurrentWritersLoseNothing) {

@@ -1,4 +1,4 @@
-# The fake OpenAI-compatible server of the generation tests (tests/llm/fake_openai_server.h) uses cpp-httplib.
+# The fake OpenAI-compatible server of the generation and judge tests (tests/llm/fake_openai_server.h) uses cpp-httplib.
 set(area_deps PkgConfig::HTTPLIB)
 # The track's Python (src/textgame/python/*.py) is tested and linted as Python, with Debian's
 # /usr/bin/python3 (the interpreter the sandbox workers run): host_test.py drives the game host and

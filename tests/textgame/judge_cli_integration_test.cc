@@ -1,0 +1,159 @@
+// `pcglab textgame judge` end to end against the fake OpenAI-compatible server (scripted replies,
+// not a model's answers): each game × metric an item, a broken game its items' error while the batch
+// goes on, every judgement in the output folder, and a rerun that sends no request again.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/files.h"
+#include "core/json.h"
+#include "llm/fake_openai_server.h"
+#include "sandbox/sandbox_testing.h"
+#include "testing/testing.h"
+
+namespace pcglab::textgame {
+namespace {
+
+namespace fs = std::filesystem;
+using llm::testing::FakeOpenAiServer;
+using llm::testing::FakeReply;
+using ::pcglab::testing::run_pcglab;
+using ::testing::HasSubstr;
+
+fs::path games() {
+  return ::pcglab::testing::source_dir() / "tests" / "textgame" / "games";
+}
+
+const char* kSpec =
+    "# Task: Create a micro-simulation of opening a locked door.\n"
+    "# Task-critical Objects: Box, Door\n"
+    "# Actions: open/close container\n"
+    "# Distractor Items: None\n"
+    "# Distractor Actions: None\n";
+
+std::map<std::string, std::string> server_env(const FakeOpenAiServer& server) {
+  return {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}};
+}
+
+// The agent (a system message) plays host_win.py's solution in the fresh mode; every compliance
+// question is answered yes.
+FakeReply scripted(const std::string& body) {
+  const Json j = Json::parse(body);
+  FakeReply r;
+  if (j["messages"][0]["role"] != "system") {
+    r.content = "Yes, it is there.";
+    return r;
+  }
+  const size_t assistant_turns = (j["messages"].size() - 2) / 2;
+  const char* solution[] = {"open box", "take key", "unlock door", "done"};
+  r.content = solution[std::min<size_t>(assistant_turns, 3)];
+  return r;
+}
+
+TEST(TextgameJudge, JudgesEachGameAndMetricAsAnItemAndARerunSendsNoRequest) {
+  PCGLAB_REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return scripted(body); });
+  ::pcglab::testing::TempDir dir;
+  write_file_atomic(dir.path() / "spec.py", kSpec);
+  const fs::path out = dir.path() / "out";
+  const std::vector<std::string> args = {"--format",
+                                         "json",
+                                         "textgame",
+                                         "judge",
+                                         (games() / "host_win.py").string(),
+                                         (games() / "host_syntax.py").string(),
+                                         "--spec",
+                                         (dir.path() / "spec.py").string(),
+                                         "--metrics",
+                                         "compliance,winnability",
+                                         "--votes",
+                                         "3",
+                                         "--mode",
+                                         "fresh",
+                                         "--model",
+                                         "scripted",
+                                         "--out",
+                                         out.string()};
+  const auto first = run_pcglab(args, server_env(server));
+  ASSERT_EQ(first.exit_code, 1) << first.err;  // host_syntax's winnability failed
+  const Json rows = Json::parse(first.out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["game"], "host_win.py");
+  EXPECT_EQ(rows[0]["compliance_object"].get<double>(), 1.0);
+  EXPECT_EQ(rows[0]["compliance_passed"], "3/3");
+  EXPECT_EQ(rows[0]["winnability"], true);
+  EXPECT_TRUE(rows[0]["alignment"].is_null());
+  EXPECT_EQ(rows[1]["compliance_passed"], "3/3");  // compliance reads the code, it does not run it
+  EXPECT_THAT(rows[1]["error"].get<std::string>(), HasSubstr("winnability: "));
+  EXPECT_THAT(rows[1]["error"].get<std::string>(), HasSubstr("SyntaxError"));
+  // 2 games × 3 questions × 3 votes, and host_win's 3 agent turns.
+  const size_t requests = server.request_count();
+  EXPECT_EQ(requests, 2u * 3u * 3u + 3u);
+  const Json judged =
+      parse_json(read_file(out / "judgements" / "host_win" / "compliance.json"), "compliance.json");
+  EXPECT_EQ(judged["judgements"].size(), 3u);
+  EXPECT_EQ(judged["judgements"][0]["replies"][0]["verdict"], "yes");
+  EXPECT_THAT(judged["judgements"][0]["request"]["messages"][0]["content"].get<std::string>(),
+              HasSubstr("Does the simulation have the object Box?"));
+  const Json played = parse_json(read_file(out / "judgements" / "host_win" / "winnability.json"), "w.json");
+  EXPECT_EQ(played["result"]["ended"], "game over");
+  EXPECT_EQ(parse_json(read_file(out / "results.json"), "results.json"), rows);
+  EXPECT_THAT(read_file(out / "results.md"), HasSubstr("host_win.py"));
+
+  // The rerun: finished items are reused, nothing is sent, the same table.
+  const auto second = run_pcglab(args, server_env(server));
+  EXPECT_EQ(second.exit_code, 1) << second.err;
+  EXPECT_EQ(server.request_count(), requests);
+  EXPECT_EQ(Json::parse(second.out), rows);
+
+  // The judgement files gone: the items run again, every call answered by the response cache.
+  fs::remove_all(out / "judgements");
+  const auto third = run_pcglab(args, server_env(server));
+  EXPECT_EQ(third.exit_code, 1) << third.err;
+  EXPECT_EQ(server.request_count(), requests);
+  EXPECT_EQ(Json::parse(third.out), rows);
+  EXPECT_TRUE(fs::exists(out / "judgements" / "host_win" / "compliance.json"));
+}
+
+TEST(TextgameJudge, WithTheEvaluationFormEachGameGetsTheOfficialsOneQuestion) {
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return scripted(body); });
+  ::pcglab::testing::TempDir dir;
+  fs::create_directories(dir.path() / "specs");
+  write_file_atomic(dir.path() / "specs" / "test_2.py", kSpec);
+  write_file_atomic(dir.path() / "form.csv", "test,object,action,distractor\ntest_2,Door,open/close,0\n");
+  const fs::path game = dir.path() / "gpt-4_object_test_2_p_generation.py";
+  write_file_atomic(game, read_file(games() / "host_win.py"));
+  const auto r = run_pcglab(
+      {"--format", "json", "textgame", "judge", game.string(), "--spec", (dir.path() / "specs").string(),
+       "--eval-form", (dir.path() / "form.csv").string(), "--metrics", "compliance", "--votes", "3",
+       "--separate-votes", "--model", "m", "--out", (dir.path() / "out").string()},
+      server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  const std::string prompt = Json::parse(requests[0])["messages"][0]["content"].get<std::string>();
+  EXPECT_THAT(prompt, HasSubstr("Does the simulation have the object Door?"));
+  EXPECT_THAT(prompt, HasSubstr("# Task-critical Objects: Box, Door"));
+  EXPECT_EQ(Json::parse(r.out)[0]["compliance_passed"], "1/1");
+}
+
+TEST(TextgameJudge, BadSetupIsExitTwoNamingTheInput) {
+  FakeOpenAiServer server;
+  ::pcglab::testing::TempDir dir;
+  const std::string game = (games() / "host_win.py").string();
+  auto r = run_pcglab({"textgame", "judge", game, "--metrics", "compliance,beauty", "--model", "m", "--out",
+                       (dir.path() / "o").string(), "--spec", game},
+                      server_env(server));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("beauty"));
+  r = run_pcglab({"textgame", "judge", game, "--metrics", "compliance", "--model", "m", "--out",
+                  (dir.path() / "o").string(), "--spec", game},
+                 server_env(server));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("not a task specification"));
+  EXPECT_EQ(server.request_count(), 0u);
+}
+
+}  // namespace
+}  // namespace pcglab::textgame
