@@ -107,8 +107,10 @@ TEST(SandboxBatch, KeepStateReusesTheProcess) {
   PCGLAB_REQUIRE_SANDBOX();
   pcglab::testing::TempDir dir;
   const std::vector<std::string> files = write_files(dir.path());
-  // One worker, kept: the second marking file sees the first one's mark.
-  const auto kept = run_batch({files[3], files[5]}, dir / "kept", {"--workers", "1", "--keep-state"});
+  // One worker, kept: the second marking file sees the first one's mark. One thread, so the two
+  // items take the worker in the listed order (with two, either may take it first).
+  const auto kept =
+      run_batch({files[3], files[5]}, dir / "kept", {"--workers", "1", "--keep-state", "--threads", "1"});
   EXPECT_EQ(kept.exit_code, 0) << kept.err;
   EXPECT_THAT(slurp(dir / "kept" / "logs" / "run.json"), HasSubstr("3,\n          false"));
   const auto single =
