@@ -130,10 +130,12 @@ inline textgame::GenerationBatchOptions generation_batch_options(const Generatio
 // games all finished starts none).
 inline textgame::ValidityCheck sandboxed_validity(const GenerationCliOptions& o) {
   if (o.reflections == 0) return {};
-  sandbox::PoolConfig pool_config;
-  pool_config.worker.isolation = o.sandbox.isolation(pool_config.worker);
   textgame::ValidityOptions options;
   options.mode = o.validity == "fresh" ? textgame::ValidityMode::kFresh : textgame::ValidityMode::kOfficial;
+  // The crawl's own limits (a call may take the whole validity timeout), as `textgame validity`.
+  sandbox::PoolConfig pool_config;
+  pool_config.worker = textgame::validity_worker_config(options, pool_config.worker);
+  pool_config.worker.isolation = o.sandbox.isolation(pool_config.worker);
   struct Lazy {
     std::mutex mutex;
     std::unique_ptr<sandbox::WorkerPool> pool;

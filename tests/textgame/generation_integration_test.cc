@@ -12,6 +12,7 @@
 #include "core/files.h"
 #include "core/json.h"
 #include "llm/fake_openai_server.h"
+#include "sandbox/sandbox_testing.h"
 #include "testing/testing.h"
 #include "textgame/experiment.h"
 #include "textgame/generation_testing.h"
@@ -385,6 +386,27 @@ TEST(GenerateCli, OneGameWithTheDefaultNameAndTheOfficialSampling) {
   EXPECT_EQ(body["temperature"], 0.0);
   EXPECT_EQ(body["top_p"], 1.0);
   EXPECT_EQ(body["model"], "org/m1");
+}
+
+// The command line with the real validity check: a game that raises in step() is checked in the
+// sandbox, its error goes back in the reflection prompt, and the fixed version is the final game.
+TEST(GenerateCli, ReflectsOnTheRealValidityErrorUntilTheGameIsValid) {
+  PCGLAB_REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.script({game_reply(testing::tiny_game("v0", true)), game_reply(testing::tiny_game("v1")),
+                 game_reply("never asked")});
+  pcglab::testing::TempDir dir;
+  write_file_atomic(dir / "test_3.py", testing::tiny_spec(3));
+  write_file_atomic(dir / "door.py", testing::tiny_game("reference"));
+  const auto r = pcglab::testing::run_pcglab(
+      {"textgame", "generate", "--spec", (dir / "test_3.py").string(), "--reference",
+       (dir / "door.py").string(), "--model", "m1", "--out", (dir / "out").string(), "--format", "json"},
+      server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  ASSERT_EQ(server.request_count(), 2u);  // the generation and one reflection
+  EXPECT_NE(server.requests().at(1).find("undefined_helper"), std::string::npos) << server.requests().at(1);
+  EXPECT_EQ(read_file(dir / "out/final_games/test_3_m1_door_generation_v1_final.py"),
+            testing::tiny_game("v1"));
 }
 
 }  // namespace

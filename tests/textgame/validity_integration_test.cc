@@ -14,6 +14,7 @@
 
 #include "core/json.h"
 #include "sandbox/isolation.h"
+#include "sandbox/sandbox_testing.h"
 #include "store/run_store.h"
 #include "testing/testing.h"
 #include "textgame/validity.h"
@@ -23,16 +24,6 @@ namespace {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-#define PCGLAB_REQUIRE_SANDBOX()                                                               \
-  do {                                                                                         \
-    static const ::pcglab::sandbox::IsolationReport report =                                   \
-        ::pcglab::sandbox::check_isolation(::pcglab::sandbox::WorkerConfig{});                 \
-    if (!report.sandbox_works) {                                                               \
-      if (::pcglab::testing::skips_are_failures()) FAIL() << "no sandbox: " << report.problem; \
-      GTEST_SKIP() << "the sandbox does not work here: " << report.problem;                    \
-    }                                                                                          \
-  } while (0)
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
