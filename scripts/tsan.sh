@@ -18,10 +18,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-REGEX=${TSAN_REGEX:-'^(ThreadPool|ProgressBar|RateLimiter|ChatClientKeepAlive|Completers|Dialogue|BirdsRun|LetterClassifierConcurrency|Capture\.SameBytesOnAnyThreadAndRun|Stability|BirdsSimCli|BirdsClassify|GeneratorRun|Driver|BirdsShards|SandboxPool|SandboxZygote|SandboxBatch)\.'}
+REGEX=${TSAN_REGEX:-'^(ThreadPool|ProgressBar|RateLimiter|ChatClientKeepAlive|Completers|Dialogue|BirdsRun|LetterClassifierConcurrency|Capture\.SameBytesOnAnyThreadAndRun|Stability|BirdsSimCli|BirdsClassify|GeneratorRun|Driver|BirdsShards|SandboxPool|SandboxZygote|SandboxBatch|GameHost|Generation|GenerationResume|GenerateCli|Reflection|ExperimentResume|ExperimentShards|Judge[A-Za-z]*|TextgameJudge|TextgameValidity|TextgamePlay|TextgameReplay)\.'}
 
 cmake --preset tsan >/dev/null
 cmake --build build/tsan -j "$JOBS" --target pcglab pcglab_torch core_unit_tests llm_unit_tests nn_unit_tests \
-  batch_unit_tests birds_unit_tests birds_integration_tests sandbox_unit_tests
+  batch_unit_tests birds_unit_tests birds_integration_tests sandbox_unit_tests \
+  textgame_unit_tests textgame_integration_tests
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan.supp ${TSAN_OPTIONS:-}"
 ctest --test-dir build/tsan --output-on-failure -j "$JOBS" --timeout 1800 -R "$REGEX"
