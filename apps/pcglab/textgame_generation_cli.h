@@ -4,15 +4,12 @@
 // the table of games.
 #pragma once
 
-#include <memory>
-#include <mutex>
 #include <string>
 
 #include "batch_options.h"
 #include "command.h"
 #include "core/log.h"
 #include "llm_options.h"
-#include "sandbox/worker_pool.h"
 #include "textgame/experiment.h"
 #include "textgame/validity.h"
 
@@ -126,30 +123,14 @@ inline textgame::GenerationBatchOptions generation_batch_options(const Generatio
   return b;
 }
 
-// textgame::check_validity in a pool of sandboxed workers made on the first call (a run whose
-// games all finished starts none).
+// The real validity check (textgame::sandboxed_validity) with the run's mode and sandbox.
 inline textgame::ValidityCheck sandboxed_validity(const GenerationCliOptions& o) {
   if (o.reflections == 0) return {};
   textgame::ValidityOptions options;
   options.mode = o.validity == "fresh" ? textgame::ValidityMode::kFresh : textgame::ValidityMode::kOfficial;
-  // The crawl's own limits (a call may take the whole validity timeout), as `textgame validity`.
-  sandbox::PoolConfig pool_config;
-  pool_config.worker = textgame::validity_worker_config(options, pool_config.worker);
-  pool_config.worker.isolation = o.sandbox.isolation(pool_config.worker);
-  struct Lazy {
-    std::mutex mutex;
-    std::unique_ptr<sandbox::WorkerPool> pool;
-  };
-  auto lazy = std::make_shared<Lazy>();
-  return [lazy, pool_config, options](const std::string& filename, const std::string& source) {
-    sandbox::WorkerPool* pool = nullptr;
-    {
-      std::lock_guard lock(lazy->mutex);
-      if (!lazy->pool) lazy->pool = std::make_unique<sandbox::WorkerPool>(pool_config);
-      pool = lazy->pool.get();
-    }
-    return textgame::check_validity(*pool, filename, source, options);
-  };
+  sandbox::WorkerConfig worker = textgame::validity_worker_config(options);
+  worker.isolation = o.sandbox.isolation(worker);
+  return textgame::sandboxed_validity(options, worker);
 }
 
 // One row per game of the stage: exit 1 when a game failed (an LLM error, a reply with no code).

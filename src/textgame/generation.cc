@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 
 #include "core/check.h"
 #include "core/error_kind.h"
 #include "core/files.h"
 #include "llm/template.h"
+#include "sandbox/worker_pool.h"
 
 namespace pcglab::textgame {
 
@@ -282,6 +285,25 @@ void generate_game(llm::Completer& completer, const ValidityCheck& validity, con
   write_file_atomic(finals / result.final_file, code);
   write_file_atomic(revised / (job.name + "_generation_reflection.json"),
                     dump_json(generation_json(result), 2) + "\n");
+}
+
+ValidityCheck sandboxed_validity(const ValidityOptions& options, sandbox::WorkerConfig base) {
+  sandbox::PoolConfig pool_config;
+  pool_config.worker = validity_worker_config(options, std::move(base));
+  struct Lazy {
+    std::mutex mutex;
+    std::unique_ptr<sandbox::WorkerPool> pool;
+  };
+  auto lazy = std::make_shared<Lazy>();
+  return [lazy, pool_config, options](const std::string& filename, const std::string& source) {
+    sandbox::WorkerPool* pool = nullptr;
+    {
+      std::lock_guard lock(lazy->mutex);
+      if (!lazy->pool) lazy->pool = std::make_unique<sandbox::WorkerPool>(pool_config);
+      pool = lazy->pool.get();
+    }
+    return check_validity(*pool, filename, source, options);
+  };
 }
 
 }  // namespace pcglab::textgame

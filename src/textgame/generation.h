@@ -23,6 +23,7 @@
 
 #include "core/json.h"
 #include "llm/completer.h"
+#include "sandbox/config.h"
 #include "textgame/validity.h"
 
 namespace pcglab::textgame {
@@ -72,6 +73,11 @@ inline constexpr const char* kStopShrunk = "STOP: Code has 50% less lines than p
 // Checks one version: `filename` is the version's file name (its tracebacks name it), `source` its
 // code. Throws only for what stops every game alike (SetupError) or fails this one (ItemFailure).
 using ValidityCheck = std::function<ValidityResult(const std::string& filename, const std::string& source)>;
+
+// textgame::check_validity with `options` in a pool of sandboxed workers (`base`, given the crawl's
+// own limits by validity_worker_config) made on the first call, so a run whose games all finished
+// starts none; thread-safe.
+ValidityCheck sandboxed_validity(const ValidityOptions& options, sandbox::WorkerConfig base = {});
 
 struct GenerationSettings {
   std::string model;
