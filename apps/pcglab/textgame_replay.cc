@@ -10,20 +10,15 @@
 #include "core/files.h"
 #include "core/json.h"
 #include "core/log.h"
-#include "llm_options.h"
 #include "textgame/host.h"
 #include "textgame/play.h"
+#include "textgame_game_options.h"
 
 namespace pcglab::cli {
 namespace {
 
-struct ReplayOptions {
-  std::string game;
+struct ReplayOptions : GameOptions {
   std::string playthrough;
-  int64_t seed = 0;
-  std::string corpus;
-  double timeout = textgame::host_worker_config().limits.call_timeout_s;
-  SandboxOptions sandbox;
 };
 
 const char* won_text(bool won) {
@@ -61,13 +56,10 @@ void print_result(const std::string& game, const textgame::ReplayResult& r, cons
 }
 
 int run_replay(const ReplayOptions& o, const GlobalOptions& global) {
-  const textgame::GameSource game = as_setup_input([&] { return textgame::read_game(o.game, o.corpus); });
+  const textgame::GameSource game = read_game_of(o);
   const textgame::Playthrough playthrough =
       as_setup_input([&] { return textgame::parse_playthrough(read_file(o.playthrough), o.playthrough); });
-  sandbox::WorkerConfig config = textgame::host_worker_config();
-  config.limits.call_timeout_s = o.timeout;
-  config.isolation = o.sandbox.isolation(config);
-  sandbox::Worker worker(config);
+  sandbox::Worker worker(game_worker_config(o));
   try {
     textgame::GameSession session(worker, game);
     const textgame::ReplayResult r = textgame::replay(session, o.seed, playthrough);
@@ -81,21 +73,11 @@ int run_replay(const ReplayOptions& o, const GlobalOptions& global) {
 
 Action setup_replay(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<ReplayOptions>();
-  cmd.add_option("game", o->game, "The game's Python file (a TextGame class)")->required();
-  cmd.add_option("playthrough", o->playthrough,
-                 "A playthrough file: `> action` lines, each followed by the observation")
-      ->required();
-  cmd.add_option("--seed", o->seed, "The game's randomSeed")
-      ->check(any_number<int64_t>())
-      ->capture_default_str();
-  cmd.add_option("--corpus", o->corpus,
-                 "A BYTESIZED32-Refactored checkout: its data/library/GameBasic.py is importable as "
-                 "data.library.GameBasic (empty: none)")
-      ->capture_default_str();
-  cmd.add_option("--timeout", o->timeout, "Wall-clock seconds each call into the game may take")
-      ->check(number_in(0.01, 86400.0))
-      ->capture_default_str();
-  add_sandbox_options(cmd, o->sandbox, "the game");
+  add_game_options(cmd, *o, [&] {
+    cmd.add_option("playthrough", o->playthrough,
+                   "A playthrough file: `> action` lines, each followed by the observation")
+        ->required();
+  });
   return [o, &global] { return run_replay(*o, global); };
 }
 

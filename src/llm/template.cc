@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/check.h"
 
@@ -94,6 +95,18 @@ std::string render_template(std::string_view text, const std::map<std::string, s
   }
   out.append(text.substr(at));
   return out;
+}
+
+void require_placeholders(std::string_view text, const std::vector<std::string>& names,
+                          std::string_view source) {
+  std::vector<std::string> found = template_placeholders(text);
+  std::vector<std::string> want = names;
+  std::sort(found.begin(), found.end());
+  std::sort(want.begin(), want.end());
+  if (found != want)
+    throw SetupError(
+        fmt::format("prompt template {}: its placeholders are {{{{{}}}}}; it needs exactly {{{{{}}}}}",
+                    source, fmt::join(found, "}}, {{"), fmt::join(want, "}}, {{")));
 }
 
 }  // namespace pcglab::llm

@@ -21,6 +21,13 @@ namespace pcglab::llm {
 // The placeholder names in `text`, each once, in order of first appearance.
 std::vector<std::string> template_placeholders(std::string_view text);
 
+// Checks that `text` holds exactly the placeholders `names` (each value has its place, and no name
+// would be left without a value): a SetupError naming `source`, the names found and the names
+// needed. For templates loaded up front (a prompt folder), so a wrong file stops the run before
+// its first request.
+void require_placeholders(std::string_view text, const std::vector<std::string>& names,
+                          std::string_view source);
+
 // `text` with every placeholder replaced by its value (values are inserted as they are, never
 // rendered again). `source` names the template in errors ("prompts/refine.txt", "feedback").
 std::string render_template(std::string_view text, const std::map<std::string, std::string>& values,

@@ -30,19 +30,6 @@ std::string embedded(const unsigned char* bytes, unsigned long size) {
   return std::string(reinterpret_cast<const char*>(bytes), size);
 }
 
-// A template must hold exactly its placeholders (each value has its place; no unknown name).
-void check_placeholders(const std::string& text, const std::vector<std::string>& expected,
-                        const std::string& source) {
-  std::vector<std::string> found = llm::template_placeholders(text);
-  std::vector<std::string> want = expected;
-  std::sort(found.begin(), found.end());
-  std::sort(want.begin(), want.end());
-  if (found != want)
-    throw SetupError(
-        fmt::format("prompt template {}: its placeholders are {{{{{}}}}}; it needs exactly {{{{{}}}}}",
-                    source, fmt::join(found, "}}, {{"), fmt::join(want, "}}, {{")));
-}
-
 int64_t code_points(std::string_view text) {
   return std::count_if(text.begin(), text.end(),
                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
@@ -113,8 +100,8 @@ GenerationPrompts GenerationPrompts::builtin() {
   p.generation_ = embedded(kTextgameGenerationPrompt, kTextgameGenerationPrompt_size);
   p.reflection_ = embedded(kTextgameReflectionPrompt, kTextgameReflectionPrompt_size);
   p.origin_ = "built-in";
-  check_placeholders(p.generation_, kGenerationPlaceholders, "generation.txt (built-in)");
-  check_placeholders(p.reflection_, kReflectionPlaceholders, "reflection.txt (built-in)");
+  llm::require_placeholders(p.generation_, kGenerationPlaceholders, "generation.txt (built-in)");
+  llm::require_placeholders(p.reflection_, kReflectionPlaceholders, "reflection.txt (built-in)");
   return p;
 }
 
@@ -128,7 +115,7 @@ GenerationPrompts GenerationPrompts::load(const fs::path& dir) {
       throw SetupError(fmt::format("--prompts {}: missing {} (the folder needs {})", dir.string(), name,
                                    fmt::join(file_names(), " and ")));
     std::string text = as_setup_input([&] { return read_file(path); });
-    check_placeholders(text, placeholders, path.string());
+    llm::require_placeholders(text, placeholders, path.string());
     return text;
   };
   GenerationPrompts p;

@@ -250,10 +250,7 @@ JudgePrompts JudgePrompts::from_dir(const fs::path& dir) {
     } catch (const std::exception& e) {
       throw SetupError(fmt::format("--prompts: cannot read {} ({})", file.string(), e.what()));
     }
-    const std::vector<std::string> names = llm::template_placeholders(text);
-    for (const std::string& n : needed)
-      if (std::find(names.begin(), names.end(), n) == names.end())
-        throw SetupError(fmt::format("--prompts: {} has no {{{{{}}}}} placeholder", file.string(), n));
+    llm::require_placeholders(text, needed, "--prompts " + file.string());
     return text;
   };
   p.compliance = load("compliance.txt", {"spec", "code", "question"});

@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/files.h"
 #include "core/json.h"
 #include "sandbox/isolation.h"
 #include "sandbox/sandbox_testing.h"
@@ -24,13 +24,6 @@ namespace {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string game(const std::string& name) {
   return (pcglab::testing::source_dir() / "tests/textgame/games" / name).string();
@@ -203,9 +196,9 @@ TEST(TextgameValidity, ShardsMergedEqualOneRun) {
   const auto merged = pcglab::testing::run_pcglab({"merge", (dir / "sharded").string()});
   EXPECT_EQ(merged.exit_code, 1) << merged.err;
   EXPECT_THAT(merged.err, HasSubstr("5 games, 0 checked, 5 reused")) << merged.err;
-  const std::string log = slurp(dir / "one" / "logs" / "validity.json");
+  const std::string log = read_file(dir / "one" / "logs" / "validity.json");
   EXPECT_THAT(log, HasSubstr("\"sequences\": 38"));
-  EXPECT_EQ(slurp(dir / "sharded" / "logs" / "validity.json"), log);
+  EXPECT_EQ(read_file(dir / "sharded" / "logs" / "validity.json"), log);
 }
 
 }  // namespace
