@@ -23,7 +23,9 @@ function(pcglab_torch_module name)
   target_compile_options(${target} PRIVATE ${PCGLAB_WARNINGS})
   target_link_libraries(${target} PRIVATE pcglab_core ${TORCH_LIBRARIES})
   if(PCGLAB_TORCH_CUDA)
-    target_compile_definitions(${target} PRIVATE PCGLAB_TORCH_CUDA=1)
+    # PCGLAB_CUDA_GRAPH: the PPO rollout's evaluation as one CUDA graph (docs/PERFORMANCE.md); a
+    # CUDA libtorch's config puts the CUDA runtime's headers on the include path.
+    target_compile_definitions(${target} PRIVATE PCGLAB_TORCH_CUDA=1 PCGLAB_CUDA_GRAPH=1)
   endif()
   set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}
                                              CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)

@@ -44,9 +44,21 @@ device() {
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "cxx11 abi", torch.compiled_with_cxx11_abi())'
   echo "compiler: $cxx ($($cxx -dumpversion)); $(ldd --version | head -1); cores $(nproc)"
   echo "== build the modules against $torch"
+  # The rollout's evaluation runs as one CUDA graph (-DPCGLAB_CUDA_GRAPH) where the CUDA runtime's
+  # headers are found (NO_GRAPH=1: without it).
+  local cuda_inc=""
+  for d in "${CUDA_HOME:-}" "$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /x/x)")")" /usr/local/cuda; do
+    [ -n "$d" ] && [ -f "$d/include/cuda_runtime_api.h" ] && cuda_inc=$d/include && break
+  done
+  local graph_flags=()
+  if [ -n "$cuda_inc" ] && [ -z "${NO_GRAPH:-}" ]; then
+    graph_flags=(-I"$cuda_inc" -DPCGLAB_CUDA_GRAPH=1)
+  else
+    echo "the rollout's evaluation runs without a CUDA graph (NO_GRAPH set or no cuda_runtime_api.h)"
+  fi
   local flags=(-O2 -std=c++20 -fPIC -shared -fvisibility=hidden -fvisibility-inlines-hidden
     "-D_GLIBCXX_USE_CXX11_ABI=$abi" -DPCGLAB_TORCH_CUDA=1 -I"$root/src"
-    -I"$torch/include" -I"$torch/include/torch/csrc/api/include")
+    -I"$torch/include" -I"$torch/include/torch/csrc/api/include" "${graph_flags[@]}")
   # --no-as-needed: nothing calls libtorch_cuda by name, but loading it registers the CUDA backend.
   local libs=(-L"$torch/lib" -Wl,--no-as-needed -ltorch -ltorch_cuda -ltorch_cpu -lc10_cuda -lc10
     -Wl,--as-needed -Wl,-rpath,"$torch/lib" -L"$gpu/lib" -lpcglab_core)
@@ -72,7 +84,8 @@ device() {
     local label=$1
     shift
     echo "== $label: pcglab bench pcgrl-ppo $*"
-    timeout "${LIMIT:-240}" "$pcglab" bench pcgrl-ppo "$@" 2>&1 | tee "$out/$label.txt" | tail -n 25
+    echo "== $label: $*" >>"$out/runs.txt"
+    timeout "${LIMIT:-240}" "$pcglab" bench pcgrl-ppo --format csv "$@" 2>&1 | tee -a "$out/runs.txt" | tail -n 3
   }
   # Agreement first: one update of 16 environments on both devices from the same seed.
   run agree_cpu --envs 16 --updates 1 --device cpu --first-layers dense --train-threads 8

@@ -224,7 +224,8 @@ int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
   // same seed: the same initial weights and first rollout), so load on the machine hits both alike.
   std::vector<bool> variants = {o.config.ppo.one_hot_gathers};
   if (o.compare) variants = {true, false};
-  std::vector<std::vector<double>> rates(variants.size()), update_shares(variants.size());
+  std::vector<std::vector<double>> rates(variants.size()), update_shares(variants.size()),
+      evaluate_shares(variants.size()), env_shares(variants.size());
   std::vector<pcgrl::TrainLogRow> last(variants.size());
   for (int round = 0; round < o.rounds; ++round)
     for (size_t v = 0; v < variants.size(); ++v) {
@@ -234,8 +235,11 @@ int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
       for (const auto& r : result.log) {
         rates[v].push_back(r.steps_per_s);
         // The update's share of its wall time (the rest is the rollout: network, sampling, env).
-        update_shares[v].push_back(r.update_seconds * r.steps_per_s / static_cast<double>(config.n_envs) /
-                                   config.rollout);
+        const double wall = static_cast<double>(config.n_envs) * config.rollout / r.steps_per_s;
+        update_shares[v].push_back(r.update_seconds / wall);
+        // The rollout's network evaluations and environment steps (sampling is the rest).
+        evaluate_shares[v].push_back(r.evaluate_seconds / wall);
+        env_shares[v].push_back(r.env_seconds / wall);
       }
       last[v] = result.log.back();
     }
@@ -251,17 +255,23 @@ int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
                "rounds",
                "median_env_steps_per_s",
                "median_update_share",
+               "median_evaluate_share",
+               "median_env_share",
                "last_policy_loss",
                "last_value_loss",
                "last_entropy"};
   for (size_t v = 0; v < variants.size(); ++v) {
     std::sort(rates[v].begin(), rates[v].end());
-    std::sort(update_shares[v].begin(), update_shares[v].end());
+    for (auto* shares : {&update_shares[v], &evaluate_shares[v], &env_shares[v]})
+      std::sort(shares->begin(), shares->end());
     const auto& l = last[v].losses;
-    t.add_row({o.config.ppo.device, variants[v] ? "gather" : "dense", o.config.n_envs, o.config.rollout,
+    // The gathers are a CPU path: CUDA always runs the dense first layers.
+    const bool gathers = variants[v] && o.config.ppo.device == "cpu";
+    t.add_row({o.config.ppo.device, gathers ? "gather" : "dense", o.config.n_envs, o.config.rollout,
                o.config.ppo.epochs, o.config.ppo.minibatches, o.config.torch_threads, o.updates, o.rounds,
-               rates[v][rates[v].size() / 2], update_shares[v][update_shares[v].size() / 2], l.policy,
-               l.value, l.entropy});
+               rates[v][rates[v].size() / 2], update_shares[v][update_shares[v].size() / 2],
+               evaluate_shares[v][evaluate_shares[v].size() / 2], env_shares[v][env_shares[v].size() / 2],
+               l.policy, l.value, l.entropy});
   }
   print_table(t, global);
   return kExitOk;

@@ -8,6 +8,7 @@
 
 #include "core/check.h"
 #include "core/rng.h"
+#include "core/thread_pool.h"
 
 namespace pcglab::pcgrl {
 namespace {
@@ -181,6 +182,16 @@ void BatchedDungeon::step(const int* actions, uint8_t* dones, float* rewards, in
     if (rewards != nullptr) rewards[i] = envs_[i].last_reward();
     envs_[i].observe(&obs_[static_cast<size_t>(i) * kCompactObsBytes]);
   }
+}
+
+void BatchedDungeon::step(ThreadPool& pool, const int* actions, uint8_t* dones, float* rewards) {
+  constexpr int kChunk = 64;
+  const int n = size(), chunks = (n + kChunk - 1) / kChunk;
+  if (chunks < 2 || pool.size() < 2) return step(actions, dones, rewards);
+  pool.parallel_for(static_cast<size_t>(chunks), [&](size_t c) {
+    const int first = static_cast<int>(c) * kChunk;
+    step(actions, dones, rewards, first, std::min(n, first + kChunk));
+  });
 }
 
 void BatchedDungeon::observe_all(int first, int last) {

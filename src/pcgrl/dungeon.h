@@ -14,6 +14,10 @@
 #include "pcgrl/reward.h"
 #include "pcgrl/tiles.h"
 
+namespace pcglab {
+class ThreadPool;
+}
+
 namespace pcglab::pcgrl {
 
 inline constexpr int kMaxBoardScans = 100;  // the longest episode pcglab takes: 100 scans, 25600 steps
@@ -102,6 +106,8 @@ class BatchedDungeon {
   // Steps environments [first, last) with actions[i], writes their done flags and observations.
   // Environments are independent, so any split over threads gives the same result.
   void step(const int* actions, uint8_t* dones, float* rewards = nullptr, int first = 0, int last = -1);
+  // Steps all environments on `pool`'s threads, in chunks of 64 (the same result as step()).
+  void step(ThreadPool& pool, const int* actions, uint8_t* dones, float* rewards = nullptr);
   void observe_all(int first = 0, int last = -1);
   const uint8_t* observations() const { return obs_.data(); }
   DungeonEnv& env(int i) { return envs_[i]; }

@@ -1,5 +1,6 @@
 #include "pcgrl/ppo_trainer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "core/rng.h"
+#include "core/thread_pool.h"
 #include "nn/safetensors.h"
 #include "nn/torch_runtime.h"
 
@@ -149,6 +151,8 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
   envs.observe_all();
   Rng rng(derive_seed(config.seed, 0xac7));
   const int n = config.n_envs, obs_bytes = kCompactObsBytes;
+  // The environments step on --train-threads threads (idle while the environments step).
+  ThreadPool env_pool(config.torch_threads);
 
   TrainResult result;
   std::vector<double> episode_return(n, 0.0);
@@ -175,7 +179,10 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
       const size_t base = static_cast<size_t>(t) * n;
       std::copy(envs.observations(), envs.observations() + static_cast<size_t>(n) * obs_bytes,
                 batch.observations.begin() + static_cast<std::ptrdiff_t>(base * obs_bytes));
+      const auto eval_start = std::chrono::steady_clock::now();
       agent.evaluate(envs.observations(), n, probs, values);
+      const auto eval_end = std::chrono::steady_clock::now();
+      row.evaluate_seconds += std::chrono::duration<double>(eval_end - eval_start).count();
       for (int i = 0; i < n; ++i) {
         actions[i] = sample(&probs[static_cast<size_t>(i) * ppo.actions], ppo.actions, rng);
         batch.actions[base + i] = actions[i];
@@ -183,8 +190,9 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
             std::log(std::max(probs[static_cast<size_t>(i) * ppo.actions + actions[i]], 1e-12f));
         batch.values[base + i] = values[i];
       }
+      const auto env_start = std::chrono::steady_clock::now();
       if (llm_rewards) llm_rewards->before_step(envs);
-      envs.step(actions.data(), step_dones.data(), &rewards[base]);
+      envs.step(env_pool, actions.data(), step_dones.data(), &rewards[base]);
       if (llm_rewards) {
         try {
           llm_rewards->after_step(envs, step_dones.data(), &rewards[base]);
@@ -196,6 +204,7 @@ TrainResult train_ppo(const TrainConfig& config, const fs::path& out,
           break;
         }
       }
+      row.env_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - env_start).count();
       for (int i = 0; i < n; ++i) {
         dones[base + i] = step_dones[i];
         episode_return[i] += rewards[base + i];

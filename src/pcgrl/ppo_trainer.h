@@ -59,6 +59,10 @@ struct TrainLogRow {
   PpoLosses losses;
   double steps_per_s = 0;
   double update_seconds = 0;  // of the update's wall time, in the PPO update (the rest: the rollout)
+  // Of the rollout: the network's evaluations (transfers included) and the environments' steps
+  // (rewards included); the rest is sampling and bookkeeping. Timings only, not in train_log.csv.
+  double evaluate_seconds = 0;
+  double env_seconds = 0;
 };
 
 struct TrainResult {

@@ -203,6 +203,32 @@ TEST(Dungeon, BatchedStepsAreDeterministicAndThreadIndependent) {
   // dynamics, rewards, resets or seeding fails here, on one thread or two.
   EXPECT_EQ(pcglab::testing::fnv64_hex(run(1)), "912f81b23ad6d7f5");
   EXPECT_EQ(pcglab::testing::fnv64_hex(run(2)), "912f81b23ad6d7f5");
+  // step(pool, ...) (PPO's rollout: chunks of 64 on the pool's threads) steps every environment
+  // once, as one step() over all of them does; 200 environments are 4 chunks, the last partial.
+  auto whole = [](int threads) {
+    BatchedDungeon batch(200, 77);
+    ThreadPool pool(threads);
+    std::vector<int> actions(200);
+    std::vector<uint8_t> dones(200);
+    std::vector<float> rewards(200);
+    std::vector<double> out;
+    Rng rng(5);
+    for (int t = 0; t < 400; ++t) {
+      for (int& a : actions) a = static_cast<int>(rng.below(kActions));
+      if (threads == 0)
+        batch.step(actions.data(), dones.data(), rewards.data());
+      else
+        batch.step(pool, actions.data(), dones.data(), rewards.data());
+      out.insert(out.end(), rewards.begin(), rewards.end());
+      out.insert(out.end(), dones.begin(), dones.end());
+    }
+    out.insert(out.end(), batch.observations(), batch.observations() + 200 * kCompactObsBytes);
+    return pcglab::testing::fnv64_hex(out);
+  };
+  const std::string serial = whole(0);
+  EXPECT_EQ(whole(1), serial);
+  EXPECT_EQ(whole(2), serial);
+  EXPECT_EQ(whole(3), serial);
   // Seeds are seed + env_id: environment 3 of a batch seeded 1000 equals a lone env seeded 1003.
   BatchedDungeon batch(4, 1000);
   DungeonEnv lone;

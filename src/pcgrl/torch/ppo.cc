@@ -20,6 +20,12 @@
 #include <stdexcept>
 #include <string>
 
+#ifdef PCGLAB_CUDA_GRAPH
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
 #include "nn/torch/export.h"
 #include "nn/torch/global_rng.h"
 #include "nn/torch/named_weights.h"
@@ -339,6 +345,71 @@ struct Agent {
     if (gathers) return net->forward_gathers(bytes.contiguous());
     return net->forward(net->expand(bytes.to(device), expansion));
   }
+
+  // The rollout's evaluation on CUDA: the observations go in through page-locked memory and the
+  // probabilities and values come back together (n × (actions + 1)), one copy each way and one
+  // wait per step; the staging tensors are kept from step to step.
+  void evaluate_cuda(const uint8_t* obs, int64_t n, float* probs, float* values) {
+    const auto& c = config;
+    if (!pinned_obs.defined() || pinned_obs.size(0) != n) {
+      const auto pinned = torch::TensorOptions().pinned_memory(true);
+      pinned_obs = torch::empty({n, c.obs_size, c.obs_size}, pinned.dtype(torch::kUInt8));
+      pinned_out = torch::empty({n, c.actions + 1}, pinned.dtype(torch::kFloat32));
+      device_obs = torch::empty({n, c.obs_size, c.obs_size},
+                                torch::TensorOptions().dtype(torch::kUInt8).device(device));
+      reset_graph();
+    }
+    std::memcpy(pinned_obs.data_ptr<uint8_t>(), obs, static_cast<size_t>(pinned_obs.numel()));
+    check_tiles(pinned_obs, {c.obs_size, c.tile_channels + 1});
+    device_obs.copy_(pinned_obs, /*non_blocking=*/true);
+    pinned_out.copy_(evaluation_on_device());  // waits for the device
+    const float* h = pinned_out.data_ptr<float>();
+    const int64_t a = c.actions;
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(probs + i * a, h + i * (a + 1), sizeof(float) * static_cast<size_t>(a));
+      values[i] = h[i * (a + 1) + a];
+    }
+  }
+  // Probabilities and values of compact bytes on the device, side by side (n × (actions + 1)).
+  torch::Tensor evaluation(const torch::Tensor& bytes) {
+    auto [logits, v] = net->forward(net->expand(bytes, expansion));
+    return torch::cat({torch::softmax(logits, -1), v.unsqueeze(1)}, 1);
+  }
+#ifdef PCGLAB_CUDA_GRAPH
+  // One CUDA graph of the whole evaluation (some 20 kernels), captured at the first step for this n
+  // and replayed after: the weights are updated in place, so the graph reads the current ones.
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
+  torch::Tensor graph_out;
+  void reset_graph() {
+    graph.reset();
+    graph_out = torch::Tensor();
+  }
+  torch::Tensor evaluation_on_device() {
+    if (!graph) {
+      torch::cuda::synchronize();
+      auto stream = c10::cuda::getStreamFromPool();
+      {
+        c10::cuda::CUDAStreamGuard guard(stream);
+        for (int i = 0; i < 3; ++i) graph_out = evaluation(device_obs);  // cuDNN picks its algorithms
+        torch::cuda::synchronize();
+        auto g = std::make_unique<at::cuda::CUDAGraph>();
+        g->capture_begin();
+        graph_out = evaluation(device_obs);
+        g->capture_end();
+        graph = std::move(g);
+      }
+      torch::cuda::synchronize();
+    }
+    graph->replay();
+    return graph_out;
+  }
+#else
+  void reset_graph() {}
+  torch::Tensor evaluation_on_device() {
+    return evaluation(device_obs);
+  }
+#endif
+  torch::Tensor pinned_obs, pinned_out, device_obs;
 };
 
 void* ppo_create(const PcglabPpoConfig* config, char* error, size_t error_size) {
@@ -371,6 +442,7 @@ int ppo_load(void* handle, const PcglabTensorView* views, int n, char* error, si
   auto* a = static_cast<Agent*>(handle);
   try {
     pcglab::nn::torch_detail::load_named(pcglab::nn::torch_detail::parameters_of(*a->net), views, n);
+    a->reset_graph();  // a captured graph would keep reading the tensors it was captured with
     return 0;
   } catch (const std::exception& e) {
     pcglab_report_error(error, error_size, e.what());
@@ -390,6 +462,10 @@ int ppo_evaluate(void* handle, const uint8_t* obs, int64_t n, float* probs, floa
   auto* a = static_cast<Agent*>(handle);
   try {
     torch::InferenceMode guard;
+    if (a->device.is_cuda()) {
+      a->evaluate_cuda(obs, n, probs, values);
+      return 0;
+    }
     const auto& c = a->config;
     auto [logits, v] =
         a->forward(torch::from_blob(const_cast<uint8_t*>(obs), {n, c.obs_size, c.obs_size}, torch::kUInt8));
