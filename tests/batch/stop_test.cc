@@ -1,0 +1,71 @@
+// SIGUSR1 stops a batch cleanly (batch/stop.h): the running item finishes and is recorded, no other
+// starts, the driver throws BatchStopped (a SetupError: exit 2), and a rerun runs only the rest.
+#include "batch/stop.h"
+
+#include <csignal>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "batch/driver.h"
+#include "core/files.h"
+#include "core/thread_pool.h"
+#include "testing/testing.h"
+
+namespace pcglab::batch {
+namespace {
+namespace fs = std::filesystem;
+
+StageSpec five_items(const fs::path& root) {
+  StageSpec s;
+  s.name = "count";
+  for (int i = 0; i < 5; ++i) {
+    Item item;
+    item.key = "item_" + std::to_string(i);
+    item.hash = ContentHash().add(item.key).hex();
+    s.items.push_back(std::move(item));
+  }
+  (void)root;
+  return s;
+}
+
+TEST(BatchStop, Sigusr1FinishesTheRunningItemStartsNoOtherAndARerunDoesTheRest) {
+  testing::TempDir dir;
+  clear_stop_request();
+  ThreadPool pool(1);  // items in order, one at a time
+  const StageSpec spec = five_items(dir.path());
+  std::vector<std::string> ran;
+  auto work = [&](size_t i) {
+    ran.push_back(spec.items[i].key);
+    if (i == 1) std::raise(SIGUSR1);  // arrives while item_1 runs
+    return ItemOutcome::success("");
+  };
+  {
+    Driver driver(dir.path(), pool);
+    try {
+      driver.run(spec, work);
+      FAIL() << "the batch did not stop";
+    } catch (const BatchStopped& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("stopped by SIGUSR1: stage count recorded 2 of 5 items and left 3"),
+                std::string::npos)
+          << what;
+    }
+  }
+  EXPECT_EQ(ran, (std::vector<std::string>{"item_0", "item_1"}));  // item_1 finished, none started after
+  EXPECT_TRUE(stop_requested());
+
+  clear_stop_request();
+  ran.clear();
+  Driver again(dir.path(), pool);
+  const StageRun run = again.run(spec, work);
+  EXPECT_EQ(run.reused, 2u);
+  EXPECT_EQ(run.ran, 3u);
+  EXPECT_EQ(ran, (std::vector<std::string>{"item_2", "item_3", "item_4"}));
+  EXPECT_EQ(run.outcomes.size(), 5u);
+}
+
+}  // namespace
+}  // namespace pcglab::batch
