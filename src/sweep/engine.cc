@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "batch/shard.h"
 #include "core/check.h"
 #include "core/files.h"
 #include "core/log.h"
@@ -200,33 +201,39 @@ std::string state_of(const State& s, int i, const std::map<int, std::string>& qu
   return *code == 0 || *code == 1 ? "done" : "failed";
 }
 
-// Items ok and failed in the store the task writes (its shard's, under the run's folder or a
-// sub-folder of it: birds roots a batch per team).
+// Items ok and failed of the task's shard, from the stores under the run's folder or a sub-folder
+// of it (birds roots a batch per team): the shard's own store, and the unsharded store that a
+// merge absorbed it into (only the items the shard owns).
 std::pair<int64_t, int64_t> stored_items(const Json& task) {
   const fs::path out = task["out"].get<std::string>();
-  const int shard = task["shard"], shards = task["shards"];
-  const std::string store =
-      shards > 1 ? fmt::format("logs/shards/{}-of-{}.sqlite", shard, shards) : "logs/batch.sqlite";
-  std::vector<fs::path> stores;
-  if (fs::exists(out / store)) stores.push_back(out / store);
+  const batch::Shard shard{task["shard"].get<int>(), task["shards"].get<int>()};
+  const std::string own = fmt::format("logs/shards/{}-of-{}.sqlite", shard.index, shard.count);
+  std::vector<fs::path> roots = {out};
   std::error_code ec;
   if (fs::is_directory(out))
     for (const auto& e : fs::directory_iterator(out, ec))
-      if (e.is_directory() && !e.is_symlink() && fs::exists(e.path() / store))
-        stores.push_back(e.path() / store);
-  int64_t ok = 0, failed = 0;
-  for (const fs::path& path : stores) {
+      if (e.is_directory() && !e.is_symlink()) roots.push_back(e.path());
+  std::map<std::pair<std::string, std::string>, bool> items;  // (stage, key) -> ok
+  const auto read = [&](const fs::path& path, bool owned_only) {
+    if (!fs::is_regular_file(path)) return;
     try {
       store::RunStore db(path);
       for (const auto& row : db.outcomes()) {
+        if (owned_only && !shard.owns(row.key)) continue;
         const Json o = parse_json(row.outcome, path.string());
-        (o.value("status", "") == "ok" ? ok : failed) += 1;
+        items[{row.stage, row.key}] = o.value("status", "") == "ok";
       }
     } catch (const std::exception& e) {
       log_warn("sweep status: {}: {}", path.string(), e.what());
     }
+  };
+  for (const fs::path& root : roots) {
+    read(root / "logs/batch.sqlite", !shard.all());
+    if (!shard.all()) read(root / own, false);
   }
-  return {ok, failed};
+  int64_t ok = 0;
+  for (const auto& [item, good] : items) ok += good ? 1 : 0;
+  return {ok, static_cast<int64_t>(items.size()) - ok};
 }
 
 std::vector<int> unfinished(const State& s, const std::map<int, std::string>& queued) {
