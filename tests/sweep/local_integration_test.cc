@@ -64,14 +64,16 @@ TEST(SweepLocal, FourShardBirdsEvalIsByteIdenticalAndAFailedShardIsResubmitted) 
 
 TEST(SweepLocal, AGridOfPcgrlRunsMatchesOneProcessPerRun) {
   pcglab::testing::TempDir dir;
-  const std::vector<std::string> tiny = {"--reward", "builtin",   "--steps", "64",       "--envs",
-                                         "4",        "--rollout", "16",      "--epochs", "1"};
+  const std::vector<std::string> tiny = {"--reward",  "builtin", "--steps",  "64", "--envs",          "4",
+                                         "--rollout", "16",      "--epochs", "1",  "--train-threads", "1"};
   write_file_atomic(
       dir / "grid.yaml",
       "command: pcgrl train -o {out} --reward builtin --steps 64 --envs 4 --rollout 16 --epochs 1\n"
       "out: runs\n"
       "grid:\n"
-      "  seed: [0..1]\n");
+      "  seed: [0..1]\n"
+      "options:\n"
+      "  train-threads: 1\n");
   const auto r = pcglab::testing::run_pcglab(
       {"sweep", "submit", (dir / "grid.yaml").string(), "--engine", "local", "--workers", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
