@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -162,8 +163,9 @@ int submit_tasks(State& s, const std::vector<int>& tasks, bool dry_run, std::str
   return 0;
 }
 
-// Slurm's state of each task still in the queue, by array index (latest submission wins).
-std::map<int, std::string> queued_states(const State& s) {
+// Slurm's state of each task still in the queue, by array index (latest submission wins); nullopt
+// when squeue does not answer.
+std::optional<std::map<int, std::string>> try_queued_states(const State& s) {
   std::map<int, std::string> out;
   std::map<std::string, std::set<int>> jobs;  // array job -> its tasks
   std::string ids;
@@ -175,9 +177,8 @@ std::map<int, std::string> queued_states(const State& s) {
   if (ids.empty()) return out;
   const auto r = run_process({"timeout", "20", "squeue", "-h", "-r", "-j", ids, "-o", "%i|%T"});
   if (r.exit_code != 0) {
-    log_warn("sweep status: squeue failed (exit {}): {}; states come from the exit files only", r.exit_code,
-             r.err);
-    return out;
+    log_warn("sweep: squeue failed (exit {}): {}", r.exit_code, r.err);
+    return std::nullopt;
   }
   std::istringstream in(r.out);
   for (std::string line; std::getline(in, line);) {
@@ -189,6 +190,13 @@ std::map<int, std::string> queued_states(const State& s) {
     }
   }
   return out;
+}
+
+std::map<int, std::string> queued_states(const State& s) {
+  if (s.json["engine"] != "slurm") return {};
+  auto states = try_queued_states(s);
+  if (!states) log_warn("sweep status: pending and running tasks show as missing (squeue did not answer)");
+  return states ? *states : std::map<int, std::string>{};
 }
 
 std::string state_of(const State& s, int i, const std::map<int, std::string>& queued) {
@@ -338,7 +346,7 @@ int submit(const Plan& plan, const SubmitOptions& options, std::string& report) 
 
 Table sweep_status(const fs::path& dir) {
   const State s = load_state(dir);
-  const auto queued = s.json["engine"] == "slurm" ? queued_states(s) : std::map<int, std::string>{};
+  const auto queued = queued_states(s);
   Table t;
   t.columns = {"task", "run", "shard", "state", "exit_code", "items_ok", "items_failed", "log"};
   for (int i = 0; i < s.task_count(); ++i) {
@@ -359,7 +367,17 @@ Table sweep_status(const fs::path& dir) {
 
 int resubmit(const fs::path& dir, bool dry_run, std::string& report) {
   State s = load_state(dir);
-  const auto queued = s.json["engine"] == "slurm" ? queued_states(s) : std::map<int, std::string>{};
+  std::map<int, std::string> queued;
+  if (s.json["engine"] == "slurm") {
+    const auto states = try_queued_states(s);
+    // Without squeue a pending or running task looks missing: submitting it again would run it twice.
+    if (!states)
+      throw SetupError(
+          fmt::format("sweep resubmit {}: squeue did not answer, so tasks still pending or running "
+                      "cannot be told from missing ones; try again when Slurm answers",
+                      dir.string()));
+    queued = *states;
+  }
   const std::vector<int> tasks = unfinished(s, queued);
   if (tasks.empty()) {
     report += "nothing to resubmit: every task is done, pending or running\n";

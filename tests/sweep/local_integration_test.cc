@@ -129,3 +129,58 @@ TEST(SweepLocal, DryRunPrintsTheScriptsAndTouchesNothing) {
 
 }  // namespace
 }  // namespace pcglab::sweep
+
+namespace pcglab::sweep {
+namespace {
+
+// status and resubmit read Slurm through squeue: here a stand-in squeue on PATH says what Slurm
+// would, so the parsing and the refusal are checked without a cluster.
+TEST(SweepSlurmState, StatusReadsSqueueAndResubmitRefusesWhenItDoesNotAnswer) {
+  pcglab::testing::TempDir dir;
+  const fs::path state = dir / "state";
+  Json tasks = Json::array();
+  for (int i = 0; i < 3; ++i)
+    tasks.push_back({{"index", i},
+                     {"run", "r"},
+                     {"out", (dir / "r").string()},
+                     {"shard", i + 1},
+                     {"shards", 3},
+                     {"args", {"x"}}});
+  write_file_atomic(state / "sweep.json",
+                    dump_json(Json{{"name", "s"},
+                                   {"engine", "slurm"},
+                                   {"pcglab", "pcglab"},
+                                   {"throttle", 0},
+                                   {"workers", 0},
+                                   {"tasks", tasks},
+                                   {"submissions", {{{"array_job", "41"}, {"tasks", {0, 1, 2}}}}}}));
+  write_file_atomic(state / "exit/task-2", "2\n");
+  const fs::path bin = dir / "bin";
+  write_file_atomic(bin / "squeue", "#!/bin/sh\necho '41_0|PENDING'\necho '41_1|RUNNING'\n");
+  fs::permissions(bin / "squeue", fs::perms::owner_all);
+  const std::string path = bin.string() + ":" + std::getenv("PATH");
+  const auto status =
+      pcglab::testing::run_pcglab({"sweep", "status", state.string(), "--format", "json"}, {{"PATH", path}});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const Json rows = parse_json(status.out, "status");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["state"], "pending");
+  EXPECT_EQ(rows[1]["state"], "running");
+  EXPECT_EQ(rows[2]["state"], "failed");
+  EXPECT_EQ(rows[2]["exit_code"], 2);
+  const auto dry =
+      pcglab::testing::run_pcglab({"sweep", "resubmit", state.string(), "--dry-run"}, {{"PATH", path}});
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("resubmitting task(s) 2\n"), std::string::npos) << dry.out;  // not the queued ones
+  EXPECT_NE(dry.out.find("'--array=2'"), std::string::npos) << dry.out;
+
+  write_file_atomic(
+      bin / "squeue",
+      "#!/bin/sh\necho 'slurm_load_jobs error: Unable to contact slurm controller' >&2\nexit 1\n");
+  const auto refused = pcglab::testing::run_pcglab({"sweep", "resubmit", state.string()}, {{"PATH", path}});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("squeue did not answer"), std::string::npos) << refused.err;
+}
+
+}  // namespace
+}  // namespace pcglab::sweep
