@@ -299,7 +299,7 @@ Scripts make_scripts(const Plan& plan, const SubmitOptions& o) {
       quoted(exit_dir));
   std::string merge = head;
   merge += fmt::format("#SBATCH --output={}\n", (dir / "logs" / "merge.log").string());
-  merge += "#SBATCH --time=60\n";
+  if (!o.time.empty()) merge += fmt::format("#SBATCH --time={}\n", o.time);
   if (!o.partition.empty()) merge += fmt::format("#SBATCH --partition={}\n", o.partition);
   merge += fmt::format(
       "# pcglab sweep {}: after every task (afterany): pcglab merge on each sharded run whose shards\n"
