@@ -42,13 +42,22 @@ int exit_code_of(int status) {
   return -1;
 }
 
-// In the child: never returns.
-[[noreturn]] void exec_child(std::vector<std::string> argv, std::vector<std::string> env) {
-  auto args = pointers(argv);
-  auto envp = pointers(env);
-  ::execvpe(args[0], args.data(), envp.data());
-  _exit(127);
-}
+// A command line and environment as exec wants them, built before fork: the child of a
+// multithreaded process may only make async-signal-safe calls (no allocation) before exec.
+struct ExecArgs {
+  std::vector<std::string> argv, env;
+  std::vector<char*> argv_ptrs, env_ptrs;
+
+  ExecArgs(std::vector<std::string> a, std::vector<std::string> e) : argv(std::move(a)), env(std::move(e)) {
+    argv_ptrs = pointers(argv);
+    env_ptrs = pointers(env);
+  }
+  // In the child: never returns.
+  [[noreturn]] void exec() {
+    ::execvpe(argv_ptrs[0], argv_ptrs.data(), env_ptrs.data());
+    _exit(127);
+  }
+};
 
 std::string read_all(int fd) {
   std::string out;
@@ -73,7 +82,7 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   int out_pipe[2], err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0)
     throw SetupError(fmt::format("cannot run {}: pipe: {}", argv[0], std::strerror(errno)));
-  auto environment = environment_with(env);
+  ExecArgs exec_args(argv, environment_with(env));
   const pid_t pid = ::fork();
   if (pid < 0) throw SetupError(fmt::format("cannot run {}: fork: {}", argv[0], std::strerror(errno)));
   if (pid == 0) {
@@ -81,7 +90,7 @@ ProcessResult run_process(const std::vector<std::string>& argv,
     ::dup2(err_pipe[1], 2);
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
-    exec_child(argv, environment);
+    exec_args.exec();
   }
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -99,7 +108,7 @@ ProcessResult run_process(const std::vector<std::string>& argv,
 int start_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                   const std::filesystem::path& log) {
   PCGLAB_CHECK(!argv.empty());
-  auto environment = environment_with(env);
+  ExecArgs exec_args(argv, environment_with(env));
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0)
     throw SetupError(fmt::format("{}: cannot write the log: {}", log.string(), std::strerror(errno)));
@@ -110,7 +119,7 @@ int start_process(const std::vector<std::string>& argv, const std::map<std::stri
     ::dup2(fd, 2);
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
-    exec_child(argv, environment);
+    exec_args.exec();
   }
   ::close(fd);
   return pid;
