@@ -524,6 +524,12 @@ ChainStep Driver::Chain::step(const Item& item,
     } catch (const std::exception&) {  // a damaged row: run the step again
     }
   }
+  // A stop request (SIGUSR1, batch/stop.h): the step before finished and is recorded; start no other.
+  if (stop_requested())
+    throw BatchStopped(fmt::format(
+        "stopped by SIGUSR1: chain {} stopped before step {}; rerun the same command (or `pcglab sweep "
+        "resubmit`) to resume from its store",
+        stage_, item.key));
   const auto began = std::chrono::steady_clock::now();
   ItemOutcome o;
   try {

@@ -67,5 +67,40 @@ TEST(BatchStop, Sigusr1FinishesTheRunningItemStartsNoOtherAndARerunDoesTheRest) 
   EXPECT_EQ(run.outcomes.size(), 5u);
 }
 
+// An ordered chain (a refinement's steps) stops before its next step and resumes after it.
+TEST(BatchStop, Sigusr1StopsAChainBeforeItsNextStep) {
+  testing::TempDir dir;
+  clear_stop_request();
+  ThreadPool pool(1);
+  std::vector<std::string> ran;
+  const auto step = [&](Driver::Chain& chain, const std::string& key, bool signal) {
+    return chain.step({key, "h-" + key, {}}, [&, key, signal](const std::optional<ItemOutcome>&) {
+      ran.push_back(key);
+      if (signal) std::raise(SIGUSR1);
+      return ItemOutcome::success("");
+    });
+  };
+  {
+    Driver driver(dir.path(), pool);
+    Driver::Chain chain = driver.chain("refine", 2);
+    EXPECT_TRUE(step(chain, "node/1", true).outcome.ok());  // finishes although the signal came
+    try {
+      step(chain, "node/2", false);
+      FAIL() << "the chain did not stop";
+    } catch (const BatchStopped& e) {
+      EXPECT_NE(std::string(e.what()).find("chain refine stopped before step node/2"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(ran, (std::vector<std::string>{"node/1"}));
+  clear_stop_request();
+  Driver driver(dir.path(), pool);
+  Driver::Chain chain = driver.chain("refine", 2);
+  EXPECT_TRUE(step(chain, "node/1", false).reused);
+  EXPECT_FALSE(step(chain, "node/2", false).reused);
+  chain.finish();
+  EXPECT_EQ(ran, (std::vector<std::string>{"node/1", "node/2"}));
+}
+
 }  // namespace
 }  // namespace pcglab::batch
