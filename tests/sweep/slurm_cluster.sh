@@ -5,6 +5,7 @@
 # killing this script's process stops the daemons and every job. docs/cluster.md, and
 # ../shared/reference/cluster.md for why each setting is what it is. Needs root.
 set -euo pipefail
+export PATH=$PATH:/usr/sbin:/sbin  # the daemons live there; a CI PATH may lack it
 D=$1
 PORT=$2
 mkdir -p "$D"/{munge,state,spool/localhost,run,log}

@@ -45,9 +45,11 @@ class SlurmCluster : public ::testing::Test {
     }
     for (const char* program :
          {"slurmctld", "slurmd", "munged", "sbatch", "squeue", "sinfo", "scancel", "unshare"})
-      if (pcglab::testing::find_program({program}).empty())
+      if (skip_.empty() && pcglab::testing::find_program({program}).empty() &&
+          !fs::exists(fs::path("/usr/sbin") / program) && !fs::exists(fs::path("/sbin") / program))
         skip_ = fmt::format(
-            "Slurm is absent: no {} on PATH (scripts/install-deps.sh installs slurmctld slurmd "
+            "Slurm is absent: no {} on PATH or in /usr/sbin (scripts/install-deps.sh installs slurmctld "
+            "slurmd "
             "slurm-client munge)",
             program);
     if (!skip_.empty()) return;
