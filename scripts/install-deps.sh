@@ -28,6 +28,9 @@ packages=(
   chromium python3-pil
   # The terminal that `textgame play`'s test types into.
   tmux
+  # Slurm and munge: `pcglab sweep` submits to Slurm; its tests start a private controller and node
+  # daemon (tests/sweep/slurm_cluster.sh). The services are never enabled or started by pcglab.
+  slurmctld slurmd slurm-client munge
   # libtorch and numpy link libblas.so.3: OpenBLAS (OpenMP, like libtorch) instead of the slow
   # reference BLAS (ViT-B/16 and dense layers are ~6x faster).
   libopenblas0-openmp

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "batch/merge.h"
+#include "batch/stop.h"
 #include "core/check.h"
 #include "core/files.h"
 #include "core/item_boundary.h"
@@ -438,13 +439,26 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
     const double each = seconds();
     for (size_t k = 0; k < which.size(); ++k) record(which[k], std::move(results[k]), each);
   };
+  // A stop request (SIGUSR1, batch/stop.h) lets the running items finish and starts no other.
   if (chunk == 0) {
-    pool_.parallel_for(to_run.size(), [&](size_t k) { run_group({to_run[k]}); });
+    pool_.parallel_for(to_run.size(), [&](size_t k) {
+      if (!stop_requested()) run_group({to_run[k]});
+    });
   } else {
-    for (size_t s = 0; s < to_run.size(); s += chunk)
+    for (size_t s = 0; s < to_run.size() && !stop_requested(); s += chunk)
       run_group(std::vector<size_t>(to_run.begin() + s, to_run.begin() + std::min(to_run.size(), s + chunk)));
   }
   bar.finish();
+  if (stop_requested()) {
+    size_t left = 0;
+    for (size_t i : to_run) left += outcomes[i].has_value() ? 0 : 1;
+    if (left > 0)
+      throw BatchStopped(fmt::format(
+          "stopped by SIGUSR1: stage {}{} recorded {} of {} items and left {}; rerun the same command (or "
+          "`pcglab sweep resubmit`) to resume from its store",
+          spec.name, shard.all() ? std::string() : " shard " + shard.label(), to_run.size() - left,
+          to_run.size(), left));
+  }
   run.ran = to_run.size();
 
   for (size_t i : mine) {
@@ -510,6 +524,12 @@ ChainStep Driver::Chain::step(const Item& item,
     } catch (const std::exception&) {  // a damaged row: run the step again
     }
   }
+  // A stop request (SIGUSR1, batch/stop.h): the step before finished and is recorded; start no other.
+  if (stop_requested())
+    throw BatchStopped(fmt::format(
+        "stopped by SIGUSR1: chain {} stopped before step {}; rerun the same command (or `pcglab sweep "
+        "resubmit`) to resume from its store",
+        stage_, item.key));
   const auto began = std::chrono::steady_clock::now();
   ItemOutcome o;
   try {
