@@ -296,7 +296,7 @@ std::vector<GameMember> parse_snippet(std::string_view snippet, std::string_view
   std::vector<GameMember> members = SnippetReader(source, 0).read(snippet);
   bool has_def = false;
   for (const GameMember& m : members) has_def = has_def || !m.name.empty();
-  if (!has_def && !is_blank(snippet)) {
+  if (!has_def && snippet.find_first_not_of(" \t\f\v\r\n") != std::string_view::npos) {
     size_t first = 0;
     std::string_view rest = snippet;
     while (!rest.empty() && is_blank(rest.substr(0, rest.find('\n')))) {

@@ -127,6 +127,9 @@ class EditParser {
     if (statement_start) {
       fail(fmt::format("only assignments to script[...] are allowed, not to '{}'", name));
     }
+    if (is_ident_start(peek()) && read_identifier() == "for") {
+      fail("comprehensions are not allowed: write the elements out");
+    }
     if (name == "script")
       fail("a value may not refer to script (one target per statement, values are literals)");
     fail(fmt::format(
