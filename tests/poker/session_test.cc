@@ -60,6 +60,13 @@ TEST(PokerSession, ABadTurnChangesNothingAndFeedsTheErrorsBack) {
   EXPECT_NE(t.feedback.find("- <script> line 2"), std::string::npos);
   EXPECT_EQ(s.script(), before);
   EXPECT_EQ(s.code(), code_before);
+  // One bad block rejects the whole turn: the good script edit is not applied either.
+  const SessionTurn& half = s.add_assistant_turn(
+      "<script>script['Config']['Min bet'] = 7</script><code>def "
+      "blind(self):\n\tpass</code><utter>x</utter>");
+  ASSERT_EQ(half.errors.size(), 1u);
+  EXPECT_EQ(half.script, before);
+  EXPECT_EQ(s.script()["Config"]["Min bet"], before["Config"]["Min bet"]);
   // A turn without its blocks is recorded, with the error, and the session goes on.
   const SessionTurn& missing = s.add_assistant_turn("Sure, here you go: def blind(self): pass");
   EXPECT_FALSE(missing.blocks);
