@@ -118,33 +118,68 @@ class SnippetReader {
 
   std::vector<GameMember> read(std::string_view text) {
     std::vector<Line> lines = split(text);
-    // Indentation: spaces only; the smallest indentation of a code line is column 0.
-    std::optional<size_t> base;
+    // The common leading whitespace of the code lines is removed (as textwrap.dedent does).
+    std::optional<std::string> prefix;
     for (size_t i = 0; i < lines.size(); ++i) {
       const std::string& s = lines[i].text;
       if (!lines[i].starts_logical || is_blank(s) || is_comment(s)) continue;
-      const size_t indent = indent_of(s);
-      if (s.substr(0, indent).find_first_not_of(' ') != std::string::npos) {
-        fail(i, "the indentation holds a tab (or another space character): indent with spaces only");
+      const std::string lead = s.substr(0, indent_of(s));
+      if (!prefix) {
+        prefix = lead;
+      } else {
+        size_t k = 0;
+        while (k < prefix->size() && k < lead.size() && (*prefix)[k] == lead[k]) ++k;
+        prefix->resize(k);
       }
-      if (!base || indent < *base) base = indent;
     }
-    if (!base) {
+    if (!prefix) {
       for (size_t i = 0; i < lines.size(); ++i) {
         if (!is_blank(lines[i].text)) fail(i, "the snippet has no def: <code> holds methods of CustomGame");
       }
       return {};
     }
     for (Line& line : lines) {
-      const size_t n = std::min(*base, line.text.find_first_not_of(' ') == std::string::npos
-                                           ? line.text.size()
-                                           : line.text.find_first_not_of(' '));
-      line.text.erase(0, n);
+      if (line.text.compare(0, prefix->size(), *prefix) == 0) line.text.erase(0, prefix->size());
     }
+    check_indentation(lines);
     return group(lines);
   }
 
  private:
+  // Python's rule for tabs: an indentation must compare the same way with tabs of 8 columns and of
+  // 1 column, else it is a TabError; a dedent must return to an enclosing level.
+  void check_indentation(const std::vector<Line>& lines) const {
+    std::vector<std::pair<size_t, size_t>> levels = {{0, 0}};
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const std::string& s = lines[i].text;
+      if (!lines[i].starts_logical || is_blank(s) || is_comment(s)) continue;
+      size_t col = 0;
+      size_t alt = 0;
+      for (size_t k = 0; k < indent_of(s); ++k) {
+        if (s[k] == '\t') {
+          col = (col / 8 + 1) * 8;
+          alt += 1;
+        } else if (s[k] == '\f') {
+          col = alt = 0;
+        } else {
+          ++col;
+          ++alt;
+        }
+      }
+      const std::string mixed = "inconsistent use of tabs and spaces in indentation (TabError)";
+      if (col == levels.back().first) {
+        if (alt != levels.back().second) fail(i, mixed);
+      } else if (col > levels.back().first) {
+        if (alt <= levels.back().second) fail(i, mixed);
+        levels.emplace_back(col, alt);
+      } else {
+        while (levels.size() > 1 && col < levels.back().first) levels.pop_back();
+        if (col != levels.back().first) fail(i, "the indentation does not match any outer level");
+        if (alt != levels.back().second) fail(i, mixed);
+      }
+    }
+  }
+
   enum class Kind { kMethod, kStatement, kClassBody, kDropped };
   struct Item {
     Kind kind = Kind::kStatement;

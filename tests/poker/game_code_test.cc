@@ -108,7 +108,9 @@ struct Malformed {
 
 TEST(PokerGameCode, MalformedSnippetsAreErrorsNamingTheLine) {
   const Malformed cases[] = {
-      {"def a(self):\n    x = 1\n\tif x:\n\t\tpass\n", "<code> line 3: the indentation holds a tab"},
+      {"def a(self):\n    x = 1\n\tif x:\n\t\tpass\n", "<code> line 3: inconsistent use of tabs and spaces"},
+      {"def a(self):\n        x = 1\n    y = 2\n",
+       "<code> line 3: the indentation does not match any outer level"},
       {"x = 1\ny = 2\n", "<code> line 1: the snippet has no def"},
       {"\n# only a comment\n", "<code> line 2: the snippet has no def"},
       {"def a(self):\n    return '''never\n\nclosed\n", "<code> line 2: unterminated triple-quoted string"},
@@ -126,6 +128,18 @@ TEST(PokerGameCode, MalformedSnippetsAreErrorsNamingTheLine) {
     const std::string e = error_of(c.snippet);
     EXPECT_EQ(e.rfind(c.message, 0), 0u) << "snippet:\n" << c.snippet << "\nerror: " << e;
   }
+}
+
+TEST(PokerGameCode, TabsUsedConsistentlyAreFine) {
+  // As in Python: a tab body under a def at column 0 compares the same way with any tab size.
+  const auto members = parse_snippet("def a(self):\n\tif True:\n\t\treturn 1\n\treturn 2\n");
+  ASSERT_EQ(members.size(), 1u);
+  EXPECT_EQ(render_game_file(GameCode{members}),
+            "from GameBase import *\n\n\nclass CustomGame(GameBase):\n    def a(self):\n    \tif True:\n    "
+            "\t\treturn "
+            "1\n    \treturn 2\n");
+  // A common tab indentation is removed like a common space indentation.
+  EXPECT_EQ(parse_snippet("\tdef a(self):\n\t\tpass\n")[0].text, "def a(self):\n\tpass");
 }
 
 TEST(PokerGameCode, OneLineDefsAndContinuationsAreFine) {

@@ -155,8 +155,9 @@ TEST(PokerMetrics, JoinedSnippetsAloneMatchingTheTruth) {
 
 TEST(PokerMetrics, AMalformedSnippetFailsItsTurnOrIsSkipped) {
   FakeRunner fake;
-  const DialogueScore s =
-      score({turn("def start(self):\n\tself.deck = []"), turn("def config(self):\n\tpass")}, fake);
+  const DialogueScore s = score(
+      {turn("def start(self):\n    if x:\n\tself.deck = []"), turn("def config(self):\n  x = 1\n pass")},
+      fake);
   EXPECT_EQ(s.turns, (std::vector<TurnVerdict>{TurnVerdict::kFailed, TurnVerdict::kSkipped}));
   EXPECT_EQ(s.f_esr, 0.0);
 }

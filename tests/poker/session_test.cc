@@ -50,12 +50,12 @@ TEST(PokerSession, ABadTurnChangesNothingAndFeedsTheErrorsBack) {
   const GameCode code_before = s.code();
   const SessionTurn& t = s.add_assistant_turn(
       "<script>\nscript['Config']['Min bet'] = 5\nimport os\n</script><code>\ndef "
-      "blind(self):\n\tpass\n</code>"
+      "blind(self):\n    if x:\n\tpass\n</code>"
       "<utter>x</utter>");
   ASSERT_EQ(t.errors.size(), 2u);
   EXPECT_EQ(t.errors[0].rfind("<script> line 2 (`import os`): imports are not allowed", 0), 0u)
       << t.errors[0];
-  EXPECT_EQ(t.errors[1].rfind("<code> line 2: the indentation holds a tab", 0), 0u) << t.errors[1];
+  EXPECT_EQ(t.errors[1].rfind("<code> line 3: inconsistent use of tabs and spaces", 0), 0u) << t.errors[1];
   EXPECT_NE(t.feedback.find("was not applied"), std::string::npos);
   EXPECT_NE(t.feedback.find("- <script> line 2"), std::string::npos);
   EXPECT_EQ(s.script(), before);
@@ -63,7 +63,7 @@ TEST(PokerSession, ABadTurnChangesNothingAndFeedsTheErrorsBack) {
   // One bad block rejects the whole turn: the good script edit is not applied either.
   const SessionTurn& half = s.add_assistant_turn(
       "<script>script['Config']['Min bet'] = 7</script><code>def "
-      "blind(self):\n\tpass</code><utter>x</utter>");
+      "blind(self):\n    if x:\n\tpass</code><utter>x</utter>");
   ASSERT_EQ(half.errors.size(), 1u);
   EXPECT_EQ(half.script, before);
   EXPECT_EQ(s.script()["Config"]["Min bet"], before["Config"]["Min bet"]);

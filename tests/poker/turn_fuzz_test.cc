@@ -14,11 +14,32 @@
 namespace pcglab::poker {
 namespace {
 
-const std::vector<std::string> kPieces = {
-    "script", "['Config']", "['Min bet']", " = ", "=", "[", "]", "(", ")", "{", "}", ":", ",", "'", "\"", "'''",
-    "\"\"\"", "\\", "\n", "\n    ", "\t", "#", "def ", "f(self)", "x", "1", "-2.5e3", "0x", "True", "None", "for ",
-    "import os", "@dec\n", "class CustomGame(GameBase):\n", "<script>", "</script>", "<code>", "</code>", "<utter>",
-    "</utter>", "```", "```python\n", "\\x4", "\\u12", "r'", "b'", "f'", ";", "+=", " if ", "é", "\xff"};
+const std::vector<std::string> kPieces = {"script",      "['Config']",
+                                          "['Min bet']", " = ",
+                                          "=",           "[",
+                                          "]",           "(",
+                                          ")",           "{",
+                                          "}",           ":",
+                                          ",",           "'",
+                                          "\"",          "'''",
+                                          "\"\"\"",      "\\",
+                                          "\n",          "\n    ",
+                                          "\t",          "#",
+                                          "def ",        "f(self)",
+                                          "x",           "1",
+                                          "-2.5e3",      "0x",
+                                          "True",        "None",
+                                          "for ",        "import os",
+                                          "@dec\n",      "class CustomGame(GameBase):\n",
+                                          "<script>",    "</script>",
+                                          "<code>",      "</code>",
+                                          "<utter>",     "</utter>",
+                                          "```",         "```python\n",
+                                          "\\x4",        "\\u12",
+                                          "r'",          "b'",
+                                          "f'",          ";",
+                                          "+=",          " if ",
+                                          "é",           "\xff"};
 
 std::string random_text(std::mt19937& rng) {
   std::uniform_int_distribution<size_t> length(0, 40);
@@ -46,7 +67,8 @@ TEST(PokerTurnFuzz, ParsersOnlyThrowInputErrors) {
     only_input_errors(text, seed, [](const std::string& t) {
       apply_script_edits(default_script(), parse_script_edits(t));
     });
-    only_input_errors(text, seed, [](const std::string& t) { render_game_file(merge_snippet(GameCode{}, t)); });
+    only_input_errors(text, seed,
+                      [](const std::string& t) { render_game_file(merge_snippet(GameCode{}, t)); });
     only_input_errors("script['x'] = " + text, seed, [](const std::string& t) { parse_script_edits(t); });
     only_input_errors("def f(self):\n    " + text, seed, [](const std::string& t) { parse_snippet(t); });
   }
