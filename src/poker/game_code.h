@@ -32,9 +32,10 @@ struct GameCode {
 };
 
 // The members of a snippet, in order (none for an empty or blank snippet). Throws InputError
-// "<source> line N: cause" (N counts the snippet's lines from 1) for a tab in an indentation, an
-// unterminated string or triple-quoted string, an unclosed or unmatched bracket, a decorator with
-// no def under it, a def with no body, or a non-blank snippet with no def at all.
+// "<source> line N: cause" (N counts the snippet's lines from 1) for tabs and spaces mixed as
+// Python's TabError rule forbids, a dedent to no outer level, an unterminated string or
+// triple-quoted string, an unclosed or unmatched bracket, a decorator with no def under it, a def
+// with no body, or a non-blank snippet with no def at all.
 std::vector<GameMember> parse_snippet(std::string_view snippet, std::string_view source = "<code>");
 
 // `code` with the snippet's members merged in (see above). Throws what parse_snippet throws.
