@@ -78,7 +78,8 @@ struct DialogueScore {
   double f_acc = 0.0;
 };
 
-// Scores one dialogue over `seeds` (each distinct game file is run once).
+// Scores one dialogue over `seeds` (each distinct game file is run once). Ground-truth code that
+// does not merge (poker/game_code.h) throws its InputError: the dialogue's error, not a score.
 DialogueScore score_dialogue(const ScoredDialogue& dialogue, const GameRunner& runner,
                              const std::vector<int64_t>& seeds);
 
