@@ -17,8 +17,8 @@ namespace pcglab::textgame {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& validity_check_names() {
-  static const std::vector<std::string> names = {"TextGame", "getTaskDescription", "generatePossibleActions",
-                                                 "calculateScore", "step"};
+  static const std::vector<std::string> names = {"TextGame", "getTaskDescription", "calculateScore",
+                                                 "generatePossibleActions", "step"};
   return names;
 }
 
@@ -215,6 +215,14 @@ ExperimentEval read_experiment_folder(const fs::path& dir, const fs::path& judge
     eval.games.push_back(std::move(g));
   }
   eval.max_reflections = record.reflections >= 0 ? record.reflections : std::max(0, most_versions - 1);
+  // A game with neither a record nor a failure did not finish (killed, still running, another
+  // shard's), unless the run asked for no reflections (then there is no record to read).
+  for (EvalGame& g : eval.games)
+    if (!g.has_record && g.status == "ok" && (record.reflections != 0 || most_versions > 0)) {
+      g.status = "incomplete";
+      g.error = fmt::format("{}: missing (the game did not finish; rerun the experiment to complete it)",
+                            (dir / "revised_games" / (g.name + "_generation_reflection.json")).string());
+    }
   for (const std::string mode : {"official", "fresh"})
     if (auto run = read_validity_run(dir, mode)) eval.other_validity.push_back(std::move(*run));
   return eval;

@@ -26,7 +26,7 @@
 
 namespace pcglab::textgame {
 
-// The five checks of the official check_validity, in its order of the flags' columns.
+// The five checks of the official check_validity, in the order it runs them.
 const std::vector<std::string>& validity_check_names();
 
 // One version of a game (v0 = the generation, v1… the reflections) as its record says.
@@ -50,11 +50,13 @@ struct EvalJudged {
 };
 
 struct EvalGame {
-  std::string name;               // the official prefix, e.g. experiment_action_test_1_p_gpt-4_make-ice-cubes
-  std::string experiment;         // action, distractor, object ("" for a `generate` name)
-  int test = 0;                   // 1..16 (0: unknown)
-  std::string reference;          // similar (p), dissimilar (n), ""
-  std::string status = "ok";      // ok or error (the generation failed, or a file of the game is malformed)
+  std::string name;        // the official prefix, e.g. experiment_action_test_1_p_gpt-4_make-ice-cubes
+  std::string experiment;  // action, distractor, object ("" for a `generate` name)
+  int test = 0;            // 1..16 (0: unknown)
+  std::string reference;   // similar (p), dissimilar (n), ""
+  // ok; error (the generation failed, or a file of the game is malformed); incomplete (neither a
+  // reflection record nor a failure: the game did not finish)
+  std::string status = "ok";
   std::string error;              // the item's error and each unreadable file's, "; "-separated
   std::optional<double> seconds;  // the game's item time in the batch store
   bool has_record = false;        // the reflection record was read

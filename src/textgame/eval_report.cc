@@ -22,7 +22,7 @@ std::string cell_html(const Json& cell) {
 }
 
 std::string table_html(const Table& t) {
-  std::string out = "<table><tr>";
+  std::string out = "<div class=\"wide\"><table><tr>";
   for (const std::string& c : t.columns) out += "<th>" + escape_html(c) + "</th>";
   out += "</tr>";
   for (const auto& row : t.rows) {
@@ -30,7 +30,7 @@ std::string table_html(const Table& t) {
     for (const Json& cell : row) out += cell_html(cell);
     out += "</tr>";
   }
-  return out + "</table>";
+  return out + "</table></div>";
 }
 
 std::string pre(const std::string& text, const char* cls = "text") {
@@ -169,8 +169,9 @@ std::string diffs_html(const ExperimentEval& eval, const EvalGame& g) {
 }
 
 std::string game_html(const ExperimentEval& eval, const EvalGame& g) {
-  std::string out = fmt::format("<section class=\"game {}\" id=\"{}\"><h3>{}</h3>",
-                                g.status == "ok" ? "ok" : "failed", escape_html(g.name), escape_html(g.name));
+  std::string out =
+      fmt::format("<section class=\"game {}\" id=\"{}\"><h3>{}</h3>", g.status == "error" ? "failed" : "ok",
+                  escape_html(g.name), escape_html(g.name));
   out += fmt::format("<p>experiment {} · task {} · {} reference · stop: {} · reflections used: {}</p>",
                      escape_html(g.experiment.empty() ? "–" : g.experiment), g.test,
                      escape_html(g.reference.empty() ? "–" : g.reference),
@@ -190,7 +191,7 @@ constexpr const char* kStyle =
     ".diff .add{background:#e3f6e5;display:block}.diff .del{background:#fbe4e2;display:block}"
     ".diff .same{display:block;color:#555}section.game{margin:18px 0;padding:4px 12px;border-left:4px solid "
     "#3f6fd8;background:#fff}section.game.failed{border-left:4px dashed #c8473d;background:#fff5f4}"
-    ".note{color:#444;font-size:90%}";
+    ".note{color:#444;font-size:90%}div.wide{overflow-x:auto}";
 
 }  // namespace
 

@@ -162,6 +162,20 @@ TEST(TextgameEval, AMalformedGameFileIsThatGamesErrorRow) {
   EXPECT_EQ(row_of(games, "game", eval_game_name(2))["status"], "ok");
 }
 
+// A game whose prompt was written but which has neither a record nor a failure did not finish.
+TEST(TextgameEval, AGameWithoutARecordOrAFailureIsIncomplete) {
+  pcglab::testing::TempDir dir;
+  testing::write_eval_folder(dir.path());
+  write_file_atomic(dir / "generated_games/experiment_object_test_3_p_m_ref-e_prompt_out.txt", "prompt");
+  const OrderedJson games = eval_json(read_experiment_folder(dir.path()))["games"];
+  ASSERT_EQ(games.size(), 5u);
+  const OrderedJson g = row_of(games, "game", "experiment_object_test_3_p_m_ref-e");
+  EXPECT_EQ(g["status"], "incomplete");
+  EXPECT_NE(g["error"].get<std::string>().find("_generation_reflection.json: missing"), std::string::npos)
+      << g["error"];
+  EXPECT_EQ(row_of(games, "game", eval_game_name(1))["status"], "ok");
+}
+
 TEST(TextgameEval, AnEmptyOrForeignFolderIsASetupErrorNamingWhatWasExpected) {
   pcglab::testing::TempDir dir;
   try {
