@@ -84,6 +84,7 @@ TEST(TextgameEvalCli, ARealExperimentAndItsJudgementsGiveTheTablesAndThePage) {
   const OrderedJson j = OrderedJson::parse(eval.out);
   EXPECT_EQ(j["validity_modes"], OrderedJson::array({"official"}));
   ASSERT_EQ(j["games"].size(), 6u);
+  ASSERT_TRUE(j["summary"].contains("validity_official")) << j["summary"].dump();
   const std::string action = "experiment_action_test_1_p_m_action-similar-1";
   const OrderedJson& a = row_of(j["games"], "game", action);
   EXPECT_EQ(a["experiment"], "action");

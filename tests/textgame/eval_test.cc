@@ -132,6 +132,7 @@ TEST(TextgameEval, ASecondValidityModeFromATextgameValidityRunIsItsOwnTable) {
                     dump_json(OrderedJson{{"stage", "validity"}, {"outcomes", outcomes}}));
   const OrderedJson j = eval_json(read_experiment_folder(dir.path()));
   EXPECT_EQ(j["validity_modes"], OrderedJson::array({"unknown", "fresh"}));
+  ASSERT_TRUE(j["summary"].contains("validity_fresh")) << j["summary"].dump();
   const OrderedJson runnable = row_of(j["summary"]["validity_fresh"], "check", "runnable");
   EXPECT_DOUBLE_EQ(runnable["generation"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(row_of(j["summary"]["validity_fresh"], "check", "winnable")["generation"].get<double>(),
