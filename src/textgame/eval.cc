@@ -467,6 +467,8 @@ std::string format_eval(const ExperimentEval& eval, OutputFormat format, const s
     found = found || name == table;
   }
   if (!found) throw SetupError(fmt::format("--table {}: no such table here (tables: {})", table, names));
+  if (format == OutputFormat::kJsonl && table.empty())
+    throw SetupError(fmt::format("--format jsonl prints one table: name it with --table ({})", names));
   if (format == OutputFormat::kJson && table.empty()) return dump_json(eval_json(eval), 2) + "\n";
   std::string out;
   for (const auto& [name, t] : tables) {

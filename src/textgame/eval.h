@@ -108,7 +108,8 @@ std::vector<std::pair<std::string, Table>> eval_tables(const ExperimentEval& eva
 OrderedJson eval_json(const ExperimentEval& eval);
 
 // md: a heading and a note per table; csv: each table after a "# <name>" line, blank lines between;
-// json: eval_json. `table`: only that table ("" = all); SetupError naming the known tables otherwise.
+// json: eval_json; jsonl: only with `table`. `table`: only that table ("" = all); SetupError naming
+// the known tables otherwise.
 std::string format_eval(const ExperimentEval& eval, OutputFormat format, const std::string& table = {});
 
 }  // namespace pcglab::textgame

@@ -112,6 +112,8 @@ TEST(TextgameEval, MarkdownAndCsvHaveOneSectionPerTableAndNameTheMode) {
   const std::string one = format_eval(eval, OutputFormat::kCsv, "judged");
   EXPECT_EQ(one.rfind("metric,before_reflection,", 0), 0u) << one;
   EXPECT_THROW(format_eval(eval, OutputFormat::kCsv, "nonsense"), SetupError);
+  EXPECT_THROW(format_eval(eval, OutputFormat::kJsonl), SetupError);  // one table per stream
+  EXPECT_EQ(format_eval(eval, OutputFormat::kJsonl, "games").find("{\"game\":"), 0u);
 }
 
 TEST(TextgameEval, ASecondValidityModeFromATextgameValidityRunIsItsOwnTable) {
