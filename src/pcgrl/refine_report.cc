@@ -14,6 +14,7 @@
 #include "pcgrl/level_picture.h"
 #include "pcgrl/reward_llm.h"
 #include "report/html.h"
+#include "report/line_diff.h"
 
 namespace pcglab::pcgrl {
 namespace fs = std::filesystem;
@@ -462,26 +463,7 @@ constexpr std::string_view kStyle =
 }  // namespace
 
 std::vector<std::string> line_diff(const std::string& before, const std::string& after) {
-  const std::vector<std::string> a = split_lines(before), b = split_lines(after);
-  const size_t n = a.size(), m = b.size();
-  // lcs[i][j]: length of the longest common subsequence of a[i..] and b[j..].
-  std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-  for (size_t i = n; i-- > 0;)
-    for (size_t j = m; j-- > 0;)
-      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-  std::vector<std::string> out;
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] == b[j]) {
-      out.push_back("  " + a[i++]);
-      ++j;
-    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
-      out.push_back("- " + a[i++]);  // removals before additions, as diff prints them
-    } else {
-      out.push_back("+ " + b[j++]);
-    }
-  }
-  return out;
+  return report::line_diff(before, after);
 }
 
 std::string refine_report_html(const fs::path& dir) {
