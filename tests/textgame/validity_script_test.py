@@ -49,6 +49,7 @@ import random
 class TextGame:
     def __init__(self, randomSeed):
         self.random = random.Random(randomSeed)
+        self.alias = self.random  # one generator referenced twice: a copy must keep them one object
         self.state = (0, 0)
         self.numSteps = 0
         self.gameOver = self.gameWon = False
@@ -76,6 +77,16 @@ class TextGame:
             return ("I don't understand that.", self.score, 0, self.gameOver, self.gameWon)
         self.numSteps += 1
         arg = self.possibleActions[actionStr][0][0]
+        if RANDOM_STEPS:  # the outcome of a step drawn from the game's own generator
+            for _ in range(arg):
+                self.random.random()
+            x = self.alias.random()
+            if x < FAIL:
+                raise ValueError('draw %r' % x)
+            if x > 0.9:
+                self.gameOver = True
+                self.gameWon = x > 0.95
+            return ('ok', self.score, 0, self.gameOver, self.gameWon)
         r = random.Random(hash((self.state, actionStr)) ^ SEED)
         if r.random() < FAIL:
             raise ValueError('step %r in %r' % (actionStr, self.state))
@@ -88,9 +99,11 @@ class TextGame:
 '''
 
 
-def generated_game(seed, fail, width=9, failing_actions=False):
-    return ('SEED = %d\nFAIL = %r\nWIDTH = %d\nFAILING_ACTIONS = %r\n' % (seed, fail, width, failing_actions) +
-            GENERATED)
+def generated_game(seed, fail, width=9, failing_actions=False, random_steps=False):
+    """random_steps: step draws from the game's own generator (self.random), so a copy of a state must
+    carry that generator's exact state (the leaves share one live Random, reset before each)."""
+    return ('SEED = %d\nFAIL = %r\nWIDTH = %d\nFAILING_ACTIONS = %r\nRANDOM_STEPS = %r\n'
+            % (seed, fail, width, failing_actions, random_steps) + GENERATED)
 
 
 class Outcomes(unittest.TestCase):
@@ -196,6 +209,17 @@ class FastEqualsReplay(unittest.TestCase):
         for seed in range(40):
             fail = [0.0, 0.002, 0.02][seed % 3]
             source = generated_game(seed, fail, failing_actions=seed % 5 == 4)
+            for mode in ('official', 'fresh'):
+                results = [validity.check_validity('generated.py', source,
+                                                   {'mode': mode, 'strategy': s, 'processes': p,
+                                                    'max_num_actions': 30})
+                           for s, p in CRAWLS]
+                for (s, p), r in zip(CRAWLS[1:], results[1:]):
+                    self.assertEqual(verdict(r), verdict(results[0]), 'seed %d, %s, %s %d' % (seed, mode, s, p))
+
+    def test_games_drawing_from_their_own_generator_in_step(self):
+        for seed in range(8):
+            source = generated_game(seed, [0.0, 0.005, 0.02][seed % 3], width=14, random_steps=True)
             for mode in ('official', 'fresh'):
                 results = [validity.check_validity('generated.py', source,
                                                    {'mode': mode, 'strategy': s, 'processes': p,
