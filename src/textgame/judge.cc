@@ -15,6 +15,7 @@
 #include "core/rng.h"
 #include "core/table.h"
 #include "llm/template.h"
+#include "textgame/py_random.h"
 
 namespace pcglab::textgame {
 
@@ -414,17 +415,21 @@ std::vector<CrawledPath> crawl_paths(GameSession& session, const JudgeSettings& 
   std::vector<CrawledPath> paths;
   session.new_game(0);
   const std::vector<std::string> initial = session.possible_actions();
-  Rng rng(static_cast<uint64_t>(settings.shuffle_seed));
+  // The official Pathcrawler's own generator: Python's random.Random(shuffle_seed), one for the crawl.
+  PyRandom rng(settings.shuffle_seed);
   const auto max_paths = static_cast<size_t>(settings.max_paths);
   std::function<void(const CrawledPath&, int)> crawl = [&](const CrawledPath& prefix, int depth) {
     if (depth < 0 || paths.size() >= max_paths) return;
     const int64_t here = session.snapshot();
     std::vector<std::string> order = initial;
-    shuffle(order, rng);
+    rng.shuffle(order);
     std::map<std::string, int> per_verb;
     for (const std::string& action : order) {
-      if (paths.size() >= max_paths) break;
-      if (++per_verb[verb_of(action)] > settings.alignment_cap) continue;
+      // The official check: a verb already run more than `cap` times is skipped (cap + 1 per verb);
+      // the verb is the text before the first space, as `actionStr.split(" ")[0]`.
+      int& count = per_verb[action.substr(0, action.find(' '))];
+      if (count > settings.alignment_cap) continue;
+      ++count;
       session.restore(here);
       session.possible_actions();
       CrawledPath path = prefix;
@@ -440,6 +445,9 @@ std::vector<CrawledPath> crawl_paths(GameSession& session, const JudgeSettings& 
         over = true;
       }
       paths.push_back(path);
+      // As the official: the limit is checked after each path, so each open level adds one more
+      // path after a deeper level reached it.
+      if (paths.size() >= max_paths) break;
       if (!over) crawl(path, depth - 1);
     }
     session.drop_snapshot(here);
