@@ -560,6 +560,11 @@ Json metric_cell(const OrderedJson& metadata, const char* field) {
 }  // namespace
 
 JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool& pool) {
+  return run_judge(
+      run, [&completer](const fs::path&) -> llm::Completer& { return completer; }, pool);
+}
+
+JudgeReport run_judge(const JudgeRun& run, const JudgeCompleterFactory& make_completer, ThreadPool& pool) {
   for (const std::string& m : run.metrics)
     if (std::find(judge_metric_names().begin(), judge_metric_names().end(), m) == judge_metric_names().end())
       throw SetupError(fmt::format("--metrics: unknown metric '{}' (compliance, alignment, winnability)", m));
@@ -594,8 +599,9 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
 
   batch::DriverOptions options;
   options.run_name = "textgame judge";
-  options.config = settings_json(run);
+  options.config = run.merge_config.empty() ? settings_json(run) : run.merge_config;
   options.progress = run.progress;
+  options.shard = run.shard;
   batch::Driver driver(run.out, pool, options);
   batch::StageSpec stage;
   stage.name = "judge";
@@ -613,7 +619,8 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
       item.outputs = {run.out / "judgements" / g.stem() / (metric + ".json")};
       try {
         batch::ContentHash h;
-        h.add("textgame judge 1").add(metric).add(options.config).add(prompts_text).add(read_file(g));
+        // The settings alone (not the merge record, which names paths): hashes of earlier runs hold.
+        h.add("textgame judge 1").add(metric).add(settings_json(run)).add(prompts_text).add(read_file(g));
         if (metric == "compliance") h.add(spec_text).add(form_text);
         if (metric == "compliance" && !form_text.empty()) h.add(read_file(official_spec_file(run, g)));
         item.hash = h.hex();
@@ -627,6 +634,7 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
     const Task& t = tasks[i];
     const std::string& key = stage.items[i].key;
     const GameSource game = read_game(t.game, run.corpus);
+    llm::Completer& completer = make_completer(batch::Driver::store_path(run.out, driver.shard()));
     MetricResult m;
     if (t.metric == "compliance") {
       if (form_text.empty()) {
@@ -669,9 +677,11 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
     std::vector<Json> row(report.columns.size(), Json(nullptr));
     row[0] = g.filename().string();
     std::string errors;
+    bool ours = false;
     for (const std::string& metric : run.metrics) {
       const auto it = by_key.find(g.stem().string() + "/" + metric);
       if (it == by_key.end()) continue;  // another shard's
+      ours = true;
       const ItemOutcome& o = *it->second;
       if (!o.ok()) {
         errors += (errors.empty() ? "" : "; ") + metric + ": " + o.message;
@@ -689,8 +699,9 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
       }
     }
     row[7] = errors;
-    report.rows.push_back(std::move(row));
+    if (ours || driver.shard().all()) report.rows.push_back(std::move(row));
   }
+  if (!driver.shard().all()) return report;  // concurrent shards: the merge writes the tables
   Table table{report.columns, report.rows};
   write_file_atomic(run.out / "results.md", format_table(table, OutputFormat::kMd));
   write_file_atomic(run.out / "results.csv", format_table(table, OutputFormat::kCsv));
