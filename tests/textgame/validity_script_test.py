@@ -204,6 +204,19 @@ class Outcomes(unittest.TestCase):
         self.assertEqual(validity.find_game_class(m).__name__, 'KeyGame')
 
 
+class OneLoader(unittest.TestCase):
+    def test_the_game_class_is_the_hosts_choice_first_by_name(self):
+        # Two classes ending in "Game", the later one first by name: the host's (and the refactored
+        # evaluators' inspect.getmembers) choice, not the first defined.
+        source = 'class ZooGame:\n    pass\nclass AntGame:\n    pass\n'
+        m = validity.load_game_module('two_games.py', source)
+        self.assertEqual(validity.find_game_class(m).__name__, 'AntGame')
+        self.assertIs(validity.find_game_class(m), validity.game_class_of(m, 'two_games'))
+        r = check('two_games.py', source)  # AntGame() has no randomSeed: the TextGame check fails
+        self.assertEqual(flags(r), '00000')
+        self.assertIn('AntGame', r['error'])
+
+
 class FastEqualsReplay(unittest.TestCase):
     def test_generated_games_in_both_modes(self):
         for seed in range(40):

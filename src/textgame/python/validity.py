@@ -4,8 +4,9 @@
 # implementation is pcglab's.
 #
 #   load_game_module / find_game_class   the game's source as a module named after its file (its
-#                                        tracebacks show its frames), and its game class: shared
-#                                        with the game host
+#                                        tracebacks show its frames), and its game class: the game
+#                                        host's loader (gameload.py, which pcglab puts before this
+#                                        file in the worker's script)
 #   check_validity(filename, source, options) -> dict   the verdict
 #
 # Two crawls give the same verdict (flags, winnable, the first error in the official order, the
@@ -15,7 +16,11 @@
 #            state (pickle, in the worker's memory) instead of replaying the prefix; identical
 #            states (the same snapshot bytes at the same depth) share one subtree's count; the root's
 #            subtrees are split over forked processes (both cores), combined in the official order.
-import copyreg, hashlib, io, os, sys, types, linecache, pickle, random, select, signal, struct, traceback
+import copyreg, hashlib, io, os, sys, pickle, random, select, signal, struct, traceback
+
+if 'game_class_of' not in globals():  # a file of its own (the Python tests): the shared loader beside it
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gameload import add_module, game_class_of
 
 TIMEOUT_MESSAGE = ('Automatic evaluation timed out.  This could be due to an infinite loop in the code, '
                    'waiting for user input outside the main() function, or some other issue or '
@@ -34,48 +39,22 @@ class Stop(Exception):
 def load_game_module(filename, source, libraries=()):
     """Runs `source` as the module named after `filename` (boil-water.py -> boil-water), registered in
     sys.modules so that its classes pickle and its tracebacks name `filename`. `libraries`: (dotted
-    name, source) pairs importable first (data.library.GameBasic for the refactored corpus)."""
+    name, source) pairs importable first (data.library.GameBasic for the refactored corpus). The
+    loader is the game host's (gameload.py)."""
     for name, lib_source in libraries:
-        parts = name.split('.')
-        for i in range(1, len(parts)):
-            parent = '.'.join(parts[:i])
-            if parent not in sys.modules:
-                pkg = types.ModuleType(parent)
-                pkg.__path__ = []
-                sys.modules[parent] = pkg
-                if i > 1:
-                    setattr(sys.modules['.'.join(parts[:i - 1])], parts[i - 1], pkg)
-        lib_file = name.replace('.', '/') + '.py'
-        lib = types.ModuleType(name)
-        lib.__file__ = lib_file
-        sys.modules[name] = lib
-        if len(parts) > 1:
-            setattr(sys.modules['.'.join(parts[:-1])], parts[-1], lib)
-        linecache.cache[lib_file] = (len(lib_source), None, lib_source.splitlines(True), lib_file)
-        exec(compile(lib_source, lib_file, 'exec'), lib.__dict__)
+        add_module(name, name.replace('.', '/') + '.py', lib_source)
     name = os.path.basename(filename)
     if name.endswith('.py'):
         name = name[:-3]
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    module = types.ModuleType(name)
-    module.__file__ = filename
-    sys.modules[name] = module
-    exec(compile(source, filename, 'exec'), module.__dict__)
-    return module
+    return add_module(name, filename, source)
 
 
 def find_game_class(module):
-    """TextGame defined in the module; else the first class defined in it whose name ends in `Game`
-    (the refactored corpus: `class BoilWaterGame(TextGame)`); else an imported TextGame. Raises
+    """The game host's choice (gameload.game_class_of: TextGame defined in the module, else the first
+    class defined in it whose name ends in `Game`, by name); else an imported TextGame. Raises
     AttributeError with Python's text when there is none, as the official import does."""
-    own = [v for v in module.__dict__.values() if isinstance(v, type) and v.__module__ == module.__name__]
-    for cls in own:
-        if cls.__name__ == 'TextGame':
-            return cls
-    for cls in own:
-        if cls.__name__.endswith('Game'):
-            return cls
-    return module.TextGame
+    cls = game_class_of(module, module.__name__)
+    return cls if cls is not None else module.TextGame
 
 
 def reduce_random(r):
