@@ -241,6 +241,36 @@ class FastEqualsReplay(unittest.TestCase):
                 for (s, p), r in zip(CRAWLS[1:], results[1:]):
                     self.assertEqual(verdict(r), verdict(results[0]), 'seed %d, %s, %s %d' % (seed, mode, s, p))
 
+    def test_a_later_error_met_while_a_unit_is_still_running_does_not_count(self):
+        # The first subtree in the official order ends in a slow leaf step that raises (a forked unit);
+        # meanwhile the parent reaches the next root, whose expansion raises: only the first error in
+        # the official order counts, and its flags are the replay's (generatePossibleActions true).
+        source = (
+            'import time\n'
+            'class TextGame:\n'
+            '    def __init__(self, randomSeed):\n'
+            '        self.path, self.gameOver, self.gameWon, self.score = [], False, False, 0\n'
+            '    def getTaskDescription(self):\n'
+            '        return "t"\n'
+            '    def calculateScore(self):\n'
+            '        pass\n'
+            '    def generatePossibleActions(self):\n'
+            '        if self.path == ["a"]:\n'
+            '            raise KeyError("expansion of a")\n'
+            '        return {"a": [], "b": []}\n'
+            '    def step(self, action):\n'
+            '        self.path.append(action)\n'
+            '        if self.path == ["b", "b", "b"]:\n'
+            '            time.sleep(0.5)  # the parent goes on meanwhile\n'
+            '            raise ValueError("leaf")\n'
+            '        return ("ok", 0, 0, False, False)\n')
+        replay = validity.check_validity('late.py', source, {'strategy': 'replay'})
+        self.assertEqual(flags(replay), '11101')
+        self.assertEqual(replay['sequences'], 3)
+        for _ in range(2):
+            fast = validity.check_validity('late.py', source, {'strategy': 'fast', 'processes': 2})
+            self.assertEqual(verdict(fast), verdict(replay))
+
     def test_the_kitchen_with_150_actions_per_state(self):
         for mode in ('official', 'fresh'):
             results = [check('validity_kitchen.py', mode=mode, strategy=s, processes=p, roots=3) for s, p in CRAWLS]

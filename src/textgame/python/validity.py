@@ -364,6 +364,13 @@ class Crawl:
         stop = resolve(top, acc)
         self.sequences, self.winnable = acc
         self.steps += self.units.steps
+        # The flags as the replay crawl leaves them, from the combined result alone: fail() clears a
+        # flag at once, also for an error the parent met after an earlier one that a forked unit had
+        # not reported yet (which does not count), and the units' successful steps are not this
+        # process's. The root's checks passed; a step succeeded when a sequence was counted (a later
+        # error comes after its step) unless the first error is a step's.
+        self.checks['generatePossibleActions'] = True
+        self.checks['step'] = self.sequences > 0
         if stop is not None:
             self.stop_kind, self.error = stop
             if self.stop_kind:
