@@ -24,6 +24,7 @@ struct GenerationCliOptions {
   std::string out;
   std::string shard;
   bool force = false;
+  bool official_budget = false;
 };
 
 inline void add_generation_options(CLI::App& cmd, GenerationCliOptions& o, const std::string& out_default) {
@@ -48,6 +49,9 @@ inline void add_generation_options(CLI::App& cmd, GenerationCliOptions& o, const
          "(actions regenerated after every step)")
       ->check(CLI::IsMember({"official", "fresh"}))
       ->capture_default_str();
+  cmd.add_flag("--official-max-tokens", o.official_budget,
+               "Without --max-tokens: send the official scripts' budget, min(32000 - prompt tokens, 16000), "
+               "the prompt's tokens estimated as one per 3 bytes (no tiktoken here: docs/textgame.md)");
   cmd.add_option("--prompts", o.prompts,
                  "Folder with generation.txt and reflection.txt to use instead of the built-in templates")
       ->check(CLI::ExistingDirectory);
@@ -69,6 +73,7 @@ inline OrderedJson generation_config(const GenerationCliOptions& o) {
                      {"top_p", opt(o.llm.top_p)},
                      {"max_tokens", opt(o.llm.max_tokens)},
                      {"seed", opt(o.llm.seed)},
+                     {"official_max_tokens", o.official_budget},
                      {"reflections", o.reflections},
                      {"validity", o.validity},
                      {"prompts", o.prompts.empty() ? "" : std::filesystem::absolute(o.prompts).string()},
@@ -93,6 +98,7 @@ inline GenerationCliOptions generation_options_from_config(const std::filesystem
   if (c.contains("top_p") && !c["top_p"].is_null()) o.llm.top_p = c["top_p"].get<double>();
   if (c.contains("max_tokens") && !c["max_tokens"].is_null()) o.llm.max_tokens = c["max_tokens"].get<int>();
   if (c.contains("seed") && !c["seed"].is_null()) o.llm.seed = c["seed"].get<int64_t>();
+  o.official_budget = c.value("official_max_tokens", false);
   o.reflections = c.value("reflections", 3);
   o.validity = c.value("validity", "official");
   o.prompts = c.value("prompts", "");
@@ -110,6 +116,7 @@ inline textgame::GenerationBatchOptions generation_batch_options(const Generatio
   b.settings.temperature = o.llm.temperature;
   b.settings.top_p = o.llm.top_p;
   b.settings.max_tokens = o.llm.max_tokens;
+  b.settings.official_budget = o.official_budget;
   b.settings.seed = o.llm.seed;
   b.settings.reflections = o.reflections;
   if (!o.prompts.empty()) b.prompts = textgame::GenerationPrompts::load(o.prompts);

@@ -2,9 +2,15 @@
 // --out DIR`: the LLM-judged metrics of text games (textgame/judge.h), each game × metric an item of
 // the batch (resumable: finished calls come from the response cache), every judgement in
 // DIR/judgements/<game>/<metric>.json, the table in DIR/results.{md,csv,json} and on stdout.
+// Every exchange with the server is recorded in the run store, so a run killed mid-item (even with
+// --no-cache) replays the answered calls; --shard splits the items, `pcglab merge DIR` completes them.
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <optional>
 
+#include "batch/merge.h"
+#include "batch_options.h"
 #include "command.h"
 #include "core/check.h"
 #include "core/log.h"
@@ -28,6 +34,8 @@ struct JudgeOptions {
   std::string corpus;
   std::string prompts;
   std::string mode = "official";
+  std::string shard;
+  std::vector<std::string> paths;  // a merge: where the games are read (as recorded)
   bool separate_votes = false;
   textgame::JudgeSettings settings;
   double timeout = textgame::host_worker_config().limits.call_timeout_s;
@@ -48,9 +56,46 @@ std::vector<std::string> split_metrics(const std::string& text) {
   return out;
 }
 
+constexpr const char* kRunName = "textgame judge";
+constexpr const char* kRecordScope = "textgame-judge";
+
+std::string absolute_or_empty(const std::string& p) {
+  return p.empty() ? "" : fs::absolute(p).string();
+}
+
+// What a run records for `pcglab merge`: its inputs and settings (the server and the key come from
+// the merge's environment, never from the folder).
+OrderedJson merge_config(const JudgeOptions& o) {
+  const auto opt = [](const auto& v) { return v ? OrderedJson(*v) : OrderedJson(); };
+  const textgame::JudgeSettings& s = o.settings;
+  return OrderedJson{{"games", o.games},
+                     {"inputs", inputs_relative_to(o.out, o.paths.empty() ? o.games : o.paths)},
+                     {"spec", absolute_or_empty(o.spec)},
+                     {"eval_form", absolute_or_empty(o.eval_form)},
+                     {"metrics", o.metrics},
+                     {"corpus", absolute_or_empty(o.corpus)},
+                     {"prompts", absolute_or_empty(o.prompts)},
+                     {"mode", o.mode},
+                     {"separate_votes", o.separate_votes},
+                     {"votes", s.votes},
+                     {"samples", s.alignment_samples},
+                     {"sample_seed", s.sample_seed},
+                     {"shuffle_seed", s.shuffle_seed},
+                     {"env_steps", s.env_steps},
+                     {"game_seed", s.game_seed},
+                     {"game_timeout", o.timeout},
+                     {"model", o.llm.model},
+                     {"temperature", opt(o.llm.temperature)},
+                     {"max_tokens", opt(o.llm.max_tokens)},
+                     {"seed", opt(o.llm.seed)},
+                     {"no_cache", o.llm.no_cache},
+                     {"cache", absolute_or_empty(o.llm.cache)},
+                     {"unsafe_no_sandbox", o.sandbox.unsafe_no_sandbox}};
+}
+
 int run_judge(JudgeOptions& o, const GlobalOptions& global) {
   textgame::JudgeRun run;
-  for (const std::string& g : o.games) run.games.emplace_back(g);
+  for (const std::string& g : o.paths.empty() ? o.games : o.paths) run.games.emplace_back(g);
   run.spec = o.spec;
   run.eval_form = o.eval_form;
   run.corpus = o.corpus;
@@ -67,17 +112,30 @@ int run_judge(JudgeOptions& o, const GlobalOptions& global) {
   run.worker.limits.call_timeout_s = o.timeout;
   run.worker.isolation = o.sandbox.isolation(run.worker);
   run.progress = !global.quiet;
+  run.shard = shard_of(o.shard);
+  run.merge_config = dump_json(merge_config(o));
 
   llm::CompleterStackOptions so;
   so.client = o.llm.checked_client_config();
   fs::create_directories(run.out / "logs");
   so.cache = o.llm.cache_file(run.out / "llm-cache.sqlite");
-  const llm::CompleterStack stack = llm::make_completer_stack(so);
-  stack.client->on_retry(
-      [](const llm::RetryNotice& retry) { log_info("{}: {}", retry.item, retry.describe()); });
+  so.record_scope = kRecordScope;
+  // Built when the first item runs, with the batch's run store as its exchange record.
+  std::mutex mutex;
+  std::optional<llm::CompleterStack> stack;
+  const auto completer = [&](const fs::path& store) -> llm::Completer& {
+    std::lock_guard lock(mutex);
+    if (!stack) {
+      so.record = std::make_shared<store::ExchangeLog>(store);
+      stack = llm::make_completer_stack(so);
+      stack->client->on_retry(
+          [](const llm::RetryNotice& retry) { log_info("{}: {}", retry.item, retry.describe()); });
+    }
+    return stack->completer();
+  };
 
   ThreadPool pool(global.threads);
-  const textgame::JudgeReport report = textgame::run_judge(run, stack.completer(), pool);
+  const textgame::JudgeReport report = textgame::run_judge(run, completer, pool);
   std::cout << format_table(Table{report.columns, report.rows}, global.output_format());
   return report.failed == 0 ? kExitOk : kExitItemsFailed;
 }
@@ -147,14 +205,55 @@ Action setup_judge(CLI::App& cmd, const GlobalOptions& global) {
   llm.sampling_source = "official";
   add_llm_options(cmd, o->llm, llm);
   add_sandbox_options(cmd, o->sandbox, "the games");
+  add_shard_option(cmd, o->shard);
   cmd.footer(
-      "Resumable: run the same command again after an interruption; finished LLM calls come from the "
-      "response cache and finished items are not run again.");
+      "Resumable: run the same command again after an interruption (even kill -9); finished items are "
+      "not run again and answered LLM calls are replayed from the run's exchange record (with "
+      "--no-cache too).");
   return [o, &global] { return run_judge(*o, global); };
+}
+
+// `pcglab merge DIR` after `textgame judge --shard`: the recorded settings, unsharded (items a shard
+// finished are reused; the others run, the server and key from the environment).
+int merge_judge(const fs::path& dir, const Json& c, int) {
+  if (c.value("unsafe_no_sandbox", false))
+    throw SetupError(fmt::format(
+        "{}: the shards ran with --unsafe-no-sandbox, which a run folder cannot ask of a merge; complete it "
+        "with the same `pcglab textgame judge ... --out {} --unsafe-no-sandbox` command, unsharded",
+        dir.string(), dir.string()));
+  JudgeOptions o;
+  o.out = dir.string();
+  o.games = c.value("games", std::vector<std::string>{});
+  o.paths = recorded_inputs(dir, c, o.games);
+  o.spec = c.value("spec", "");
+  o.eval_form = c.value("eval_form", "");
+  o.metrics = c.value("metrics", o.metrics);
+  o.corpus = c.value("corpus", "");
+  o.prompts = c.value("prompts", "");
+  o.mode = c.value("mode", o.mode);
+  o.separate_votes = c.value("separate_votes", false);
+  o.settings.votes = c.value("votes", o.settings.votes);
+  o.settings.alignment_samples = c.value("samples", o.settings.alignment_samples);
+  o.settings.sample_seed = c.value("sample_seed", o.settings.sample_seed);
+  o.settings.shuffle_seed = c.value("shuffle_seed", o.settings.shuffle_seed);
+  o.settings.env_steps = c.value("env_steps", o.settings.env_steps);
+  o.settings.game_seed = c.value("game_seed", o.settings.game_seed);
+  o.timeout = c.value("game_timeout", o.timeout);
+  o.llm.model = c.value("model", "");
+  o.llm.temperature = 0.0;
+  if (c.contains("temperature") && !c["temperature"].is_null())
+    o.llm.temperature = c["temperature"].get<double>();
+  if (c.contains("max_tokens") && !c["max_tokens"].is_null()) o.llm.max_tokens = c["max_tokens"].get<int>();
+  if (c.contains("seed") && !c["seed"].is_null()) o.llm.seed = c["seed"].get<int64_t>();
+  o.llm.no_cache = c.value("no_cache", false);
+  o.llm.cache = c.value("cache", "");
+  return run_judge(o, merge_global_options());
 }
 
 }  // namespace
 
+PCGLAB_REGISTER_MERGER(kRunName, "judgements/ and results.{md,csv,json} (items no shard finished are judged)",
+                       merge_judge);
 PCGLAB_REGISTER_COMMAND("textgame", "judge",
                         "Judge text games with an LLM: specification compliance, physical-reality alignment, "
                         "winnability",

@@ -45,8 +45,8 @@ std::string read_setup_file(const fs::path& path, const std::string& what) {
 std::string item_hash(const GenerationJob& job, const GenerationBatchOptions& o) {
   const GenerationSettings& s = o.settings;
   const auto opt = [](const auto& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
-  return batch::ContentHash()
-      .add(job.name)
+  batch::ContentHash h;
+  h.add(job.name)
       .add(job.spec)
       .add(job.reference)
       .add(std::to_string(job.trial))
@@ -58,8 +58,10 @@ std::string item_hash(const GenerationJob& job, const GenerationBatchOptions& o)
       .add(opt(s.max_tokens))
       .add(opt(s.seed))
       .add(std::to_string(s.reflections))
-      .add(s.reflections > 0 ? o.validity_settings : "")
-      .hex();
+      .add(s.reflections > 0 ? o.validity_settings : "");
+  // Only when on, so the hashes of runs without it hold.
+  if (s.official_budget && !s.max_tokens) h.add("official budget");
+  return h.hex();
 }
 
 // out/results.json: every version's record keyed by its file name, as the official results file.

@@ -46,10 +46,11 @@ std::string final_file(const std::string& name, int version) {
 llm::ChatRequest request_of(const GenerationSettings& s, std::string prompt) {
   llm::ChatRequest request;
   request.model = s.model;
+  request.max_tokens = s.max_tokens;
+  if (!request.max_tokens && s.official_budget) request.max_tokens = official_max_tokens(prompt);
   request.messages = {{"user", std::move(prompt)}};
   request.temperature = s.temperature;
   request.top_p = s.top_p;
-  request.max_tokens = s.max_tokens;
   request.seed = s.seed;
   return request;
 }
@@ -291,6 +292,15 @@ ValidityCheck sandboxed_validity(const ValidityOptions& options, sandbox::Worker
     }
     return check_validity(*pool, filename, source, options);
   };
+}
+
+int64_t estimated_tokens(std::string_view text) {
+  return static_cast<int64_t>((text.size() + 2) / 3);
+}
+
+int official_max_tokens(std::string_view prompt) {
+  constexpr int64_t kContext = 32000, kProgram = 16000;  // the official scripts' limits
+  return static_cast<int>(std::max<int64_t>(1, std::min(kContext - estimated_tokens(prompt), kProgram)));
 }
 
 }  // namespace pcglab::textgame

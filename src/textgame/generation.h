@@ -83,9 +83,21 @@ struct GenerationSettings {
   std::string model;
   std::optional<double> temperature, top_p;  // sent when set (the CLI presets the official 0 and 1)
   std::optional<int> max_tokens;
+  // Without max_tokens: send the official scripts' budget, official_max_tokens(prompt), on every call.
+  bool official_budget = false;
   std::optional<int64_t> seed;
   int reflections = 3;  // at most; 0: generation only, no validity check
 };
+
+// pcglab's estimate of a prompt's tokens, where the official scripts count them with tiktoken
+// (cl100k_base, not available here): one token per 3 bytes of UTF-8, rounded up. Not a tokenizer:
+// English and Python average nearer 4 bytes a token in cl100k (indentation runs more), so this
+// usually over-counts the prompt, and the budget below comes out at most a little under the official.
+int64_t estimated_tokens(std::string_view text);
+
+// The official budget of a generation or reflection call: min(32000 - prompt tokens, 16000) (context
+// 32000, program 16000), here with estimated_tokens(prompt); at least 1.
+int official_max_tokens(std::string_view prompt);
 
 // One game to generate: its file prefix and its inputs.
 struct GenerationJob {

@@ -10,10 +10,18 @@
 
 namespace pcglab::textgame {
 
-extern const unsigned char kTextgameHostPy[];  // generated/embedded/kTextgameHostPy.cc
+extern const unsigned char kTextgameHostPy[];      // generated/embedded/kTextgameHostPy.cc
+extern const unsigned char kTextgameGameLoadPy[];  // generated/embedded/kTextgameGameLoadPy.cc
+
+std::string game_loader_source() {
+  return reinterpret_cast<const char*>(kTextgameGameLoadPy);
+}
 
 const char* host_source() {
-  return reinterpret_cast<const char*>(kTextgameHostPy);
+  // The shared loader first, then the host, which uses its add_module and game_class_of.
+  static const std::string source =
+      game_loader_source() + "\n" + reinterpret_cast<const char*>(kTextgameHostPy);
+  return source.c_str();
 }
 
 sandbox::WorkerConfig host_worker_config() {

@@ -144,7 +144,11 @@ class GameSession {
 // The sandbox settings games run with: the defaults (a call may take 10 s, 1 GB of memory), no preload.
 sandbox::WorkerConfig host_worker_config();
 
-// The host module's source (src/textgame/python/host.py, embedded at build time).
+// The host worker's script: python/gameload.py then python/host.py (embedded at build time).
 const char* host_source();
+
+// python/gameload.py: the game loader the host and the validity crawl share (each worker script
+// starts with it).
+std::string game_loader_source();
 
 }  // namespace pcglab::textgame

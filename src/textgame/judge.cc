@@ -15,6 +15,7 @@
 #include "core/rng.h"
 #include "core/table.h"
 #include "llm/template.h"
+#include "textgame/py_random.h"
 
 namespace pcglab::textgame {
 
@@ -414,17 +415,21 @@ std::vector<CrawledPath> crawl_paths(GameSession& session, const JudgeSettings& 
   std::vector<CrawledPath> paths;
   session.new_game(0);
   const std::vector<std::string> initial = session.possible_actions();
-  Rng rng(static_cast<uint64_t>(settings.shuffle_seed));
+  // The official Pathcrawler's own generator: Python's random.Random(shuffle_seed), one for the crawl.
+  PyRandom rng(settings.shuffle_seed);
   const auto max_paths = static_cast<size_t>(settings.max_paths);
   std::function<void(const CrawledPath&, int)> crawl = [&](const CrawledPath& prefix, int depth) {
     if (depth < 0 || paths.size() >= max_paths) return;
     const int64_t here = session.snapshot();
     std::vector<std::string> order = initial;
-    shuffle(order, rng);
+    rng.shuffle(order);
     std::map<std::string, int> per_verb;
     for (const std::string& action : order) {
-      if (paths.size() >= max_paths) break;
-      if (++per_verb[verb_of(action)] > settings.alignment_cap) continue;
+      // The official check: a verb already run more than `cap` times is skipped (cap + 1 per verb);
+      // the verb is the text before the first space, as `actionStr.split(" ")[0]`.
+      int& count = per_verb[action.substr(0, action.find(' '))];
+      if (count > settings.alignment_cap) continue;
+      ++count;
       session.restore(here);
       session.possible_actions();
       CrawledPath path = prefix;
@@ -440,6 +445,9 @@ std::vector<CrawledPath> crawl_paths(GameSession& session, const JudgeSettings& 
         over = true;
       }
       paths.push_back(path);
+      // As the official: the limit is checked after each path, so each open level adds one more
+      // path after a deeper level reached it.
+      if (paths.size() >= max_paths) break;
       if (!over) crawl(path, depth - 1);
     }
     session.drop_snapshot(here);
@@ -552,6 +560,11 @@ Json metric_cell(const OrderedJson& metadata, const char* field) {
 }  // namespace
 
 JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool& pool) {
+  return run_judge(
+      run, [&completer](const fs::path&) -> llm::Completer& { return completer; }, pool);
+}
+
+JudgeReport run_judge(const JudgeRun& run, const JudgeCompleterFactory& make_completer, ThreadPool& pool) {
   for (const std::string& m : run.metrics)
     if (std::find(judge_metric_names().begin(), judge_metric_names().end(), m) == judge_metric_names().end())
       throw SetupError(fmt::format("--metrics: unknown metric '{}' (compliance, alignment, winnability)", m));
@@ -586,8 +599,9 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
 
   batch::DriverOptions options;
   options.run_name = "textgame judge";
-  options.config = settings_json(run);
+  options.config = run.merge_config.empty() ? settings_json(run) : run.merge_config;
   options.progress = run.progress;
+  options.shard = run.shard;
   batch::Driver driver(run.out, pool, options);
   batch::StageSpec stage;
   stage.name = "judge";
@@ -605,7 +619,8 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
       item.outputs = {run.out / "judgements" / g.stem() / (metric + ".json")};
       try {
         batch::ContentHash h;
-        h.add("textgame judge 1").add(metric).add(options.config).add(prompts_text).add(read_file(g));
+        // The settings alone (not the merge record, which names paths): hashes of earlier runs hold.
+        h.add("textgame judge 1").add(metric).add(settings_json(run)).add(prompts_text).add(read_file(g));
         if (metric == "compliance") h.add(spec_text).add(form_text);
         if (metric == "compliance" && !form_text.empty()) h.add(read_file(official_spec_file(run, g)));
         item.hash = h.hex();
@@ -619,6 +634,7 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
     const Task& t = tasks[i];
     const std::string& key = stage.items[i].key;
     const GameSource game = read_game(t.game, run.corpus);
+    llm::Completer& completer = make_completer(batch::Driver::store_path(run.out, driver.shard()));
     MetricResult m;
     if (t.metric == "compliance") {
       if (form_text.empty()) {
@@ -661,9 +677,11 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
     std::vector<Json> row(report.columns.size(), Json(nullptr));
     row[0] = g.filename().string();
     std::string errors;
+    bool ours = false;
     for (const std::string& metric : run.metrics) {
       const auto it = by_key.find(g.stem().string() + "/" + metric);
       if (it == by_key.end()) continue;  // another shard's
+      ours = true;
       const ItemOutcome& o = *it->second;
       if (!o.ok()) {
         errors += (errors.empty() ? "" : "; ") + metric + ": " + o.message;
@@ -681,8 +699,9 @@ JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool
       }
     }
     row[7] = errors;
-    report.rows.push_back(std::move(row));
+    if (ours || driver.shard().all()) report.rows.push_back(std::move(row));
   }
+  if (!driver.shard().all()) return report;  // concurrent shards: the merge writes the tables
   Table table{report.columns, report.rows};
   write_file_atomic(run.out / "results.md", format_table(table, OutputFormat::kMd));
   write_file_atomic(run.out / "results.csv", format_table(table, OutputFormat::kCsv));

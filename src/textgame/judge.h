@@ -9,11 +9,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "batch/shard.h"
 #include "core/json.h"
 #include "core/thread_pool.h"
 #include "llm/completer.h"
@@ -169,6 +171,8 @@ struct JudgeRun {
   JudgePrompts prompts = JudgePrompts::builtin();
   sandbox::WorkerConfig worker = host_worker_config();
   bool progress = true;
+  batch::Shard shard;        // the items this process runs (default: all); results.* only when all
+  std::string merge_config;  // the run's record for `pcglab merge` (JSON; empty: the settings alone)
 };
 
 struct JudgeReport {
@@ -179,6 +183,13 @@ struct JudgeReport {
 
 // SetupError for an unknown metric, an unreadable spec or game list; a game's failure is its item's.
 JudgeReport run_judge(const JudgeRun& run, llm::Completer& completer, ThreadPool& pool);
+
+// The completer of the run's calls, asked for by each item that runs (from any thread: it must be
+// thread-safe), with the run store of this process (batch::Driver::store_path: the shard's when
+// sharded), where an exchange record (llm/exchange_record.h) belongs: a run killed mid-item then
+// replays every answered call, cache or no cache. Not called when every item is reused.
+using JudgeCompleterFactory = std::function<llm::Completer&(const std::filesystem::path& store)>;
+JudgeReport run_judge(const JudgeRun& run, const JudgeCompleterFactory& completer, ThreadPool& pool);
 
 const std::vector<std::string>& judge_metric_names();
 

@@ -3,7 +3,8 @@
 pcglab_module(textgame DEPS pcglab_core pcglab_batch pcglab_sandbox pcglab_llm pcglab_store pcglab_refine pcglab_report)
 # The Python a sandbox worker runs for this track, as files of their own, linted and tested as Python
 # (tests/textgame/area.cmake), embedded at build time: the game host (textgame/host.h) and the
-# validity crawl (textgame/validity.h).
+# validity crawl (textgame/validity.h), and the game loader both start with (gameload.py).
+pcglab_embed_file(pcglab_textgame src/textgame/python/gameload.py kTextgameGameLoadPy pcglab::textgame)
 pcglab_embed_file(pcglab_textgame src/textgame/python/host.py kTextgameHostPy pcglab::textgame)
 pcglab_embed_file(pcglab_textgame src/textgame/python/validity.py kValidityPy pcglab::textgame)
 # Generation and reflection prompts (src/textgame/prompts/), embedded at build time (textgame/generation.h).

@@ -12,6 +12,7 @@
 #include "core/check.h"
 #include "sandbox/decoded_value.h"
 #include "sandbox/worker_pool.h"
+#include "textgame/host.h"
 
 namespace pcglab::textgame {
 
@@ -60,7 +61,8 @@ ValidityMode parse_validity_mode(const std::string& text) {
 }
 
 std::string validity_script() {
-  return reinterpret_cast<const char*>(kValidityPy);
+  // The game loader the host uses (python/gameload.py) first, then the crawl.
+  return game_loader_source() + "\n" + reinterpret_cast<const char*>(kValidityPy);
 }
 
 sandbox::WorkerConfig validity_worker_config(const ValidityOptions& options, sandbox::WorkerConfig base) {

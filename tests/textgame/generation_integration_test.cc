@@ -102,6 +102,26 @@ TEST(Generation, OneShotPromptAndAValidGameStopAtVersionZero) {
   EXPECT_EQ(r.batch.stage.outcomes[0].requests, 1);
 }
 
+// --official-max-tokens: each call carries the official budget of its own prompt; without it (and
+// without --max-tokens) no max_tokens is sent.
+TEST(Generation, TheOfficialBudgetIsSentWithEachPromptsOwnEstimate) {
+  FakeOpenAiServer server;
+  const std::string game = testing::tiny_game("generated");
+  server.script({game_reply(game), game_reply(game)});
+  testing::ScriptedValidity validity;
+  pcglab::testing::TempDir dir;
+  GenerationBatchOptions o = batch_options(server, dir / "budget", 0);
+  o.settings.official_budget = true;
+  run_generation_batch({tiny_job()}, o, validity.check());
+  ASSERT_EQ(server.request_count(), 1u);
+  const Json body = parse_json(server.requests()[0], "request");
+  EXPECT_EQ(body["max_tokens"].get<int>(), official_max_tokens(prompt_of(server.requests()[0])));
+  EXPECT_EQ(body["max_tokens"].get<int>(), 16000);  // a short prompt: the program limit binds
+  run_generation_batch({tiny_job()}, batch_options(server, dir / "plain", 0), validity.check());
+  ASSERT_EQ(server.request_count(), 2u);
+  EXPECT_FALSE(parse_json(server.requests()[1], "request").contains("max_tokens"));
+}
+
 TEST(Reflection, TheErrorGoesBackUntilTheGameIsValid) {
   FakeOpenAiServer server;
   const std::string v0 = testing::tiny_game("v0", true), v1 = testing::tiny_game("v1 still broken", true),

@@ -43,6 +43,16 @@ TEST(CompareRevision, UnchangedAndShrunkByMoreThanHalfStopAsTheOfficialScript) {
   EXPECT_EQ(compare_revision("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", "a"), StopReason::kShrunk);
 }
 
+TEST(OfficialBudget, MinOfTheContextLeftAndTheProgramLimitWithTheEstimatedPromptTokens) {
+  EXPECT_EQ(estimated_tokens(""), 0);
+  EXPECT_EQ(estimated_tokens("abc"), 1);
+  EXPECT_EQ(estimated_tokens("abcd"), 2);  // rounded up
+  EXPECT_EQ(official_max_tokens("short prompt"), 16000);
+  EXPECT_EQ(official_max_tokens(std::string(48000, 'x')), 16000);  // 16,000 left: the program limit
+  EXPECT_EQ(official_max_tokens(std::string(60000, 'x')), 12000);  // 32,000 - 20,000
+  EXPECT_EQ(official_max_tokens(std::string(200000, 'x')), 1);     // past the context: at least 1
+}
+
 TEST(GenerationPrompts, TheGenerationPromptHasTheReferenceTheSpecAndTheRequiredApi) {
   const GenerationPrompts p = GenerationPrompts::builtin();
   const std::string prompt = p.generation("# Task: boil {{water}}", "class TextGame: {'a': 1}");

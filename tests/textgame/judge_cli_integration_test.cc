@@ -3,6 +3,10 @@
 // goes on, every judgement in the output folder, and a rerun that sends no request again.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <set>
 
 #include "core/files.h"
 #include "core/json.h"
@@ -136,6 +140,108 @@ TEST(TextgameJudge, WithTheEvaluationFormEachGameGetsTheOfficialsOneQuestion) {
   EXPECT_THAT(prompt, HasSubstr("Does the simulation have the object Door?"));
   EXPECT_THAT(prompt, HasSubstr("# Task-critical Objects: Box, Door"));
   EXPECT_EQ(Json::parse(r.out)[0]["compliance_passed"], "1/1");
+}
+
+// kill -9 while the judge waits for a reply, with --no-cache: the rerun replays the answered calls
+// from the run's exchange record and asks only what was never answered.
+TEST(TextgameJudge, KillNineWithNoCacheThenTheRerunRepeatsNoAnsweredRequest) {
+  PCGLAB_REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  constexpr int kAnswered = 4;
+  server.set_responder([](const std::string& body, int index) {
+    FakeReply r = scripted(body);
+    r.hold = index >= kAnswered;  // held until the gate opens: the first run is killed waiting
+    return r;
+  });
+  ::pcglab::testing::TempDir dir;
+  // Two items run one after the other: alignment (6 paths judged, each request its own) then
+  // winnability (3 agent turns).
+  const std::vector<std::string> args = {"--threads",
+                                         "1",
+                                         "textgame",
+                                         "judge",
+                                         (games() / "host_win.py").string(),
+                                         "--metrics",
+                                         "alignment,winnability",
+                                         "--samples",
+                                         "6",
+                                         "--mode",
+                                         "fresh",
+                                         "--model",
+                                         "scripted",
+                                         "--no-cache",
+                                         "--out",
+                                         (dir.path() / "out").string()};
+  const pid_t pid = ::pcglab::testing::spawn_pcglab(args, server_env(server), dir.path() / "first.log");
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(server.wait_until([](size_t received, int waiting) {
+    return received > kAnswered && waiting >= 1;
+  })) << read_file(dir.path() / "first.log");
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << read_file(dir.path() / "first.log");
+  const std::vector<std::string> first = server.requests();
+  ASSERT_EQ(first.size(), kAnswered + 1u);
+  server.open_gate();
+
+  const auto r = run_pcglab(args, server_env(server));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> all = server.requests();
+  EXPECT_EQ(all.size(), 6u + 3u + 1u);  // the request in flight at the kill was never answered: asked again
+  const std::set<std::string> answered(first.begin(), first.begin() + kAnswered);
+  for (size_t i = first.size(); i < all.size(); ++i) EXPECT_EQ(answered.count(all[i]), 0u) << "request " << i;
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), 6u + 3u);
+  const Json alignment =
+      parse_json(read_file(dir.path() / "out" / "judgements" / "host_win" / "alignment.json"), "a.json");
+  EXPECT_EQ(alignment["judgements"].size(), 6u);
+}
+
+// Two shards and a merge judge every item once and write the table one run writes.
+TEST(TextgameJudge, TwoShardsAndAMergeJudgeEveryItemOnce) {
+  PCGLAB_REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  server.set_responder([](const std::string& body, int) { return scripted(body); });
+  ::pcglab::testing::TempDir dir;
+  write_file_atomic(dir.path() / "spec.py", kSpec);
+  const auto args = [&](const fs::path& out, const std::string& shard) {
+    std::vector<std::string> a = {"--format",
+                                  "json",
+                                  "textgame",
+                                  "judge",
+                                  (games() / "host_win.py").string(),
+                                  (games() / "validity_wins.py").string(),
+                                  (games() / "validity_kitchen.py").string(),
+                                  "--spec",
+                                  (dir.path() / "spec.py").string(),
+                                  "--metrics",
+                                  "compliance,winnability",
+                                  "--votes",
+                                  "1",
+                                  "--separate-votes",
+                                  "--env-steps",
+                                  "3",
+                                  "--model",
+                                  "scripted",
+                                  "--out",
+                                  out.string()};
+    if (!shard.empty()) a.insert(a.end(), {"--shard", shard});
+    return a;
+  };
+  const auto one = run_pcglab(args(dir.path() / "one", ""), server_env(server));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const size_t unsharded = server.request_count();
+  for (const std::string shard : {"1/2", "2/2"}) {
+    const auto r = run_pcglab(args(dir.path() / "sharded", shard), server_env(server));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "sharded" / "results.json"));  // a shard writes no table
+  EXPECT_EQ(server.request_count(), 2 * unsharded);                   // each item judged by one shard
+  const auto merged = run_pcglab({"merge", (dir.path() / "sharded").string()}, server_env(server));
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(server.request_count(), 2 * unsharded);  // the merge judges nothing again
+  EXPECT_EQ(parse_json(read_file(dir.path() / "sharded" / "results.json"), "sharded"),
+            parse_json(read_file(dir.path() / "one" / "results.json"), "one"));
 }
 
 TEST(TextgameJudge, BadSetupIsExitTwoNamingTheInput) {

@@ -414,11 +414,64 @@ TEST(JudgeAlignment, CrawlsEveryPrefixFromTheInitialActionsWithThePerVerbCap) {
   }
   // The same seed gives the same order; the cap counts per verb: "open" and "close" are two verbs.
   EXPECT_EQ(crawl_paths(session, s)[7].actions, paths[7].actions);
+  // The official check skips a verb already run more than `cap` times: cap 0 still runs each once
+  // (every verb of this game has one action).
   s.alignment_cap = 0;
-  EXPECT_TRUE(crawl_paths(session, s).empty());
+  EXPECT_EQ(crawl_paths(session, s).size(), paths.size());
   s.alignment_cap = 10;
   s.alignment_depth = 0;
   EXPECT_EQ(crawl_paths(session, s).size(), 5u);
+}
+
+TEST(JudgeAlignment, PicksThePathsThatTheOfficialPythonCrawlPicks) {
+  // The kitchen's 154 actions over 9 verbs: the per-verb cap binds, so which actions are kept depends
+  // on the shuffle. Expected: the official Pathcrawler's loop (random.Random(0).shuffle at each node,
+  // `count > 10` skipped, the path limit checked after each path) written out in Python by pcglab and
+  // run with /usr/bin/python3 on this game with a limit of 30 paths (which gives 32: each open level
+  // adds one after the deeper one reached the limit).
+  PCGLAB_REQUIRE_SANDBOX();
+  sandbox::Worker worker(game_config());
+  GameSession session(worker, read_game(games() / "validity_kitchen.py"));
+  JudgeSettings s = settings();
+  s.max_paths = 30;
+  const std::vector<CrawledPath> paths = crawl_paths(session, s);
+  ASSERT_EQ(paths.size(), 32u);
+  EXPECT_THAT(paths[0].actions, ElementsAre("put plate in bowl"));
+  EXPECT_THAT(paths[1].actions, ElementsAre("put plate in bowl", "put apple in cupboard"));
+  const std::vector<std::string> last = {"open oven",
+                                         "put fork in oven",
+                                         "put knife in plate",
+                                         "examine milk",
+                                         "examine apple",
+                                         "turn off oven",
+                                         "put bread in sink",
+                                         "take fork",
+                                         "put knife in bowl",
+                                         "put cup in oven",
+                                         "examine knife",
+                                         "put knife in jar",
+                                         "put soap in drawer",
+                                         "examine fridge",
+                                         "put bread in fridge",
+                                         "eat apple",
+                                         "examine spoon",
+                                         "put egg in plate",
+                                         "examine towel",
+                                         "put cup in sink",
+                                         "put apple in oven",
+                                         "close oven",
+                                         "open jar",
+                                         "examine cup",
+                                         "take cup",
+                                         "eat soap",
+                                         "take jar",
+                                         "close cupboard",
+                                         "put plate in drawer",
+                                         "put bread in fridge"};
+  for (size_t k = 2; k < paths.size(); ++k) {
+    EXPECT_EQ(paths[k].actions.back(), last[k - 2]) << k;
+    EXPECT_EQ(paths[k].actions.size(), k < 30 ? 3u : 32u - k) << k;  // then one more at depth 2 and 1
+  }
 }
 
 TEST(JudgeAlignment, JudgesTheSampledPathsAndScoresTheShareOfYes) {

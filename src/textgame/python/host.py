@@ -19,10 +19,14 @@
 # them). Wall-clock limits, memory and crashes are the sandbox's (the worker is killed).
 import copy
 import numbers
+import os
 import sys
 import traceback
 import types
-import linecache
+
+if 'game_class_of' not in globals():  # a file of its own (the Python tests): the shared loader beside it
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gameload import add_module, game_class_of
 
 GUARD_NAME = '_pcglab_textgame_guard'
 
@@ -125,38 +129,6 @@ def checked_text(what, value):
     return value
 
 
-def add_module(name, filename, source, run=lambda fn, *args: fn(*args)):
-    # Compiled outside the guard (a SyntaxError reads its line from the file name), run by `run`.
-    parent, _, leaf = name.rpartition('.')
-    if parent and parent not in sys.modules:
-        package = add_module(parent, '<package %s>' % parent, '')
-        package.__path__ = []
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    code = compile(source, filename, 'exec')
-    m = types.ModuleType(name)
-    m.__file__ = filename
-    sys.modules[name] = m
-    added_modules.append(name)
-    if parent:
-        setattr(sys.modules[parent], leaf, m)
-    run(exec, code, m.__dict__)
-    return m
-
-
-def find_game_class(module, name):
-    # The original games define TextGame; the refactored ones subclass GameBasic's TextGame under a
-    # name of their own: the first class (by name, as inspect.getmembers sorts) defined in the
-    # module whose name ends in "Game".
-    own = module.__dict__.get('TextGame')
-    if isinstance(own, type) and own.__module__ == name:
-        return own
-    for key in sorted(module.__dict__):
-        obj = module.__dict__[key]
-        if isinstance(obj, type) and obj.__module__ == name and key.endswith('Game'):
-            return obj
-    raise HostError('import', 'the game defines no class TextGame (nor a class whose name ends in "Game")')
-
-
 def load_game(filename, source, libraries, max_actions, max_text):
     global GAME_FILE, game_class, game
     GAME_FILE, game_class, game = filename, None, None
@@ -167,10 +139,14 @@ def load_game(filename, source, libraries, max_actions, max_text):
     settings['max_actions'], settings['max_text'] = max_actions, max_text
     try:
         for lib_name, lib_file, lib_source in libraries:
-            add_module(lib_name, lib_file, lib_source, lambda fn, *args: in_game('import', fn, *args))
+            add_module(lib_name, lib_file, lib_source, lambda fn, *args: in_game('import', fn, *args),
+                       added_modules)
         name = filename[:-3] if filename.endswith('.py') else filename
-        module = add_module(name, filename, source, lambda fn, *args: in_game('import', fn, *args))
-        game_class = find_game_class(module, name)
+        module = add_module(name, filename, source, lambda fn, *args: in_game('import', fn, *args),
+                            added_modules)
+        game_class = game_class_of(module, name)
+        if game_class is None:
+            raise HostError('import', 'the game defines no class TextGame (nor a class whose name ends in "Game")')
         return [True, game_class.__name__]
     except ModuleNotFoundError as e:
         f = failure('import', e)
