@@ -24,6 +24,9 @@ try:
 except ImportError:  # the pure-Python path is complete on its own
     _native = None
 
+# Imported for generated code (`from GameBase import *` exports them, as the official module does).
+_EXPORTED = (product, json, ABC, abstractmethod)
+
 _LOG_FILE = _os.environ.get('PCGLAB_POKER_LOG', '')
 
 
@@ -102,6 +105,15 @@ class HandWrapper:
         return 0
 
 
+def _phase_count(text):
+    # What the official engine gets by eval(text): a plain decimal (spaces around it) is read
+    # directly; anything else goes to eval, which raises or returns as it does there.
+    digits = text.strip(' ')
+    if digits.isascii() and digits.isdigit() and (digits == '0' or digits[0] != '0'):
+        return int(digits)
+    return eval(text)
+
+
 # The engine's own ranking methods: while a game keeps all of them, the showdown may run natively.
 _RANKING_METHODS = ('evaluate', 'cmp_hand', 'get_winners', 'is_straightflush', 'is_fourofakind',
                     'is_fullhouse', 'is_flush', 'is_straight', 'is_threeofakind', 'is_twopair',
@@ -136,11 +148,12 @@ class GameBase:
             self.logger.addHandler(handler)
 
     def log(self, message):
+        # The joins are the official log's checks (str cards, deck and community present).
         flow = ', '.join(self.flow[:self.j + 1])
         deck = ', '.join(self.deck)
         community = ', '.join(self.community)
-        players = ', '.join(self._player_texts())
         if _LOG_FILE:
+            players = ', '.join(self._player_texts())
             lines = ['', 'state:', 'flow: ' + flow, 'deck: ' + deck, 'community: ' + community,
                      'players: ' + players, 'message:']
             lines += ['%s: %s' % (key, value) for key, value in message.items()]
@@ -337,11 +350,11 @@ class GameBase:
             self.blind()
             self.log({'phase': f})
         elif f.startswith('deal'):
-            x = eval(f.split('deal')[-1])
+            x = _phase_count(f.split('deal')[-1])
             self.dealx(x)
             self.log({'phase': f})
         elif f.startswith('flop'):
-            x = eval(f.split('flop')[-1])
+            x = _phase_count(f.split('flop')[-1])
             self.flopx(x)
             self.log({'phase': f})
         elif f == 'switch':
@@ -378,6 +391,7 @@ class GameBase:
         bar = self.min_bet
         i = 0
         n = self.n_players
+        own_bet_done = type(self).bet_done is not GameBase.bet_done
         while True:
             pid = self.player_ids[i]
             p = self.players[pid]
@@ -423,9 +437,12 @@ class GameBase:
                 i = (i + 1) % n
             if wait:
                 wait.pop(0)
-            done = len(self.get_unfold_players()) == 1 or self.bet_done(wait)
+            # The official engine makes this test twice (log, then decision): a bet_done of the
+            # game's own is called twice, as there; GameBase's has no side effect.
+            last = sum(1 for q in self.players.values() if not q.fold) == 1
+            done = last or self.bet_done(wait)
             self.log({'phase': 'bet', 'player': pid, 'act': act, 'bet': p.bet, 'done': done})
-            if len(self.get_unfold_players()) == 1 or self.bet_done(wait):
+            if last or (own_bet_done and self.bet_done(wait)) or (not own_bet_done and done):
                 break
 
     def play(self, auto=False):

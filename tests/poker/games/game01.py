@@ -1,5 +1,4 @@
-# The spec's worked example (ige_gamebase.md §12), written by pcglab from its description: 6 players,
-# 7 unranked suits, 19 values in a scrambled order, a category order where Pair ranks highest.
+# pcglab test game 1: the spec's worked example (ige_gamebase.md §12), written from its description.
 from GameBase import *
 
 
