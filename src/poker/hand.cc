@@ -1,6 +1,7 @@
 #include "poker/hand.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace pcglab::poker {
 namespace {
@@ -20,6 +21,17 @@ size_t utf8_first(std::string_view text) {
   else if (lead >= 0xC0)
     len = 2;
   return std::min(len, text.size());
+}
+
+// Bits set in a 16-bit mask, by table (std::popcount is a library call without -mpopcnt).
+constexpr std::array<uint8_t, 256> kBits8 = [] {
+  std::array<uint8_t, 256> t{};
+  for (int i = 0; i < 256; ++i)
+    t[static_cast<size_t>(i)] = static_cast<uint8_t>((i & 1) + t[static_cast<size_t>(i >> 1)]);
+  return t;
+}();
+inline int bits16(uint16_t x) {
+  return kBits8[x & 0xFFU] + kBits8[x >> 8];
 }
 
 }  // namespace
@@ -116,11 +128,20 @@ std::array<double, 5> HandRanker::tie_key(const RankedCard* f) {
     ++size[g];
     best[g] = std::max(best[g], f[i].rank);
   }
+  // Stable insertion sort of the groups (std::stable_sort may allocate a buffer).
   std::array<int, 5> order{0, 1, 2, 3, 4};
-  std::stable_sort(order.begin(), order.begin() + groups, [&](int a, int b) {
-    if (size[a] != size[b]) return size[a] > size[b];
-    return best[a] > best[b];
-  });
+  const auto before = [&](int x, int y) {
+    return size[x] != size[y] ? size[x] > size[y] : best[x] > best[y];
+  };
+  for (int k = 1; k < groups; ++k) {
+    const int g = order[k];
+    int m = k;
+    while (m > 0 && before(g, order[m - 1])) {
+      order[m] = order[m - 1];
+      --m;
+    }
+    order[m] = g;
+  }
   std::array<double, 5> key{};
   int k = 0;
   for (int gi = 0; gi < groups; ++gi) {
@@ -131,7 +152,7 @@ std::array<double, 5> HandRanker::tie_key(const RankedCard* f) {
   return key;
 }
 
-BestHand HandRanker::best(const RankedCard* cards, size_t n) const {
+BestHand HandRanker::best_reference(const RankedCard* cards, size_t n) const {
   BestHand result;
   if (n < 5) return result;
   if (n > 255) throw RankingUnavailable("too many cards");
@@ -158,6 +179,139 @@ BestHand HandRanker::best(const RankedCard* cards, size_t n) const {
     ++idx[i];
     for (int j = i + 1; j < 5; ++j) idx[j] = static_cast<uint8_t>(idx[j - 1] + 1);
   }
+  return result;
+}
+
+// The fast walk, for up to 16 cards. Per hand: each card's same-value and same-suit masks and its
+// ordinal among the hand's distinct card ranks (3 bits with <= 7 cards, 4 with more). Per
+// combination: the category from popcounts, and only for a combination whose category ties the best
+// so far, its tie-break key as one integer (the ordinals in the engine's group order), so equal keys
+// and their order are exactly those of the card ranks. A hand where two cards of different values
+// have equal card ranks (11 or more ranked suits) takes the reference walk: there the engine's
+// stable group order depends on first appearance, which the rank-order scan below does not model.
+BestHand HandRanker::best(const RankedCard* cards, size_t n) const {
+  if (n < 5 || n > 16) return best_reference(cards, n);
+  std::array<uint16_t, 16> same_value{}, same_suit{};
+  std::array<int, 16> ordinal{};
+  std::array<uint8_t, 16> by_rank{};  // positions by card rank, high first (equal ranks: hand order)
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      if (cards[i].value_id == cards[j].value_id) same_value[i] |= static_cast<uint16_t>(1U << j);
+      if (cards[i].suit_id == cards[j].suit_id) same_suit[i] |= static_cast<uint16_t>(1U << j);
+      if (cards[i].value_id != cards[j].value_id && cards[i].rank == cards[j].rank)
+        return best_reference(cards, n);
+    }
+    by_rank[i] = static_cast<uint8_t>(i);
+  }
+  // Stable insertion sort by rank, high first; then each card's ordinal among the distinct ranks.
+  for (size_t k = 1; k < n; ++k) {
+    const uint8_t c = by_rank[k];
+    size_t m = k;
+    while (m > 0 && cards[c].rank > cards[by_rank[m - 1]].rank) {
+      by_rank[m] = by_rank[m - 1];
+      --m;
+    }
+    by_rank[m] = c;
+  }
+  for (size_t r = n, level = 0; r-- > 0;) {
+    if (r + 1 < n && cards[by_rank[r]].rank != cards[by_rank[r + 1]].rank) ++level;
+    ordinal[by_rank[r]] = static_cast<int>(level);
+  }
+  const int bits = n <= 8 ? 3 : 4;
+  std::array<uint8_t, 5> idx{0, 1, 2, 3, 4};
+  std::array<uint8_t, 5> best_idx{};
+  int best_rank = 0;
+  uint64_t best_key = 0;
+  Category best_category = Category::kHighCard;
+  while (true) {
+    uint16_t m = 0;
+    for (uint8_t i : idx) m = static_cast<uint16_t>(m | (1U << i));
+    int counted = 0;
+    for (uint8_t i : idx) counted += bits16(static_cast<uint16_t>(same_value[i] & m));
+    const int equal_pairs = (counted - 5) / 2;
+    const bool flush = (same_suit[idx[0]] & m) == m;
+    bool straight = false;
+    if (equal_pairs == 0) {
+      int lo = cards[idx[0]].value_rank, hi = lo;
+      for (int k = 1; k < 5; ++k) {
+        lo = std::min(lo, cards[idx[k]].value_rank);
+        hi = std::max(hi, cards[idx[k]].value_rank);
+      }
+      straight = hi - lo == 4;
+    }
+    Category c = Category::kHighCard;
+    if (flush && straight)
+      c = Category::kStraightFlush;
+    else if (equal_pairs == 6)
+      c = Category::kFourOfAKind;
+    else if (equal_pairs == 4)
+      c = Category::kFullHouse;
+    else if (flush)
+      c = Category::kFlush;
+    else if (straight)
+      c = Category::kStraight;
+    else if (equal_pairs == 3)
+      c = Category::kThreeOfAKind;
+    else if (equal_pairs == 2)
+      c = Category::kTwoPair;
+    else if (equal_pairs == 1)
+      c = Category::kPair;
+    const int rank = category_rank(c);
+    if (rank >= best_rank) {
+      // Groups by size (largest first), then by best card (a scan by rank meets each group at its
+      // best card first), members in hand order.
+      uint64_t key = 0;
+      if (equal_pairs == 0) {  // five single cards: by rank
+        for (size_t r = 0; r < n; ++r) {
+          if ((m >> by_rank[r] & 1U) != 0) key = key << bits | static_cast<uint64_t>(ordinal[by_rank[r]]);
+        }
+      } else {
+        // The group sizes of each pattern, largest first: 2+1+1+1, 2+2+1, 3+1+1, 3+2, 4+1, 5.
+        static constexpr std::array<std::array<int, 3>, 11> kSizes = {{{1, 0, 0},
+                                                                       {2, 1, 0},
+                                                                       {2, 1, 0},
+                                                                       {3, 1, 0},
+                                                                       {3, 2, 0},
+                                                                       {0, 0, 0},
+                                                                       {4, 1, 0},
+                                                                       {0, 0, 0},
+                                                                       {0, 0, 0},
+                                                                       {0, 0, 0},
+                                                                       {5, 0, 0}}};
+        uint16_t emitted = 0;
+        for (int size : kSizes[static_cast<size_t>(equal_pairs)]) {
+          if (size == 0) break;
+          for (size_t r = 0; r < n; ++r) {
+            const uint8_t i = by_rank[r];
+            if ((m >> i & 1U) == 0 || (emitted >> i & 1U) != 0) continue;
+            const auto group = static_cast<uint16_t>(same_value[i] & m);
+            if (bits16(group) != size) continue;
+            for (uint16_t g = group; g != 0; g = static_cast<uint16_t>(g & (g - 1)))
+              key = key << bits | static_cast<uint64_t>(ordinal[std::countr_zero(static_cast<unsigned>(g))]);
+            emitted = static_cast<uint16_t>(emitted | group);
+          }
+        }
+      }
+      if (rank > best_rank || key > best_key) {
+        best_rank = rank;
+        best_key = key;
+        best_idx = idx;
+        best_category = c;
+      }
+    }
+    int i = 4;
+    while (i >= 0 && idx[i] == n - 5 + static_cast<size_t>(i)) --i;
+    if (i < 0) break;
+    ++idx[i];
+    for (int j = i + 1; j < 5; ++j) idx[j] = static_cast<uint8_t>(idx[j - 1] + 1);
+  }
+  BestHand result;
+  result.none = false;
+  result.cards = best_idx;
+  result.category = best_category;
+  std::array<RankedCard, 5> five{};
+  for (int k = 0; k < 5; ++k) five[k] = cards[best_idx[k]];
+  result.key = tie_key(five.data());
   return result;
 }
 

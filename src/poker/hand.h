@@ -67,6 +67,9 @@ class HandRanker {
   static Category classify(const RankedCard* five);
   // The best of every 5-card combination of `cards` (hole first), as `evaluate` returns it.
   BestHand best(const RankedCard* cards, size_t n) const;
+  // The same by the straightforward walk (classify and tie-break every combination): the reference
+  // `best` is tested against, and the path it takes for hands its bit masks cannot order exactly.
+  BestHand best_reference(const RankedCard* cards, size_t n) const;
   // cmp_hand: 1, -1 or 0.
   int compare(const BestHand& a, const BestHand& b) const;
   // get_winners over the unfolded players' hands, in order: their positions.

@@ -2,7 +2,9 @@
 // (shared/reference/ige_gamebase.md §8, §7, §12).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <random>
 
 #include "core/json.h"
 #include "poker/cpython_random.h"
@@ -178,6 +180,42 @@ TEST(Game, EdgeCasesRaiseAsPython) {
   const FinalState s = Game(c, 7).play();
   EXPECT_EQ(s.deck.size(), 52U - 8 - 4);
   EXPECT_EQ(s.flow.back(), "dance");
+}
+
+}  // namespace
+}  // namespace pcglab::poker
+
+namespace pcglab::poker {
+namespace {
+
+// The bit-mask walk against the straightforward one on random hands: random configs (1-12 suits,
+// ranked or not, so card ranks tie or invert across values; duplicated values; shuffled category
+// orders), 5-9 cards with duplicates.
+TEST(HandRanker, TheFastWalkEqualsTheReferenceWalk) {
+  std::mt19937_64 rng(26);
+  const std::vector<std::string> names = {"Straight Flush", "Four of a Kind", "Full House",
+                                          "Flush",          "Straight",       "Three of a Kind",
+                                          "Two Pair",       "Pair",           "High Card"};
+  const auto below = [&rng](size_t n) { return static_cast<size_t>(rng() % n); };
+  for (int c = 0; c < 20000; ++c) {
+    RankingConfig config;
+    const size_t suits = 1 + below(12), values = 2 + below(12);
+    for (size_t s = 0; s < suits; ++s) config.suit.push_back(std::string(1, static_cast<char>('A' + s)));
+    for (size_t v = 0; v < values; ++v) config.value.push_back(std::to_string(v * 3 % 17));
+    if (below(10) == 0) config.value.push_back(config.value[0]);
+    config.suit_have_rank = below(2) == 0;
+    config.categories = names;
+    std::shuffle(config.categories.begin(), config.categories.end(), rng);
+    HandRanker r(config);
+    std::vector<RankedCard> cards;
+    const size_t n = 5 + below(5);
+    for (size_t k = 0; k < n; ++k)
+      cards.push_back(r.card(config.suit[below(suits)] + config.value[below(values)]));
+    const BestHand fast = r.best(cards.data(), n), ref = r.best_reference(cards.data(), n);
+    ASSERT_EQ(fast.cards, ref.cards) << "case " << c;
+    ASSERT_EQ(fast.category, ref.category) << "case " << c;
+    ASSERT_EQ(fast.key, ref.key) << "case " << c;
+  }
 }
 
 }  // namespace
