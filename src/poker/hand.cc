@@ -190,7 +190,7 @@ BestHand HandRanker::best_reference(const RankedCard* cards, size_t n) const {
 // have equal card ranks (11 or more ranked suits) takes the reference walk: there the engine's
 // stable group order depends on first appearance, which the rank-order scan below does not model.
 BestHand HandRanker::best(const RankedCard* cards, size_t n) const {
-  if (n < 5 || n > 16) return best_reference(cards, n);
+  if (n < 5 || n > 8) return best_reference(cards, n);
   std::array<uint16_t, 16> same_value{}, same_suit{};
   std::array<int, 16> ordinal{};
   std::array<uint8_t, 16> by_rank{};  // positions by card rank, high first (equal ranks: hand order)
@@ -217,12 +217,18 @@ BestHand HandRanker::best(const RankedCard* cards, size_t n) const {
     if (r + 1 < n && cards[by_rank[r]].rank != cards[by_rank[r + 1]].rank) ++level;
     ordinal[by_rank[r]] = static_cast<int>(level);
   }
-  const int bits = n <= 8 ? 3 : 4;
-  std::array<uint8_t, 5> idx{0, 1, 2, 3, 4};
-  std::array<uint8_t, 5> best_idx{};
+  const int bits = 3;
+  // Pass 1: every combination's category (in itertools.combinations order) and the best category.
+  struct Combo {
+    std::array<uint8_t, 5> idx;
+    uint16_t m;
+    int equal_pairs;
+    Category c;
+  };
+  std::array<Combo, 56> combos{};  // C(8, 5)
+  size_t count = 0;
   int best_rank = 0;
-  uint64_t best_key = 0;
-  Category best_category = Category::kHighCard;
+  std::array<uint8_t, 5> idx{0, 1, 2, 3, 4};
   while (true) {
     uint16_t m = 0;
     for (uint8_t i : idx) m = static_cast<uint16_t>(m | (1U << i));
@@ -256,10 +262,25 @@ BestHand HandRanker::best(const RankedCard* cards, size_t n) const {
       c = Category::kTwoPair;
     else if (equal_pairs == 1)
       c = Category::kPair;
-    const int rank = category_rank(c);
-    if (rank >= best_rank) {
-      // Groups by size (largest first), then by best card (a scan by rank meets each group at its
-      // best card first), members in hand order.
+    combos[count++] = Combo{idx, m, equal_pairs, c};
+    best_rank = std::max(best_rank, category_rank(c));
+    int i = 4;
+    while (i >= 0 && idx[i] == n - 5 + static_cast<size_t>(i)) --i;
+    if (i < 0) break;
+    ++idx[i];
+    for (int j = i + 1; j < 5; ++j) idx[j] = static_cast<uint8_t>(idx[j - 1] + 1);
+  }
+  // Pass 2: among the combinations of the best category, the first with the highest key.
+  std::array<uint8_t, 5> best_idx{};
+  uint64_t best_key = 0;
+  bool found = false;
+  Category best_category = Category::kHighCard;
+  for (size_t k = 0; k < count; ++k) {
+    const Combo& combo = combos[k];
+    if (category_rank(combo.c) != best_rank) continue;
+    const uint16_t m = combo.m;
+    const int equal_pairs = combo.equal_pairs;
+    {
       uint64_t key = 0;
       if (equal_pairs == 0) {  // five single cards: by rank
         for (size_t r = 0; r < n; ++r) {
@@ -292,18 +313,13 @@ BestHand HandRanker::best(const RankedCard* cards, size_t n) const {
           }
         }
       }
-      if (rank > best_rank || key > best_key) {
-        best_rank = rank;
+      if (!found || key > best_key) {
+        found = true;
         best_key = key;
-        best_idx = idx;
-        best_category = c;
+        best_idx = combo.idx;
+        best_category = combo.c;
       }
     }
-    int i = 4;
-    while (i >= 0 && idx[i] == n - 5 + static_cast<size_t>(i)) --i;
-    if (i < 0) break;
-    ++idx[i];
-    for (int j = i + 1; j < 5; ++j) idx[j] = static_cast<uint8_t>(idx[j - 1] + 1);
   }
   BestHand result;
   result.none = false;
