@@ -14,6 +14,16 @@ set_target_properties(pcglab_poker_python PROPERTIES OUTPUT_NAME _pcglab_poker
                       LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/poker_python)
 target_include_directories(pcglab_poker_python PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_options(pcglab_poker_python PRIVATE ${PCGLAB_WARNINGS})
+# The extension loads into /usr/bin/python3, which has no sanitizer runtime: the sanitizer presets'
+# flags (toolchain.cmake's add_compile_options/add_link_options) are left out of it, so an ASan
+# build's pcglab still runs the native showdown. poker/hand.cc is sanitized in pcglab_poker itself.
+foreach(prop COMPILE_OPTIONS LINK_OPTIONS)
+  get_target_property(opts pcglab_poker_python ${prop})
+  if(opts)
+    list(FILTER opts EXCLUDE REGEX "sanitize")
+    set_property(TARGET pcglab_poker_python PROPERTY ${prop} ${opts})
+  endif()
+endforeach()
 add_dependencies(pcglab_poker pcglab_poker_python)
 target_compile_definitions(pcglab_poker PRIVATE PCGLAB_POKER_PYTHON_DIR="${PROJECT_BINARY_DIR}/poker_python")
 pcglab_embed_file(pcglab_poker src/poker/python/GameBase.py kGameBasePy pcglab::poker)
