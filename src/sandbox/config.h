@@ -59,6 +59,9 @@ std::string preload_label(const std::vector<Preload>& preload, const std::string
 struct WorkerConfig {
   Limits limits;
   std::vector<Preload> preload;
+  // Host folders bound read-only at the same path inside the sandbox (a track's native Python
+  // extension: the poker track's _pcglab_poker); a preload puts them on sys.path.
+  std::vector<std::string> ro_binds;
   Isolation isolation = Isolation::kSandbox;
   // kSandbox: fork each worker from a zygote (sandbox/zygote.h: one bwrap + python per preload set
   // that imported numpy once), each in namespaces of its own; false (or PCGLAB_SANDBOX_ZYGOTE=0 in

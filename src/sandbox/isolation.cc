@@ -185,6 +185,11 @@ std::vector<std::string> sandbox_command(const WorkerConfig& config, bool zygote
   if (fs::is_directory("/usr/lib64")) ro_bind("/usr/lib64");
   for (const char* etc : {"/etc/alternatives", "/etc/ld.so.cache"})
     if (fs::exists(etc)) ro_bind(etc);
+  for (const auto& dir : config.ro_binds) {
+    if (!fs::is_directory(dir))
+      throw SetupError(fmt::format("sandbox: the folder {} to bind read-only does not exist", dir));
+    ro_bind(dir);
+  }
   const auto bytes = [](int mb) { return std::to_string(static_cast<uint64_t>(mb) << 20); };
   cmd.insert(cmd.end(),
              {"--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin",

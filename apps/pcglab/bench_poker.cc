@@ -1,0 +1,165 @@
+// `pcglab bench poker`: the poker engine's speed (docs/PERFORMANCE.md, "Poker engine"), one row each:
+//   hands        7-card hands ranked per second by the native ranker (best of 21 combinations) under a
+//                custom category order (the spec's game 1: Pair ranks highest), one core
+//   plays        the template game (GameBase's default phases, a standard 52-card config) played by
+//                the native engine, plays/s on one core
+//   games        the ten test games (tests/poker/games/) × --seeds through `poker run`'s library call
+//                (sandbox worker start-up included), with the native showdown
+//   games-python the same with the showdown in Python only (the reference path)
+// The two game rows must give the same states, else the command fails.
+#include <time.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "command.h"
+#include "core/check.h"
+#include "core/files.h"
+#include "core/rng.h"
+#include "llm_options.h"
+#include "poker/engine.h"
+#include "poker/hand.h"
+#include "poker/run.h"
+
+namespace pcglab::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PokerBenchOptions {
+  int64_t hands = 2000000;
+  int64_t plays = 20000;
+  std::string games = "tests/poker/games";
+  std::string seeds = "1-40";
+  SandboxOptions sandbox;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// CPU seconds of the calling thread: the one-core rates below divide by these, so a busy machine
+// (other processes on the core) does not lower them.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double bench_hands(int64_t n, uint64_t* digest) {
+  poker::PokerConfig c;
+  poker::HandRanker ranker({c.value,
+                            c.suit,
+                            true,
+                            {"Two Pair", "Full House", "Three of a Kind", "Four of a Kind", "Straight",
+                             "Straight Flush", "Flush", "High Card", "Pair"}});
+  std::vector<poker::RankedCard> deck;
+  for (const auto& v : c.value) {
+    for (const auto& s : c.suit) deck.push_back(ranker.card(s + v));
+  }
+  // 4096 random 7-card hands, ranked round and round (the deal is not the ranker's time).
+  Rng rng(7);
+  std::vector<std::array<poker::RankedCard, 7>> hands(4096);
+  for (auto& h : hands) {
+    std::vector<size_t> idx(deck.size());
+    for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+    for (size_t i = 0; i < 7; ++i) std::swap(idx[i], idx[i + rng.below(idx.size() - i)]);
+    for (size_t i = 0; i < 7; ++i) h[i] = deck[idx[i]];
+  }
+  const double start = thread_cpu_seconds();
+  for (int64_t i = 0; i < n; ++i) {
+    const poker::BestHand b = ranker.best(hands[static_cast<size_t>(i) & 4095].data(), 7);
+    *digest += static_cast<uint64_t>(b.category) + b.cards[0];
+  }
+  return thread_cpu_seconds() - start;
+}
+
+double bench_plays(int64_t n, uint64_t* digest) {
+  const double start = thread_cpu_seconds();
+  for (int64_t seed = 1; seed <= n; ++seed) {
+    poker::Game game(poker::PokerConfig{}, seed);
+    *digest += game.play().deck.size();
+  }
+  return thread_cpu_seconds() - start;
+}
+
+struct GamesRun {
+  double seconds = 0;
+  int runs = 0, errors = 0;
+  std::vector<OrderedJson> states;
+};
+
+GamesRun bench_games(const PokerBenchOptions& o, const std::vector<int64_t>& seeds, bool native) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(o.games)) {
+    if (e.path().extension() == ".py" && e.path().filename().string().starts_with("game"))
+      files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty())
+    throw SetupError(fmt::format("--games {}: no game*.py files (run from the repository root)", o.games));
+  poker::RunOptions run;
+  run.worker.isolation = o.sandbox.isolation(run.worker);
+  run.native = native;
+  GamesRun r;
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& f : files) {
+    for (const auto& s : poker::run_game(f.filename().string(), read_file(f), seeds, run)) {
+      ++r.runs;
+      r.errors += s.ok ? 0 : 1;
+      r.states.push_back(s.ok ? s.state : s.error_json());
+    }
+  }
+  r.seconds = seconds_since(start);
+  return r;
+}
+
+int run_poker_bench(const PokerBenchOptions& o, const GlobalOptions& global) {
+  if (!fs::is_directory(o.games))
+    throw SetupError(fmt::format("--games {}: not a folder (run from the repository root)", o.games));
+  const std::vector<int64_t> seeds = as_setup_input([&] { return poker::parse_seeds(o.seeds); });
+  uint64_t digest = 0;
+  Table table;
+  table.columns = {"benchmark", "count", "seconds", "per_second",
+                   "errors"};  // hands, plays: CPU seconds of one thread; games: wall clock
+  const double hs = bench_hands(o.hands, &digest);
+  table.add_row({"hands (7 cards, custom order)", o.hands, hs, static_cast<double>(o.hands) / hs, 0});
+  const double ps = bench_plays(o.plays, &digest);
+  table.add_row({"plays (native template game)", o.plays, ps, static_cast<double>(o.plays) / ps, 0});
+  const GamesRun native = bench_games(o, seeds, true);
+  table.add_row({"games (10 x seeds, sandbox, native showdown)", native.runs, native.seconds,
+                 native.runs / native.seconds, native.errors});
+  const GamesRun python = bench_games(o, seeds, false);
+  table.add_row({"games-python (showdown in Python)", python.runs, python.seconds,
+                 python.runs / python.seconds, python.errors});
+  print_table(table, global);
+  if (digest == 0) std::fprintf(stderr, "bench poker: empty digest\n");
+  if (native.states != python.states || native.errors > 0) {
+    std::fprintf(stderr, "bench poker: the native and Python showdowns differ, or a game failed\n");
+    return kExitItemsFailed;
+  }
+  return kExitOk;
+}
+
+Action setup_poker_bench(CLI::App& cmd, const GlobalOptions& global) {
+  auto o = std::make_shared<PokerBenchOptions>();
+  cmd.add_option("--hands", o->hands, "7-card hands ranked")
+      ->check(number_in<int64_t>(1, 1000000000))
+      ->capture_default_str();
+  cmd.add_option("--plays", o->plays, "Template games played natively")
+      ->check(number_in<int64_t>(1, 100000000))
+      ->capture_default_str();
+  cmd.add_option("--games", o->games, "The folder of test games (game*.py)")->capture_default_str();
+  cmd.add_option("--seeds", o->seeds, "The seeds each test game is played with")->capture_default_str();
+  add_sandbox_options(cmd, o->sandbox, "the test games");
+  return [o, &global] { return run_poker_bench(*o, global); };
+}
+
+}  // namespace
+
+PCGLAB_REGISTER_COMMAND(
+    "bench", "poker",
+    "Poker engine: 7-card hands/s (custom order), native plays/s, ten test games x 40 seeds",
+    setup_poker_bench);
+
+}  // namespace pcglab::cli

@@ -1,0 +1,83 @@
+// `pcglab poker run GAME.py --seeds 1-40 [--format json]`: a CustomGame file (`from GameBase import
+// *` and `class CustomGame(GameBase)`, the official run template without its seed and play lines)
+// played once per seed in the sandbox; each seed's final `state`, or its error (poker/run.h).
+#include <iostream>
+#include <memory>
+
+#include "command.h"
+#include "core/check.h"
+#include "core/files.h"
+#include "core/json.h"
+#include "llm_options.h"
+#include "poker/run.h"
+
+namespace pcglab::cli {
+namespace {
+
+struct PokerRunOptions {
+  std::string game;
+  std::string seeds = "1-40";
+  double timeout = 10;
+  int memory = 1024;
+  bool python_showdown = false;
+  SandboxOptions sandbox;
+};
+
+int run_poker(const PokerRunOptions& o, const GlobalOptions& global) {
+  const std::string code = as_setup_input([&] { return read_file(o.game); });
+  const std::vector<int64_t> seeds = as_setup_input([&] { return poker::parse_seeds(o.seeds); });
+  poker::RunOptions run;
+  run.worker.limits.call_timeout_s = o.timeout;
+  run.worker.limits.memory_mb = o.memory;
+  run.worker.isolation = o.sandbox.isolation(run.worker);
+  run.native = !o.python_showdown;
+  const std::string filename = std::filesystem::path(o.game).filename().string();
+  const std::vector<poker::SeedRun> runs = poker::run_game(filename, code, seeds, run);
+  bool all_ok = true;
+  const OutputFormat format = global.output_format();
+  OrderedJson array = OrderedJson::array();
+  for (const auto& r : runs) {
+    all_ok = all_ok && r.ok;
+    const OrderedJson item = r.ok ? r.state : r.error_json();
+    if (format == OutputFormat::kJson) {
+      array.push_back(item);
+    } else if (format == OutputFormat::kJsonl) {
+      std::cout << item.dump() << "\n";
+    } else if (r.ok) {
+      std::cout << "seed " << r.seed << ": " << item.dump() << "\n";
+    } else {
+      std::cout << "seed " << r.seed << ": error (" << r.cause << ") "
+                << (r.type.empty() ? r.message : r.type + ": " + r.message);
+      for (const auto& f : r.frames) std::cout << " [" << f << "]";
+      std::cout << "\n";
+    }
+  }
+  if (format == OutputFormat::kJson) std::cout << array.dump(1) << "\n";
+  return all_ok ? kExitOk : kExitItemsFailed;
+}
+
+Action setup_poker_run(CLI::App& cmd, const GlobalOptions& global) {
+  auto o = std::make_shared<PokerRunOptions>();
+  cmd.add_option("game", o->game, "The game file: `from GameBase import *` and `class CustomGame(GameBase)`")
+      ->required();
+  cmd.add_option("--seeds", o->seeds, "The seeds, in order: 1-40, 7, or 1,5,9-12")->capture_default_str();
+  cmd.add_option("--timeout", o->timeout,
+                 "Wall-clock seconds the seeds' call may take (each seed's, on a retry)")
+      ->check(number_in(0.01, 86400.0))
+      ->capture_default_str();
+  cmd.add_option("--memory", o->memory, "Memory limit of the sandbox worker, MB")
+      ->check(number_in(64, 1 << 20))
+      ->capture_default_str();
+  cmd.add_flag("--python-showdown", o->python_showdown,
+               "Rank hands in Python only (the reference path), not in the native _pcglab_poker");
+  add_sandbox_options(cmd, o->sandbox, "the game");
+  return [o, &global] { return run_poker(*o, global); };
+}
+
+}  // namespace
+
+PCGLAB_REGISTER_COMMAND("poker", "run",
+                        "Play a CustomGame file once per seed (play(auto=True)) and print each final state",
+                        setup_poker_run);
+
+}  // namespace pcglab::cli

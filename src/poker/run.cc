@@ -1,0 +1,171 @@
+#include "poker/run.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+#include "core/log.h"
+#include "sandbox/decoded_value.h"
+#include "sandbox/worker.h"
+
+namespace pcglab::poker {
+
+extern const unsigned char kGameBasePy[];     // generated/embedded/kGameBasePy.cc
+extern const unsigned char kPokerRunnerPy[];  // generated/embedded/kPokerRunnerPy.cc
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRunnerFile = "pcglab_poker_runner.py";
+
+std::string python_string(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+SeedRun seed_failure(int64_t seed, const sandbox::Failure& f) {
+  SeedRun r;
+  r.seed = seed;
+  r.kind = f.kind;
+  r.cause = f.cause;
+  r.message = f.message;
+  return r;
+}
+
+SeedRun decode_seed(int64_t seed, const sandbox::DecodedValue& v) {
+  SeedRun r;
+  r.seed = seed;
+  if (v[0].as_bool()) {
+    r.ok = true;
+    r.state = sandbox::to_json(v[1]);
+    return r;
+  }
+  const sandbox::DecodedValue e = v[1];
+  r.kind = ErrorKind::kBadInput;
+  r.cause = "exception";
+  r.type = std::string(e[0].as_str());
+  r.message = std::string(e[1].as_str());
+  for (size_t i = 0; i < e[2].size(); ++i) r.frames.emplace_back(e[2][i].as_str());
+  return r;
+}
+
+sandbox::List seed_list(const std::vector<int64_t>& seeds) {
+  sandbox::List list;
+  for (int64_t s : seeds) list.emplace_back(s);
+  return list;
+}
+
+}  // namespace
+
+OrderedJson SeedRun::error_json() const {
+  OrderedJson error = OrderedJson::object();
+  error["kind"] = error_kind_name(kind);
+  error["cause"] = cause;
+  error["type"] = type;
+  error["message"] = message;
+  error["frames"] = frames;
+  OrderedJson j = OrderedJson::object();
+  j["seed"] = seed;
+  j["error"] = std::move(error);
+  return j;
+}
+
+const char* gamebase_source() {
+  return reinterpret_cast<const char*>(kGameBasePy);
+}
+
+std::string native_module_dir() {
+  const char* env = std::getenv("PCGLAB_POKER_PYTHON_DIR");
+  const std::string dir = env != nullptr && *env != '\0' ? env : PCGLAB_POKER_PYTHON_DIR;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return "";
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("_pcglab_poker") && name.ends_with(".so")) return dir;
+  }
+  return "";
+}
+
+sandbox::WorkerConfig poker_worker_config(sandbox::WorkerConfig base, bool native) {
+  std::string path_source = "import sys\n";
+  const std::string dir = native ? native_module_dir() : "";
+  if (!dir.empty()) {
+    base.ro_binds.push_back(dir);
+    path_source += "sys.path.insert(0, " + python_string(dir) + ")\n";
+  } else {
+    if (native)
+      log_warn("poker: the native showdown (_pcglab_poker) is not built; hands are ranked in Python");
+    path_source += "sys.modules['_pcglab_poker'] = None\n";  // GameBase takes its Python path
+  }
+  base.preload.emplace_back("_pcglab_poker_path", path_source);
+  base.preload.emplace_back("GameBase", gamebase_source(), "GameBase.py");
+  return base;
+}
+
+std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
+                              const std::vector<int64_t>& seeds, const RunOptions& options) {
+  sandbox::Worker worker(poker_worker_config(options.worker, options.native));
+  std::vector<SeedRun> runs;
+  const sandbox::Reply loaded = worker.load(kRunnerFile, reinterpret_cast<const char*>(kPokerRunnerPy));
+  if (!loaded.ok()) {
+    PCGLAB_CHECK(loaded.failure.kind != ErrorKind::kBadInput)
+        << "the poker runner did not load: " << loaded.describe();
+    for (int64_t s : seeds) runs.push_back(seed_failure(s, loaded.failure));
+    return runs;
+  }
+  const sandbox::Reply all = worker.call("run_seeds", {filename, code, seed_list(seeds)});
+  if (all.ok()) {
+    for (size_t i = 0; i < seeds.size(); ++i) runs.push_back(decode_seed(seeds[i], (*all.value)[i]));
+    return runs;
+  }
+  // The call was lost (a timeout, a limit, a crash, a value that cannot cross): each seed alone.
+  for (int64_t s : seeds) {
+    const sandbox::Reply one = worker.call("run_seeds", {filename, code, seed_list({s})});
+    runs.push_back(one.ok() ? decode_seed(s, (*one.value)[0]) : seed_failure(s, one.failure));
+  }
+  return runs;
+}
+
+std::vector<int64_t> parse_seeds(const std::string& text) {
+  std::vector<int64_t> seeds;
+  const auto bad = [&text](const std::string& why) {
+    return InputError(fmt::format("--seeds '{}': {} (write e.g. 1-40 or 1,5,9-12)", text, why));
+  };
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = text.find(',', start);
+    const std::string part =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t dash = part.find('-', 1);
+    try {
+      size_t used = 0;
+      const int64_t a = std::stoll(part.substr(0, dash), &used);
+      if (used != (dash == std::string::npos ? part.size() : dash))
+        throw bad("'" + part + "' is not a number or range");
+      int64_t b = a;
+      if (dash != std::string::npos) {
+        const std::string hi = part.substr(dash + 1);
+        b = std::stoll(hi, &used);
+        if (used != hi.size()) throw bad("'" + part + "' is not a number or range");
+      }
+      if (b < a) throw bad("the range '" + part + "' runs backwards");
+      if (b - a >= 1000000 || seeds.size() + static_cast<size_t>(b - a) >= 1000000)
+        throw bad("more than 1,000,000 seeds");
+      for (int64_t s = a; s <= b; ++s) seeds.push_back(s);
+    } catch (const std::logic_error&) {
+      throw bad("'" + part + "' is not a number or range");
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return seeds;
+}
+
+}  // namespace pcglab::poker

@@ -1,0 +1,57 @@
+// Running a CustomGame file on seeds (docs/poker.md, "`pcglab poker run`"): what the official run
+// template does per seed (random.seed(seed), a fresh globals dict, the file, CustomGame(),
+// play(auto=True)), in a sandbox worker with pcglab's GameBase preloaded and its native showdown
+// (_pcglab_poker) bound read-only. Sessions and the evaluation call run_game too.
+//
+// Contract: one SeedRun per seed, in the order given. A seed whose game raised, ran past the call
+// timeout, hit a limit or crashed the worker is that seed's error (ok = false, the sandbox's kind
+// and cause, the exception's type and message and the game file's frames); the other seeds still
+// run. The seeds run in one worker call first; when that call is lost (a timeout, a limit, a crash),
+// each seed is run again in a call of its own, so only the seeds at fault fail. Bad setup (no
+// sandbox here) throws SetupError; run_game never exits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error_kind.h"
+#include "core/json.h"
+#include "sandbox/config.h"
+
+namespace pcglab::poker {
+
+struct RunOptions {
+  sandbox::WorkerConfig worker;  // limits and isolation; the preloads and binds are added
+  bool native = true;            // false: the showdown in Python only (the reference path)
+};
+
+struct SeedRun {
+  int64_t seed = 0;
+  bool ok = false;
+  OrderedJson state;  // {"flow", "deck", "community", "players"} when ok
+  ErrorKind kind = ErrorKind::kNone;
+  std::string cause;                // "exception", "timeout", "memory", "crash", ... (sandbox causes)
+  std::string type;                 // Python's exception type when the game raised ("IndexError")
+  std::string message;              // str(exception), or the sandbox's message
+  std::vector<std::string> frames;  // "line N, in METHOD" inside the game file
+
+  OrderedJson error_json() const;  // {"seed", "error": {"kind", "cause", "type", "message", "frames"}}
+};
+
+// The worker configuration a poker game runs under: `base` plus GameBase preloaded and, when
+// `native`, the folder of _pcglab_poker bound read-only and put on sys.path.
+sandbox::WorkerConfig poker_worker_config(sandbox::WorkerConfig base, bool native = true);
+// The folder holding the _pcglab_poker extension (PCGLAB_POKER_PYTHON_DIR overrides the build's),
+// "" when it has none there (GameBase then ranks hands in Python).
+std::string native_module_dir();
+// GameBase.py's source, as preloaded.
+const char* gamebase_source();
+
+std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
+                              const std::vector<int64_t>& seeds, const RunOptions& options = {});
+
+// "1-40", "3", "1,5,9-12" -> the seeds, in that order (InputError naming the text when malformed).
+std::vector<int64_t> parse_seeds(const std::string& text);
+
+}  // namespace pcglab::poker

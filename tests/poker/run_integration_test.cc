@@ -1,0 +1,83 @@
+// `pcglab poker run` end to end: the spec's golden states (ige_gamebase.md §12) through the CLI and
+// the sandbox, with the native showdown and with the Python one; hostile games fail only their seed.
+#include <gtest/gtest.h>
+
+#include "core/files.h"
+#include "core/json.h"
+#include "poker/run.h"
+#include "testing/testing.h"
+
+namespace pcglab::poker {
+namespace {
+
+std::string game(const std::string& name) {
+  return (testing::source_dir() / "tests/poker/games" / name).string();
+}
+
+OrderedJson golden_seeds_1_to_3() {
+  return OrderedJson::parse(read_file(testing::source_dir() / "tests/data/poker/spec_game1_seeds1-3.json"));
+}
+
+TEST(PokerRun, TheSpecGameGivesTheGoldenStates) {
+  ASSERT_FALSE(native_module_dir().empty()) << "the _pcglab_poker extension is not built";
+  for (const char* showdown : {"native", "python"}) {
+    std::vector<std::string> args = {"poker", "run", game("game01.py"), "--seeds", "1-3", "--format", "json"};
+    if (std::string(showdown) == "python") args.push_back("--python-showdown");
+    const auto r = testing::run_pcglab(args);
+    ASSERT_EQ(r.exit_code, 0) << showdown << "\n" << r.err;
+    // Equal as ordered JSON: the key order of each state is the official one too.
+    EXPECT_EQ(OrderedJson::parse(r.out), golden_seeds_1_to_3()) << showdown;
+  }
+}
+
+TEST(PokerRun, SeedsRunInTheirOrderAndPrintOneLineEach) {
+  const auto r = testing::run_pcglab({"poker", "run", game("game01.py"), "--seeds", "3,1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const OrderedJson golden = golden_seeds_1_to_3();
+  EXPECT_EQ(r.out, "seed 3: " + golden[2].dump() + "\nseed 1: " + golden[0].dump() + "\n");
+}
+
+struct Hostile {
+  const char* file;
+  const char* cause;
+  const char* type;  // Python's exception type, "" for a sandbox limit
+};
+
+TEST(PokerRun, AHostileSeedIsThatSeedsErrorAndTheOthersPlay) {
+  for (const Hostile& h :
+       {Hostile{"hostile_raise.py", "exception", "RuntimeError"}, Hostile{"hostile_loop.py", "timeout", ""},
+        Hostile{"hostile_file.py", "exception", "FileNotFoundError"},
+        Hostile{"hostile_socket.py", "exception", "OSError"}}) {
+    const auto r = testing::run_pcglab(
+        {"poker", "run", game(h.file), "--seeds", "1-3", "--timeout", "3", "--format", "json"});
+    ASSERT_EQ(r.exit_code, 1) << h.file << "\n" << r.out << r.err;
+    const OrderedJson out = OrderedJson::parse(r.out);
+    ASSERT_EQ(out.size(), 3U) << h.file;
+    EXPECT_EQ(out[0]["seed"], 1) << h.file;
+    EXPECT_EQ(out[0]["error"]["cause"], h.cause) << h.file << " " << out[0].dump();
+    EXPECT_EQ(out[0]["error"]["type"], h.type) << h.file << " " << out[0].dump();
+    for (int i : {1, 2}) {
+      EXPECT_TRUE(out[i].contains("players")) << h.file << " seed " << i + 1 << " " << out[i].dump();
+      EXPECT_EQ(out[i]["flow"].size(), 8U) << h.file;
+    }
+  }
+}
+
+TEST(PokerRun, BadSeedsOrAMissingFileExitTwo) {
+  auto r = testing::run_pcglab({"poker", "run", game("game01.py"), "--seeds", "5-1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--seeds '5-1'"), std::string::npos) << r.err;
+  r = testing::run_pcglab({"poker", "run", game("no_such_game.py")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no_such_game.py"), std::string::npos) << r.err;
+}
+
+TEST(PokerRun, ParseSeeds) {
+  EXPECT_EQ(parse_seeds("1-3,7,-2"), (std::vector<int64_t>{1, 2, 3, 7, -2}));
+  EXPECT_THROW(parse_seeds("1-"), InputError);
+  EXPECT_THROW(parse_seeds("x"), InputError);
+  EXPECT_THROW(parse_seeds("1,,2"), InputError);
+}
+
+}  // namespace
+}  // namespace pcglab::poker
