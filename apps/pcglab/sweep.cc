@@ -21,8 +21,44 @@ fs::path this_executable() {
   return self;
 }
 
+sweep::Plan plan_words(const std::vector<std::string>& words, const std::string& out, int shards);
+
+// A sweep of more than one shard per run needs a command with --shard: found by walking pcglab's own
+// command tree (from `root`) along the command's leading words.
+void require_shardable(const CLI::App& root, const sweep::SweepSpec& spec) {
+  if (spec.shards <= 1) return;
+  const CLI::App* app = &root;
+  std::string path;
+  for (const auto& word : spec.command) {
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* c : app->get_subcommands([](const CLI::App*) { return true; }))
+      if (c->get_name() == word) sub = c;
+    if (sub == nullptr) break;
+    app = sub;
+    path += (path.empty() ? "" : " ") + word;
+  }
+  if (app == &root)
+    throw SetupError(fmt::format("the sweep's command `{}` names no pcglab command",
+                                 spec.command.empty() ? std::string() : spec.command.front()));
+  bool has_shard = false;
+  for (const CLI::Option* opt : app->get_options())
+    if (opt->check_lname("shard")) has_shard = true;
+  if (!has_shard)
+    throw SetupError(
+        fmt::format("`pcglab {}` has no --shard, so its runs cannot be split into {} shards; "
+                    "use shards: 1 (--shards 1), one run per task",
+                    path, spec.shards));
+}
+
 // FILE, or the words of `-- CMD`: one word naming an existing file is a sweep file.
-sweep::Plan plan_of(const std::vector<std::string>& words, const std::string& out, int shards) {
+sweep::Plan plan_of(const CLI::App& root, const std::vector<std::string>& words, const std::string& out,
+                    int shards) {
+  sweep::Plan plan = plan_words(words, out, shards);
+  require_shardable(root, plan.spec);
+  return plan;
+}
+
+sweep::Plan plan_words(const std::vector<std::string>& words, const std::string& out, int shards) {
   if (words.size() == 1 && fs::is_regular_file(words[0])) {
     sweep::SweepSpec spec = sweep::read_sweep_file(words[0]);
     if (shards > 0) spec.shards = shards;
@@ -52,8 +88,9 @@ void add_plan_options(CLI::App& cmd, PlanOptions& o) {
 Action setup_plan(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<PlanOptions>();
   add_plan_options(cmd, *o);
-  return [o, &global] {
-    print_table(sweep::plan_table(plan_of(o->words, o->out, o->shards)), global);
+  const CLI::App* root = cmd.get_parent()->get_parent();
+  return [o, root, &global] {
+    print_table(sweep::plan_table(plan_of(*root, o->words, o->out, o->shards)), global);
     return kExitOk;
   };
 }
@@ -86,8 +123,9 @@ Action setup_submit(CLI::App& cmd, const GlobalOptions&) {
                  "The sweep's folder (scripts, logs, state); default: <out>.sweep beside the sweep's out");
   cmd.add_flag("--dry-run", o->submit.dry_run, "Print the scripts and the sbatch commands; touch nothing");
   cmd.footer("Then: pcglab sweep status DIR, pcglab sweep resubmit DIR (docs/cluster.md).");
-  return [o] {
-    const sweep::Plan plan = plan_of(o->plan.words, o->plan.out, o->plan.shards);
+  const CLI::App* root = cmd.get_parent()->get_parent();
+  return [o, root] {
+    const sweep::Plan plan = plan_of(*root, o->plan.words, o->plan.out, o->plan.shards);
     o->submit.dir = o->dir.empty() ? fs::path(plan.spec.out.string() + ".sweep") : fs::path(o->dir);
     o->submit.pcglab = this_executable();
     std::string report;

@@ -135,6 +135,25 @@ namespace {
 
 // status and resubmit read Slurm through squeue: here a stand-in squeue on PATH says what Slurm
 // would, so the parsing and the refusal are checked without a cluster.
+// A command without --shard (pcgrl train) cannot be split into shards: refused before anything is
+// written, naming the command; with one shard per run the same sweep plans.
+TEST(SweepLocal, ShardsOfACommandWithoutShardAreRefusedNamingIt) {
+  pcglab::testing::TempDir dir;
+  const std::string out = (dir / "runs").string();
+  const auto r = pcglab::testing::run_pcglab({"sweep", "submit", "--engine", "local", "--shards", "2",
+                                              "--out", out, "--", "pcgrl", "train", "-o", "{out}"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("`pcglab pcgrl train` has no --shard"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out + ".sweep"));
+  const auto plan = pcglab::testing::run_pcglab(
+      {"sweep", "plan", "--shards", "1", "--out", out, "--", "pcgrl", "train", "-o", "{out}"});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  const auto bad =
+      pcglab::testing::run_pcglab({"sweep", "plan", "--shards", "2", "--out", out, "--", "nosuch", "{out}"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("names no pcglab command"), std::string::npos) << bad.err;
+}
+
 TEST(SweepSlurmState, StatusReadsSqueueAndResubmitRefusesWhenItDoesNotAnswer) {
   pcglab::testing::TempDir dir;
   const fs::path state = dir / "state";
