@@ -3,7 +3,10 @@
 // independence from its size.
 #include "sandbox/worker.h"
 
+#include <chrono>
 #include <fstream>
+#include <functional>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -403,6 +406,65 @@ def f():
   EXPECT_EQ(to_json(*r.value).dump(), "[\"\",[],\"denied\",true]");
   unsetenv("PCGLAB_SANDBOX_TEST_SECRET");
   EXPECT_EQ(isolation_settings(Isolation::kUnsafeNoSandbox).dump(), R"({"isolation":"unsafe-no-sandbox"})");
+}
+
+// The state letter of /proc/PID/stat and the process's CPU time (utime + stime, clock ticks).
+std::pair<char, long> process_state(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return {'?', 0};
+  std::istringstream fields(stat.substr(paren + 2));
+  std::vector<std::string> f;
+  for (std::string field; fields >> field;) f.push_back(field);
+  if (f.size() < 13) return {'?', 0};
+  return {f[0][0], std::stol(f[11]) + std::stol(f[12])};  // fields 3, 14 and 15 of proc(5)
+}
+
+// Waits up to `limit` for `done`, polling every few milliseconds (an event wait, not a fixed time).
+bool eventually(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// After each reply the worker polls for the next request for up to spin_us (its CPU time grows
+// while no request comes), then sleeps in its read: an idle worker uses no CPU. The interpreter
+// runs without namespaces here so that its host pid can be watched; the spin is the same code.
+TEST(SandboxUnsafe, TheWorkerSpinsForTheNextRequestThenSleeps) {
+  WorkerConfig config = small_config();
+  config.isolation = Isolation::kUnsafeNoSandbox;
+  config.spin_us = 1'000'000;
+  Worker worker(config);
+  ASSERT_TRUE(worker.load("s.py", "def f():\n    return 7\n").ok());
+  ASSERT_TRUE(worker.call("f").ok());
+  const pid_t pid = worker.pid();
+  ASSERT_GT(pid, 0);
+  const long ticks = process_state(pid).second;
+  EXPECT_TRUE(eventually([&] { return process_state(pid).second > ticks; }))
+      << "the worker did not spin after its reply";
+  EXPECT_TRUE(eventually([&] { return process_state(pid).first == 'S'; }))
+      << "the worker still spins (state " << process_state(pid).first << ")";
+  const Reply r = worker.call("f");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(r.value->as_int(), 7);
+}
+
+// spin_us = 0: both sides sleep at once, and calls work the same.
+TEST(SandboxWorker, AnswersCallsWithoutTheSpin) {
+  PCGLAB_REQUIRE_SANDBOX();
+  WorkerConfig config = small_config();
+  config.spin_us = 0;
+  Worker worker(config);
+  ASSERT_TRUE(worker.load("s.py", "def f(x):\n    return x + 1\n").ok());
+  for (int k = 0; k < 20; ++k) {
+    const Reply r = worker.call("f", {Value(k)});
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.value->as_int(), k + 1);
+  }
 }
 
 TEST(SandboxUnsafe, AForkBombEndsAtTheProcessBound) {
