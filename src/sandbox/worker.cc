@@ -343,10 +343,18 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
   // call per request). When the wait times out, recv_exact reads once more and reports the timeout.
   // One read takes a small reply whole, header and payload; bytes past its end were written after
   // it (code left running), which the next request reports (stray_) as if they were still unread.
-  if (config_.spin_us <= 0 ||
-      !spin_until_readable(socket_,
-                           std::min(deadline, Clock::now() + std::chrono::microseconds(config_.spin_us))))
-    wait_fd(socket_, POLLIN, deadline);
+  // Spin first (WorkerConfig::spin_us); after a spin that ran out, only every 8th reply is spun for:
+  // a reply that takes longer, or a worker that cannot run while this thread spins (both on one
+  // CPU), would make every spin a loss.
+  bool readable = false;
+  if (config_.spin_us > 0 && spin_skip_ == 0) {
+    readable = spin_until_readable(
+        socket_, std::min(deadline, Clock::now() + std::chrono::microseconds(config_.spin_us)));
+    if (!readable) spin_skip_ = kSpinSkip;
+  } else if (spin_skip_ > 0) {
+    --spin_skip_;
+  }
+  if (!readable) wait_fd(socket_, POLLIN, deadline);
   char first[4096];
   const ssize_t got = recv(socket_, first, sizeof first, MSG_DONTWAIT);
   size_t have = got > 0 ? static_cast<size_t>(got) : 0;

@@ -54,12 +54,14 @@ MAIN_PID = os.getpid()
 READ_SIZE = 65536
 pending = b''
 request_poll = None
+SPIN_SKIP = 7  # as pcglab's Worker::kSpinSkip
+spin_skip = 0
 
 def spin_for_request():
     # Polls for the next request for up to settings['spin_ns'] (pcglab's WorkerConfig::spin_us),
     # yielding the CPU between polls, before the read sleeps in the kernel: a sleeping worker's
     # wake-up costs ~40 us on a virtual machine whose idle CPUs halt. Bounded: an idle worker sleeps.
-    global request_poll
+    global request_poll, spin_skip
     budget = settings.get('spin_ns', 0)
     if budget <= 0:
         return
@@ -67,9 +69,17 @@ def spin_for_request():
         import select
         request_poll = select.poll()
         request_poll.register(REQ_FD, select.POLLIN)
+    if spin_skip:
+        spin_skip -= 1
+        return
     poll, now, pause = request_poll.poll, time.perf_counter_ns, os.sched_yield
     end = now() + budget
-    while not poll(0) and now() < end:
+    while not poll(0):
+        if now() >= end:
+            # Ran out: the host takes longer between requests, or cannot run while this spins (both
+            # on one CPU). Spin again only before every 8th request until one comes within the spin.
+            spin_skip = SPIN_SKIP
+            return
         pause()
 
 def read_request():
