@@ -179,8 +179,12 @@ bool spin_until_readable(int fd, Clock::time_point until) {
   pollfd pfd{fd, POLLIN, 0};
   for (;;) {
     if (poll(&pfd, 1, 0) != 0) return true;  // readable, closed, or an error the read reports
-    if (Clock::now() >= until) return false;
+    const auto before = Clock::now();
+    if (before >= until) return false;
     sched_yield();
+    // A yield that gave the CPU away (to the other end on this CPU, or to another task of a busy
+    // machine): spinning on saves no wake-up here.
+    if (Clock::now() - before > kYieldedAway) return false;
   }
 }
 

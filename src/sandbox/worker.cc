@@ -343,9 +343,9 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
   // call per request). When the wait times out, recv_exact reads once more and reports the timeout.
   // One read takes a small reply whole, header and payload; bytes past its end were written after
   // it (code left running), which the next request reports (stray_) as if they were still unread.
-  // Spin first (WorkerConfig::spin_us); after a spin that ran out, only every 8th reply is spun for:
-  // a reply that takes longer, or a worker that cannot run while this thread spins (both on one
-  // CPU), would make every spin a loss.
+  // Spin first (WorkerConfig::spin_us). After a spin that ran out or gave its CPU away, only every
+  // 8th reply is spun for: a reply that takes longer, a worker on this thread's CPU, or a busy
+  // machine would make every spin a loss.
   bool readable = false;
   if (config_.spin_us > 0 && spin_skip_ == 0) {
     readable = spin_until_readable(

@@ -55,6 +55,7 @@ READ_SIZE = 65536
 pending = b''
 request_poll = None
 SPIN_SKIP = 7  # as pcglab's Worker::kSpinSkip
+YIELDED_AWAY_NS = 5000  # as pcglab's kYieldedAway
 spin_skip = 0
 
 def spin_for_request():
@@ -75,12 +76,17 @@ def spin_for_request():
     poll, now, pause = request_poll.poll, time.perf_counter_ns, os.sched_yield
     end = now() + budget
     while not poll(0):
-        if now() >= end:
-            # Ran out: the host takes longer between requests, or cannot run while this spins (both
-            # on one CPU). Spin again only before every 8th request until one comes within the spin.
+        t = now()
+        # Ran out (the host takes longer between requests), or a yield gave the CPU away (to the host
+        # on this CPU, or another task of a busy machine: spinning saves no wake-up). Spin again
+        # only before every 8th request until one comes within a spin.
+        if t >= end:
             spin_skip = SPIN_SKIP
             return
         pause()
+        if now() - t > YIELDED_AWAY_NS:
+            spin_skip = SPIN_SKIP
+            return
 
 def read_request():
     global pending
