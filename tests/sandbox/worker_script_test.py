@@ -477,6 +477,8 @@ class Spin(unittest.TestCase):
     def count_yield(self, then=None):
         def pause():
             self.yields += 1
+            if self.yields > 10**5:
+                raise AssertionError('the spin does not end')
             if then:
                 then()
         worker.os.sched_yield = pause
