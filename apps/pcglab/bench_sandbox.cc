@@ -10,6 +10,9 @@
 //                 over a pipe pair, timed in blocks interleaved with the calls
 //   batch         calls/s with --batch pairs per message (map) on --workers workers for
 //                 --seconds; beside it the same loop inside one plain python3 process
+// --spin-us sets WorkerConfig::spin_us for every worker (0: each side sleeps at once). --floors prints
+// only the round trip step by step, from the bare pipe echo to a call to a zygote's worker, each
+// step with and without the spin (docs/PERFORMANCE.md, "Unpinned: the wake-ups").
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <poll.h>
