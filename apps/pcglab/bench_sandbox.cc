@@ -10,8 +10,16 @@
 //                 over a pipe pair, timed in blocks interleaved with the calls
 //   batch         calls/s with --batch pairs per message (map) on --workers workers for
 //                 --seconds; beside it the same loop inside one plain python3 process
+// --spin-us sets WorkerConfig::spin_us for every worker (0: each side sleeps at once). --floors prints
+// only the round trip step by step, from the bare pipe echo to a call to a zygote's worker, each
+// step with and without the spin (docs/PERFORMANCE.md, "Unpinned: the wake-ups").
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,12 +27,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <thread>
 
 #include "command.h"
 #include "core/json.h"
 #include "core/rng.h"
 #include "sandbox/isolation.h"
+#include "sandbox/spawn.h"
 #include "sandbox/worker.h"
 
 namespace pcglab::cli {
@@ -44,6 +55,8 @@ struct SandboxBenchOptions {
   int workers = 2;
   double seconds = 3;
   uint64_t seed = 1;
+  int spin_us = sandbox::WorkerConfig{}.spin_us;
+  bool floors = false;
 };
 
 double median(std::vector<double> v) {
@@ -70,42 +83,65 @@ double start_ms(const sandbox::WorkerConfig& config) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// The floor of a call's round trip: a forked child that echoes what it reads from one pipe into
-// another; each round trip is a write of 8 bytes and a blocking read of the echo. The child only
-// reads, writes and exits (async-signal-safe after fork in a threaded process).
-class PipeEcho {
+// The floor of a call's round trip: a child that echoes what it reads; each round trip is a write
+// of 8 bytes and a read of the echo. A forked child (kPipe, kSocket) only polls, yields, reads,
+// writes and exits (async-signal-safe after fork in a threaded process); kSpawned runs a program
+// (python3, or bwrap + python3) with the socket as its fds 3 and 4, started as a worker is.
+// `spin_us` > 0: both ends poll without blocking for up to that long (yielding between polls)
+// before they sleep, as a Worker and its worker do (WorkerConfig::spin_us).
+class Echo {
  public:
-  PipeEcho() {
+  enum class Channel { kPipe, kSocket, kSpawned };
+  enum class Wait { kBlockingRead, kPollDeadline };
+
+  Echo(Channel channel, Wait wait, int spin_us, sandbox::SpawnPlan* plan = nullptr)
+      : wait_(wait), spin_us_(spin_us) {
     int to_child[2], from_child[2];
-    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
+    const bool pipes = channel == Channel::kPipe;
+    if (pipes ? pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0
+              : socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, to_child) != 0)
       throw SetupError("bench sandbox: pipe: " + std::string(std::strerror(errno)));
-    pid_ = fork();
-    if (pid_ < 0) throw SetupError("bench sandbox: fork: " + std::string(std::strerror(errno)));
-    if (pid_ == 0) {
-      // Only the two pipe ends stay open (as fds 0 and 1): the parent's close ends this child's
-      // input, and no descriptor of a sandbox worker is held here.
-      if (dup2(to_child[0], 0) < 0 || dup2(from_child[1], 1) < 0) _exit(1);
-      close_range(3, ~0U, 0);
-      char buf[64];
-      for (;;) {
-        const ssize_t n = read(0, buf, sizeof buf);
-        if (n <= 0 || write(1, buf, static_cast<size_t>(n)) != n) _exit(0);
-      }
+    if (!pipes) {
+      from_child[0] = to_child[0];
+      from_child[1] = to_child[1];
     }
-    close(to_child[0]);
-    close(from_child[1]);
-    out_ = to_child[1];
+    if (channel == Channel::kSpawned) {
+      int err[2];
+      if (pipe2(err, O_CLOEXEC) != 0) throw SetupError("bench sandbox: pipe");
+      const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+      plan->proto_fd = to_child[1];
+      plan->stderr_fd = err[1];
+      plan->null_fd = null;
+      plan->parent = getpid();
+      pid_ = sandbox::spawn_process(*plan);
+      close(err[0]);
+      close(err[1]);
+      close(null);
+      if (pid_ < 0) throw SetupError("bench sandbox: starting an echo program failed");
+    } else {
+      pid_ = fork();
+      if (pid_ < 0) throw SetupError("bench sandbox: fork: " + std::string(std::strerror(errno)));
+      if (pid_ == 0) echo_child(pipes ? to_child[0] : to_child[1], from_child[1], spin_us);
+    }
+    out_ = to_child[0 + (pipes ? 1 : 0)];
     in_ = from_child[0];
+    if (pipes) {
+      close(to_child[0]);
+      close(from_child[1]);
+    } else {
+      close(to_child[1]);
+    }
+    if (wait_ == Wait::kPollDeadline) fcntl(in_, F_SETFL, fcntl(in_, F_GETFL) | O_NONBLOCK);
   }
-  ~PipeEcho() {
+  ~Echo() {
     close(out_);
-    close(in_);
+    if (in_ != out_) close(in_);
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  PipeEcho(const PipeEcho&) = delete;
-  PipeEcho& operator=(const PipeEcho&) = delete;
+  Echo(const Echo&) = delete;
+  Echo& operator=(const Echo&) = delete;
 
   double round_trip_us() {
     char buf[8] = {'p', 'c', 'g', 'l', 'a', 'b', '!', '\n'};
@@ -114,6 +150,11 @@ class PipeEcho {
       throw SetupError("bench sandbox: the echo child is gone");
     size_t got = 0;
     while (got < sizeof buf) {
+      // As Worker::read_reply: spin, then sleep (in ppoll with the call's deadline, or in the read).
+      const bool readable = spin_us_ > 0 && sandbox::spin_until_readable(
+                                                in_, Clock::now() + std::chrono::microseconds(spin_us_));
+      if (!readable && wait_ == Wait::kPollDeadline)
+        sandbox::wait_fd(in_, POLLIN, Clock::now() + std::chrono::seconds(10));
       const ssize_t n = read(in_, buf + got, sizeof buf - got);
       if (n <= 0) throw SetupError("bench sandbox: the echo child is gone");
       got += static_cast<size_t>(n);
@@ -122,9 +163,145 @@ class PipeEcho {
   }
 
  private:
+  [[noreturn]] static void echo_child(int in, int out, int spin_us) {
+    // Only the two channel ends stay open (as fds 0 and 1): the parent's close ends this child's
+    // input, and no descriptor of a sandbox worker is held here.
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0) _exit(1);
+    close_range(3, ~0U, 0);
+    char buf[64];
+    for (;;) {
+      if (spin_us > 0) {
+        timespec now{}, end{};
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        end.tv_nsec += spin_us * 1000L;
+        pollfd pfd{0, POLLIN, 0};
+        while (poll(&pfd, 1, 0) == 0) {
+          clock_gettime(CLOCK_MONOTONIC, &now);
+          if (now.tv_sec * 1000000000L + now.tv_nsec > end.tv_sec * 1000000000L + end.tv_nsec) break;
+          sched_yield();
+        }
+      }
+      const ssize_t n = read(0, buf, sizeof buf);
+      if (n <= 0 || write(1, buf, static_cast<size_t>(n)) != n) _exit(0);
+    }
+  }
+
+  Wait wait_;
+  int spin_us_;
   pid_t pid_ = -1;
   int out_ = -1, in_ = -1;
 };
+
+// The echo loop in python3, on fds 3 and 4, spinning as the worker does (worker.py, spin_for_request).
+std::string python_echo(int spin_us) {
+  return fmt::format(
+      "import os, select, time\n"
+      "spin = {}\n"
+      "p = select.poll(); p.register(3, select.POLLIN)\n"
+      "while True:\n"
+      "    if spin:\n"
+      "        end = time.perf_counter_ns() + spin\n"
+      "        while not p.poll(0) and time.perf_counter_ns() < end: os.sched_yield()\n"
+      "    b = os.read(3, 64)\n"
+      "    if not b: break\n"
+      "    os.write(4, b)\n",
+      spin_us * 1000);
+}
+
+// The steps from a bare pipe round trip to a call to the worker, each with and without the spin,
+// measured in blocks of 100 round trips in turn (so the machine's load weighs on all alike).
+Table floors_table(const sandbox::WorkerConfig& base, int spin_us, int trips) {
+  struct Step {
+    std::string name;
+    std::function<double()> trip[2];  // sleep at once, spin
+  };
+  std::vector<std::unique_ptr<Echo>> echoes;
+  std::vector<std::unique_ptr<sandbox::Worker>> workers;
+  std::vector<std::unique_ptr<std::vector<std::string>>> argvs;
+  std::vector<std::unique_ptr<sandbox::SpawnPlan>> plans;
+  const std::string& program = sandbox::seccomp_program();
+  static sock_fprog filter{static_cast<unsigned short>(program.size() / sizeof(sock_filter)),
+                           reinterpret_cast<sock_filter*>(const_cast<char*>(program.data()))};
+  const auto echo_trip = [&](Echo::Channel c, Echo::Wait w, int spin, sandbox::SpawnPlan* plan = nullptr) {
+    echoes.push_back(std::make_unique<Echo>(c, w, spin, plan));
+    Echo* e = echoes.back().get();
+    return std::function<double()>([e] { return e->round_trip_us(); });
+  };
+  // python3 -I -S (in bwrap when `bwrap`) running the echo loop, started as a worker is.
+  const auto spawned = [&](bool bwrap, bool filtered, int spin) {
+    sandbox::WorkerConfig c = base;
+    c.zygote = false;
+    if (!bwrap) c.isolation = sandbox::Isolation::kUnsafeNoSandbox;
+    argvs.push_back(std::make_unique<std::vector<std::string>>(sandbox::worker_command(c)));
+    auto& argv = *argvs.back();
+    const auto script = std::find(argv.begin(), argv.end(), "-c");
+    *(script + 1) = python_echo(spin);
+    plans.push_back(std::make_unique<sandbox::SpawnPlan>());
+    sandbox::SpawnPlan& plan = *plans.back();
+    for (auto& a : argv) plan.argv.push_back(a.data());
+    plan.argv.push_back(nullptr);
+    if (filtered && !bwrap) plan.filter = &filter;
+    if (bwrap) plan.seccomp_fd = sandbox::seccomp_memfd();
+    auto trip = echo_trip(Echo::Channel::kSpawned, Echo::Wait::kPollDeadline, spin, &plan);
+    if (plan.seccomp_fd >= 0) close(plan.seccomp_fd);
+    return trip;
+  };
+  Rng rng(1);
+  const sandbox::List args{random_grid(rng), random_grid(rng)};
+  const auto worker_trip = [&](bool zygote, int spin, bool f) {
+    sandbox::WorkerConfig c = base;
+    c.zygote = zygote;
+    c.spin_us = spin;
+    workers.push_back(std::make_unique<sandbox::Worker>(c));
+    sandbox::Worker* w = workers.back().get();
+    if (!w->load("bench.py", std::string(kFunction) + "def g():\n    return None\n").ok())
+      throw SetupError("bench sandbox: the benchmark function failed");
+    return std::function<double()>([w, f, &args] {
+      const auto t0 = Clock::now();
+      const sandbox::Reply r = f ? w->call("f", args) : w->call("g");
+      if (!r.ok()) throw SetupError("bench sandbox: call failed: " + r.describe());
+      return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    });
+  };
+  std::vector<Step> steps;
+  using C = Echo::Channel;
+  using W = Echo::Wait;
+  steps.push_back(
+      {"1 pipe pair, forked C child, blocking read (the floor)",
+       {echo_trip(C::kPipe, W::kBlockingRead, 0), echo_trip(C::kPipe, W::kBlockingRead, spin_us)}});
+  steps.push_back(
+      {"2 socket pair instead of pipes",
+       {echo_trip(C::kSocket, W::kBlockingRead, 0), echo_trip(C::kSocket, W::kBlockingRead, spin_us)}});
+  steps.push_back(
+      {"3 + the host waits in ppoll with a deadline, non-blocking reads",
+       {echo_trip(C::kSocket, W::kPollDeadline, 0), echo_trip(C::kSocket, W::kPollDeadline, spin_us)}});
+  steps.push_back({"4 python3 -I -S echo loop instead of the C child",
+                   {spawned(false, false, 0), spawned(false, false, spin_us)}});
+  steps.push_back({"5 + the seccomp filter", {spawned(false, true, 0), spawned(false, true, spin_us)}});
+  steps.push_back({"6 + inside bwrap (namespaces, filter by bwrap)",
+                   {spawned(true, true, 0), spawned(true, true, spin_us)}});
+  steps.push_back({"7 worker (own bwrap), call g() returning None",
+                   {worker_trip(false, 0, false), worker_trip(false, spin_us, false)}});
+  steps.push_back({"8 worker forked by the zygote, call g()",
+                   {worker_trip(true, 0, false), worker_trip(true, spin_us, false)}});
+  steps.push_back({"9 worker forked by the zygote, call f(a, b) on two 16x16 int8",
+                   {worker_trip(true, 0, true), worker_trip(true, spin_us, true)}});
+  std::vector<std::vector<double>> us(steps.size() * 2);
+  for (int block = 0; block * 100 < trips + 100; ++block)
+    for (size_t s = 0; s < steps.size(); ++s)
+      for (int v = 0; v < 2; ++v)
+        for (int k = 0; k < 100; ++k) {
+          const double t = steps[s].trip[v]();
+          if (block > 0) us[s * 2 + static_cast<size_t>(v)].push_back(t);  // the first block warms up
+        }
+  Table table;
+  table.columns = {"step", "sleep at once (median us)", fmt::format("spin {} us (median us)", spin_us),
+                   "sleep at once (p90 us)", fmt::format("spin {} us (p90 us)", spin_us)};
+  for (size_t s = 0; s < steps.size(); ++s)
+    table.add_row({steps[s].name, median(us[s * 2]), median(us[s * 2 + 1]), percentile(us[s * 2], 0.9),
+                   percentile(us[s * 2 + 1], 0.9)});
+  return table;
+}
 
 // The same calls in one plain python3 process, timed inside it: {"call_us": median, "batch_per_s": rate}.
 Json in_process_numbers(const SandboxBenchOptions& opt) {
@@ -165,6 +342,11 @@ print(json.dumps({{"call_us": ts[len(ts) // 2] / 1000, "call_p90_us": ts[len(ts)
 int run_sandbox_bench(const SandboxBenchOptions& opt, const GlobalOptions& global) {
   sandbox::WorkerConfig config;
   config.isolation = sandbox::require_isolation(false, config);
+  config.spin_us = opt.spin_us;
+  if (opt.floors) {
+    print_table(floors_table(config, opt.spin_us, opt.calls), global);
+    return kExitOk;
+  }
   sandbox::WorkerConfig unsafe = config;
   unsafe.isolation = sandbox::Isolation::kUnsafeNoSandbox;
 
@@ -189,7 +371,7 @@ int run_sandbox_bench(const SandboxBenchOptions& opt, const GlobalOptions& globa
   const sandbox::List args{random_grid(rng), random_grid(rng)};
   std::vector<double> call_us, floor_us;
   {
-    PipeEcho echo;
+    Echo echo(Echo::Channel::kPipe, Echo::Wait::kBlockingRead, 0);
     // Blocks of 100 calls and 100 bare round trips in turn, so the machine's load weighs on both.
     for (int k = 0; k < opt.calls + 100; ++k) {
       const auto t0 = Clock::now();
@@ -274,6 +456,13 @@ Action setup_sandbox_bench(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--seed", opt->seed, "Seed of the random grids")
       ->check(any_number<uint64_t>())
       ->capture_default_str();
+  cmd.add_option("--spin-us", opt->spin_us,
+                 "How long each side polls for the other's message before it sleeps (WorkerConfig::spin_us)")
+      ->check(number_in(0, 100000))
+      ->capture_default_str();
+  cmd.add_flag("--floors", opt->floors,
+               "Only the round trip step by step from a bare pipe echo to a worker call, each with and "
+               "without the spin (--calls round trips each)");
   return [opt, &global] { return run_sandbox_bench(*opt, global); };
 }
 

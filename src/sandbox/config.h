@@ -67,6 +67,14 @@ struct WorkerConfig {
   // that imported numpy once), each in namespaces of its own; false (or PCGLAB_SANDBOX_ZYGOTE=0 in
   // the environment): one bwrap + python per worker.
   bool zygote = true;
+  // Each side of a request polls for the other's message for up to this long, yielding the CPU
+  // between polls, before it sleeps in the kernel: pcglab for a reply, the worker for the next
+  // request after each reply. A sleeping side's wake-up costs ~40 us on a virtual machine whose
+  // idle CPUs halt, twice per call (docs/sandbox.md, "Call round trip"). A side stops spinning
+  // when a yield gave its CPU away (the other side or another task runs there: a sleep costs no
+  // more), and after a spin that ran out or stopped so spins only before every 8th message until
+  // one succeeds. 0: sleep at once. Bounded: an idle worker sleeps and uses no CPU.
+  int spin_us = 50;
   std::string python = "/usr/bin/python3";
   std::string bwrap = "/usr/bin/bwrap";
 };

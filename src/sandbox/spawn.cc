@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -171,6 +172,19 @@ bool wait_fd(int fd, short events, Clock::time_point deadline) {
     const int r = ppoll(&pfd, 1, &ts, nullptr);
     if (r > 0) return true;
     if (r < 0 && errno != EINTR) return true;  // let the read/write report the error
+  }
+}
+
+bool spin_until_readable(int fd, Clock::time_point until) {
+  pollfd pfd{fd, POLLIN, 0};
+  for (;;) {
+    if (poll(&pfd, 1, 0) != 0) return true;  // readable, closed, or an error the read reports
+    const auto before = Clock::now();
+    if (before >= until) return false;
+    sched_yield();
+    // A yield that gave the CPU away (to the other end on this CPU, or to another task of a busy
+    // machine): spinning on saves no wake-up here.
+    if (Clock::now() - before > kYieldedAway) return false;
   }
 }
 

@@ -179,7 +179,8 @@ void Worker::spawn() {
                 {"reap", sandboxed},
                 {"file_size_mb", l.file_size_mb},
                 {"tmp_mb", sandboxed ? l.tmp_mb : 0},
-                {"shm_mb", sandboxed ? l.shm_mb : 0}};
+                {"shm_mb", sandboxed ? l.shm_mb : 0},
+                {"spin_ns", int64_t{std::max(config_.spin_us, 0)} * 1000}};
   init_frame_ = encode_frame(static_cast<uint8_t>(Op::kInit), List{std::move(preload), std::move(settings)});
   init_sent_ = 0;
   const ssize_t n = send(socket_, init_frame_.data(), init_frame_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -342,7 +343,18 @@ Reply Worker::read_reply(const char* what, Clock::time_point deadline, Clock::ti
   // call per request). When the wait times out, recv_exact reads once more and reports the timeout.
   // One read takes a small reply whole, header and payload; bytes past its end were written after
   // it (code left running), which the next request reports (stray_) as if they were still unread.
-  wait_fd(socket_, POLLIN, deadline);
+  // Spin first (WorkerConfig::spin_us). After a spin that ran out or gave its CPU away, only every
+  // 8th reply is spun for: a reply that takes longer, a worker on this thread's CPU, or a busy
+  // machine would make every spin a loss.
+  bool readable = false;
+  if (config_.spin_us > 0 && spin_skip_ == 0) {
+    readable = spin_until_readable(
+        socket_, std::min(deadline, Clock::now() + std::chrono::microseconds(config_.spin_us)));
+    if (!readable) spin_skip_ = kSpinSkip;
+  } else if (spin_skip_ > 0) {
+    --spin_skip_;
+  }
+  if (!readable) wait_fd(socket_, POLLIN, deadline);
   char first[4096];
   const ssize_t got = recv(socket_, first, sizeof first, MSG_DONTWAIT);
   size_t have = got > 0 ? static_cast<size_t>(got) : 0;

@@ -91,6 +91,8 @@ class Worker {
   int loads_ = 0;
   std::optional<Loaded> loaded_;  // what was loaded, to load again after a replacement
   bool module_present_ = false;   // the running process has `loaded_` loaded
+  static constexpr int kSpinSkip = 7;
+  int spin_skip_ = 0;  // replies to wait for without spinning (after a spin that ran out)
 };
 
 }  // namespace pcglab::sandbox

@@ -442,6 +442,79 @@ class PidCounter(unittest.TestCase):
         self.assertEqual(worker.wrap_interval_ns(301, 32), 0)
 
 
+class Spin(unittest.TestCase):
+    """spin_for_request: polls and yields before the read sleeps, within its two rules. The clock is
+    a fake that moves 100 ns a reading, and by what a yield adds (no test depends on real time)."""
+
+    class Clock:
+        def __init__(self):
+            self.ns = 0
+
+        def perf_counter_ns(self):
+            self.ns += 100
+            return self.ns
+
+    def setUp(self):
+        self.saved = {name: getattr(worker, name) for name in ('REQ_FD', 'request_poll', 'spin_skip', 'time')}
+        self.clock = worker.time = Spin.Clock()
+        self.saved_spin = worker.settings.get('spin_ns')
+        self.saved_yield = worker.os.sched_yield
+        self.r, self.w = os.pipe()
+        worker.REQ_FD, worker.request_poll, worker.spin_skip = self.r, None, 0
+        self.yields = 0
+
+    def tearDown(self):
+        worker.os.sched_yield = self.saved_yield
+        for name, value in self.saved.items():
+            setattr(worker, name, value)
+        if self.saved_spin is None:
+            worker.settings.pop('spin_ns', None)
+        else:
+            worker.settings['spin_ns'] = self.saved_spin
+        os.close(self.r)
+        os.close(self.w)
+
+    def count_yield(self, then=None):
+        def pause():
+            self.yields += 1
+            if self.yields > 10**5:
+                raise AssertionError('the spin does not end')
+            if then:
+                then()
+        worker.os.sched_yield = pause
+
+    def test_no_budget_no_spin(self):
+        worker.settings['spin_ns'] = 0
+        self.count_yield()
+        worker.spin_for_request()
+        self.assertEqual((self.yields, worker.spin_skip), (0, 0))
+
+    def test_a_request_that_comes_during_the_spin_ends_it_and_keeps_spinning_on(self):
+        worker.settings['spin_ns'] = 60 * 10**9  # never runs out here
+        self.count_yield(then=lambda: os.write(self.w, b'x') if self.yields == 3 else None)
+        worker.spin_for_request()
+        self.assertEqual((self.yields, worker.spin_skip), (3, 0))
+
+    def test_a_spin_that_runs_out_skips_the_next_seven(self):
+        worker.settings['spin_ns'] = 10**4  # 100 clock readings
+        self.count_yield()
+        worker.spin_for_request()
+        self.assertEqual(worker.spin_skip, worker.SPIN_SKIP)
+        self.assertGreater(self.yields, 10)
+        self.yields = 0
+        for k in range(worker.SPIN_SKIP):
+            worker.spin_for_request()
+        self.assertEqual((self.yields, worker.spin_skip), (0, 0))
+
+    def test_a_yield_that_gave_the_cpu_away_ends_the_spin(self):
+        worker.settings['spin_ns'] = 60 * 10**9
+        def another_task_ran():
+            self.clock.ns += 10**6  # for 1 ms
+        self.count_yield(then=another_task_ran)
+        worker.spin_for_request()
+        self.assertEqual((self.yields, worker.spin_skip), (1, worker.SPIN_SKIP))
+
+
 class Serve(unittest.TestCase):
     """The protocol loop over two pipes, fd 1 on a temporary file (the worker's capture)."""
 

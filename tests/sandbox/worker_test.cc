@@ -3,7 +3,13 @@
 // independence from its size.
 #include "sandbox/worker.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
+#include <functional>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -12,6 +18,7 @@
 
 #include "core/thread_pool.h"
 #include "sandbox/run_file.h"
+#include "sandbox/spawn.h"
 #include "sandbox/worker_pool.h"
 #include "sandbox_testing.h"
 #include "testing/testing.h"
@@ -403,6 +410,80 @@ def f():
   EXPECT_EQ(to_json(*r.value).dump(), "[\"\",[],\"denied\",true]");
   unsetenv("PCGLAB_SANDBOX_TEST_SECRET");
   EXPECT_EQ(isolation_settings(Isolation::kUnsafeNoSandbox).dump(), R"({"isolation":"unsafe-no-sandbox"})");
+}
+
+// The state letter of /proc/PID/stat and the process's CPU time (utime + stime, clock ticks).
+std::pair<char, long> process_state(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return {'?', 0};
+  std::istringstream fields(stat.substr(paren + 2));
+  std::vector<std::string> f;
+  for (std::string field; fields >> field;) f.push_back(field);
+  if (f.size() < 13) return {'?', 0};
+  return {f[0][0], std::stol(f[11]) + std::stol(f[12])};  // fields 3, 14 and 15 of proc(5)
+}
+
+// Waits up to `limit` for `done`, polling every few milliseconds (an event wait, not a fixed time).
+bool eventually(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// After each reply the worker polls for the next request for up to spin_us, then sleeps in its
+// read: an idle worker uses no CPU. (Whether it spins depends on the machine's load: a yield that
+// gives the CPU away ends the spin; the rules are tested with a fake clock in
+// worker_script_test.py, class Spin.) The interpreter runs without namespaces here so that its
+// host pid can be watched; the spin is the same code.
+TEST(SandboxUnsafe, AnIdleWorkerSleepsAfterItsSpin) {
+  WorkerConfig config = small_config();
+  config.isolation = Isolation::kUnsafeNoSandbox;
+  config.spin_us = 1'000'000;
+  Worker worker(config);
+  ASSERT_TRUE(worker.load("s.py", "def f():\n    return 7\n").ok());
+  ASSERT_TRUE(worker.call("f").ok());
+  const pid_t pid = worker.pid();
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(eventually([&] { return process_state(pid).first == 'S'; }))
+      << "the worker still spins (state " << process_state(pid).first << ")";
+  const Reply r = worker.call("f");
+  ASSERT_TRUE(r.ok()) << r.describe();
+  EXPECT_EQ(r.value->as_int(), 7);
+}
+
+// pcglab's side of the spin: true once the socket has a message or is closed; false when the time
+// is up (the caller then sleeps in ppoll until its deadline).
+TEST(SandboxWorker, SpinUntilReadableSeesAMessageAClosedPeerOrTheEnd) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  const auto far = Clock::now() + std::chrono::seconds(60);
+  EXPECT_FALSE(spin_until_readable(sv[0], Clock::now()));
+  ASSERT_EQ(write(sv[1], "x", 1), 1);
+  EXPECT_TRUE(spin_until_readable(sv[0], far));
+  char c;
+  ASSERT_EQ(read(sv[0], &c, 1), 1);
+  close(sv[1]);
+  EXPECT_TRUE(spin_until_readable(sv[0], far));
+  close(sv[0]);
+}
+
+// spin_us = 0: both sides sleep at once, and calls work the same.
+TEST(SandboxWorker, AnswersCallsWithoutTheSpin) {
+  PCGLAB_REQUIRE_SANDBOX();
+  WorkerConfig config = small_config();
+  config.spin_us = 0;
+  Worker worker(config);
+  ASSERT_TRUE(worker.load("s.py", "def f(x):\n    return x + 1\n").ok());
+  for (int k = 0; k < 20; ++k) {
+    const Reply r = worker.call("f", {Value(k)});
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.value->as_int(), k + 1);
+  }
 }
 
 TEST(SandboxUnsafe, AForkBombEndsAtTheProcessBound) {
