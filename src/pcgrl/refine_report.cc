@@ -20,22 +20,11 @@ namespace pcglab::pcgrl {
 namespace fs = std::filesystem;
 using report::escape_html;
 using report::format_number;
+using report::split_lines;
 
 constexpr const char* kReturnColour = "#d9480f";  // the training chart's main line
 
 namespace {
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 std::optional<std::string> read_if_exists(const fs::path& path) {
   if (!fs::is_regular_file(path)) return std::nullopt;

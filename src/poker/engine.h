@@ -1,6 +1,6 @@
 // The IGE poker round in C++ (docs/poker.md, "The engine"): GameBase's default phases, its flow
 // dispatch, the auto-mode bet phase, the showdown and the prize split, drawing from CPython's
-// `random` stream (cpython_random.h) in the official call order, so a game written here gives the
+// `random` stream (core/cpython_random.h) in the official call order, so a game written here gives the
 // same final state as the same game in Python. Generated games run through the Python face
 // (src/poker/python/GameBase.py); this class is the native reference the tests and the benchmarks
 // use, and a game whose methods are C++ overrides it (tests: the spec's game 1).
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cpython_random.h"
 #include "core/json.h"
-#include "poker/cpython_random.h"
 #include "poker/hand.h"
 
 namespace pcglab::poker {

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 namespace pcglab::report {
-namespace {
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -16,8 +15,6 @@ std::vector<std::string> split_lines(const std::string& text) {
   }
   return lines;
 }
-
-}  // namespace
 
 std::vector<std::string> line_diff(const std::string& before, const std::string& after, size_t max_cells) {
   const std::vector<std::string> a_all = split_lines(before), b_all = split_lines(after);

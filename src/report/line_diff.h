@@ -9,6 +9,9 @@
 
 namespace pcglab::report {
 
+// The lines of `text` split at '\n' (a final '\n' ends the last line; no empty line after it).
+std::vector<std::string> split_lines(const std::string& text);
+
 // Each line of the result is "  line" (kept), "- line" (only in before) or "+ line" (only in
 // after); removals before additions, as diff prints them. The table of the LCS has (lines + 1)²
 // cells: above `max_cells` (generated code is hostile text: a 10⁵-line file) the trimmed common

@@ -10,12 +10,12 @@
 
 #include "batch/driver.h"
 #include "core/check.h"
+#include "core/cpython_random.h"
 #include "core/error_kind.h"
 #include "core/files.h"
 #include "core/rng.h"
 #include "core/table.h"
 #include "llm/template.h"
-#include "textgame/py_random.h"
 
 namespace pcglab::textgame {
 
@@ -416,7 +416,7 @@ std::vector<CrawledPath> crawl_paths(GameSession& session, const JudgeSettings& 
   session.new_game(0);
   const std::vector<std::string> initial = session.possible_actions();
   // The official Pathcrawler's own generator: Python's random.Random(shuffle_seed), one for the crawl.
-  PyRandom rng(settings.shuffle_seed);
+  CPythonRandom rng(settings.shuffle_seed);
   const auto max_paths = static_cast<size_t>(settings.max_paths);
   std::function<void(const CrawledPath&, int)> crawl = [&](const CrawledPath& prefix, int depth) {
     if (depth < 0 || paths.size() >= max_paths) return;

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <random>
 
+#include "core/cpython_random.h"
 #include "core/json.h"
-#include "poker/cpython_random.h"
 #include "poker/engine.h"
 #include "poker/hand.h"
 

@@ -1,4 +1,4 @@
-#include "poker/cpython_random.h"
+#include "core/cpython_random.h"
 
 #include <bit>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "core/check.h"
 
-namespace pcglab::poker {
+namespace pcglab {
 
 void CPythonRandom::init_genrand(uint32_t s) {
   mt_[0] = s;
@@ -111,4 +111,4 @@ std::vector<size_t> CPythonRandom::sample_indices(size_t n, size_t k) {
   return result;
 }
 
-}  // namespace pcglab::poker
+}  // namespace pcglab

@@ -1,15 +1,15 @@
-// textgame::PyRandom against CPython's random.Random: the expected values were computed with
-// /usr/bin/python3 (3.11) and recorded here, e.g.
+// CPythonRandom (core/cpython_random.h) against CPython's random.Random: the expected values were computed
+// with /usr/bin/python3 (3.11) and recorded here, e.g.
 //   r = random.Random(0); [r.getrandbits(32) for _ in range(3)]
 //   r = random.Random(0); x = list(range(5)); r.shuffle(x)   (then 12, 40 on the same generator)
-#include "textgame/py_random.h"
+#include "core/cpython_random.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <numeric>
 
-namespace pcglab::textgame {
+namespace pcglab {
 namespace {
 
 using ::testing::ElementsAre;
@@ -20,24 +20,24 @@ std::vector<int> range(int n) {
   return v;
 }
 
-TEST(PyRandom, SeedsAndDrawsAsCPython) {
-  PyRandom zero(0);
+TEST(CPythonRandom, SeedsAndDrawsAsCPython) {
+  CPythonRandom zero(0);
   EXPECT_EQ(zero.getrandbits(32), 3626764237U);
   EXPECT_EQ(zero.getrandbits(32), 1654615998U);
   EXPECT_EQ(zero.getrandbits(32), 3255389356U);
-  PyRandom one(1);
+  CPythonRandom one(1);
   EXPECT_EQ(one.getrandbits(32), 577090037U);
-  PyRandom game(20230614);  // the official winnability seed
+  CPythonRandom game(20230614);  // the official winnability seed
   EXPECT_EQ(game.getrandbits(32), 1020848372U);
   EXPECT_EQ(game.getrandbits(32), 1748461750U);
-  PyRandom big((int64_t{1} << 40) + 7);  // a key of two 32-bit words
+  CPythonRandom big((int64_t{1} << 40) + 7);  // a key of two 32-bit words
   EXPECT_EQ(big.getrandbits(32), 2635837658U);
   EXPECT_EQ(big.getrandbits(32), 3209733218U);
   EXPECT_EQ(big.getrandbits(32), 3500038837U);
 }
 
-TEST(PyRandom, ShufflesAsCPython) {
-  PyRandom r(0);  // one generator, shuffled four times in a row
+TEST(CPythonRandom, ShufflesAsCPython) {
+  CPythonRandom r(0);  // one generator, shuffled four times in a row
   std::vector<int> x = range(2);
   r.shuffle(x);
   EXPECT_THAT(x, ElementsAre(0, 1));
@@ -53,16 +53,16 @@ TEST(PyRandom, ShufflesAsCPython) {
                              14, 15, 17, 31, 20, 36, 10, 13, 11, 35, 30, 21, 4, 6, 19, 9, 38, 34));
   // A negative seed seeds as its absolute value.
   for (int64_t seed : {3, -3}) {
-    PyRandom s(seed);
+    CPythonRandom s(seed);
     x = range(10);
     s.shuffle(x);
     EXPECT_THAT(x, ElementsAre(1, 5, 6, 0, 9, 4, 7, 2, 8, 3)) << seed;
   }
-  PyRandom big((int64_t{1} << 40) + 7);
+  CPythonRandom big((int64_t{1} << 40) + 7);
   x = range(10);
   big.shuffle(x);
   EXPECT_THAT(x, ElementsAre(0, 5, 2, 3, 6, 1, 8, 4, 7, 9));
 }
 
 }  // namespace
-}  // namespace pcglab::textgame
+}  // namespace pcglab

@@ -1,7 +1,9 @@
 // CPython's `random` module, bit for bit (docs/poker.md, "Randomness"): MT19937 seeded by the
 // reference init_by_array with the 32-bit words of |seed| (not std::mt19937's seed_seq), and the
 // module's random(), getrandbits, _randbelow, randint, choice, shuffle and sample, so that a seed
-// draws exactly what `random.seed(seed)` then the same calls draw in Python 3.6-3.13.
+// draws exactly what `random.seed(seed)` then the same calls draw in Python 3.6-3.13. Used where
+// pcglab must pick what official Python code picks: the poker engine's round (poker/engine.h) and
+// the text-game alignment crawl's shuffle (textgame/judge.h).
 #pragma once
 
 #include <array>
@@ -10,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace pcglab::poker {
+namespace pcglab {
 
 class CPythonRandom {
  public:
@@ -39,4 +41,4 @@ class CPythonRandom {
   int index_ = 624;
 };
 
-}  // namespace pcglab::poker
+}  // namespace pcglab
