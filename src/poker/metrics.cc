@@ -25,7 +25,7 @@ class CachedRunner {
       : runner_(runner), seeds_(seeds) {}
 
   // The runs of `code` merged with `snippet`, or nothing when the snippet does not merge.
-  std::optional<std::vector<SeedRun>> run(const GameCode& code, const std::string& snippet) {
+  std::optional<std::vector<SeedResult>> run(const GameCode& code, const std::string& snippet) {
     GameCode merged;
     try {
       merged = merge_snippet(code, snippet);
@@ -35,7 +35,7 @@ class CachedRunner {
     const std::string file = render_game_file(merged);
     auto it = cache_.find(file);
     if (it == cache_.end()) {
-      std::vector<SeedRun> runs = runner_(file, seeds_);
+      std::vector<SeedResult> runs = runner_(file, seeds_);
       PCGLAB_CHECK(runs.size() == seeds_.size())
           << "the game runner gave " << runs.size() << " results for " << seeds_.size() << " seeds";
       it = cache_.emplace(file, std::move(runs)).first;
@@ -46,18 +46,18 @@ class CachedRunner {
  private:
   const GameRunner& runner_;
   const std::vector<int64_t>& seeds_;
-  std::map<std::string, std::vector<SeedRun>> cache_;
+  std::map<std::string, std::vector<SeedResult>> cache_;
 };
 
-Judgement judge_optional(const std::vector<SeedRun>& truth,
-                         const std::optional<std::vector<SeedRun>>& candidate) {
+Judgement judge_optional(const std::vector<SeedResult>& truth,
+                         const std::optional<std::vector<SeedResult>>& candidate) {
   if (!candidate) return {};
   return judge_runs(truth, *candidate);
 }
 
 }  // namespace
 
-Judgement judge_runs(const std::vector<SeedRun>& truth, const std::vector<SeedRun>& candidate) {
+Judgement judge_runs(const std::vector<SeedResult>& truth, const std::vector<SeedResult>& candidate) {
   PCGLAB_CHECK(truth.size() == candidate.size()) << "judging runs over different seeds";
   for (size_t i = 0; i < truth.size(); ++i) {
     if (!truth[i].state || !candidate[i].state) return Judgement{false, false};
@@ -91,7 +91,7 @@ DialogueScore score_dialogue(const ScoredDialogue& dialogue, const GameRunner& r
   CachedRunner cached(runner, seeds);
   // The ground truth must merge: it is the test set's own code.
   const GameCode truth = merge_snippet(GameCode{}, dialogue.truth_code, "ground truth");
-  const std::vector<SeedRun> truth_runs = *cached.run(truth, "");
+  const std::vector<SeedResult> truth_runs = *cached.run(truth, "");
   std::vector<std::string> snippets;
   for (const std::string& turn : dialogue.assistant_turns) {
     const std::string snippet = first_code_block(turn);

@@ -35,15 +35,15 @@
 namespace pcglab::poker {
 
 // One seed's run: the final `state`, or the error it raised.
-struct SeedRun {
+struct SeedResult {
   std::optional<Json> state;  // set when the run finished
   std::string error;          // why it did not, when state is unset
 };
 
 // Runs `game_file` (poker/game_code.h's render_game_file) once per seed, in the seeds' order; one
-// SeedRun per seed. A failure of the engine itself (not of the game) is thrown.
+// SeedResult per seed. A failure of the engine itself (not of the game) is thrown.
 using GameRunner =
-    std::function<std::vector<SeedRun>(const std::string& game_file, const std::vector<int64_t>& seeds)>;
+    std::function<std::vector<SeedResult>(const std::string& game_file, const std::vector<int64_t>& seeds)>;
 
 struct Judgement {
   bool exec = false;
@@ -51,7 +51,7 @@ struct Judgement {
 };
 
 // The official judgement of `candidate` against `truth` (same seeds, same order).
-Judgement judge_runs(const std::vector<SeedRun>& truth, const std::vector<SeedRun>& candidate);
+Judgement judge_runs(const std::vector<SeedResult>& truth, const std::vector<SeedResult>& candidate);
 
 // The snippet the official evaluation scores: the first <code>…</code> block, stripped of
 // whitespace at both ends ("" when there is none).

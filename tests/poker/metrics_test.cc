@@ -18,7 +18,7 @@ namespace {
 struct FakeRunner {
   int calls = 0;
 
-  std::vector<SeedRun> operator()(const std::string& file, const std::vector<int64_t>& seeds) {
+  std::vector<SeedResult> operator()(const std::string& file, const std::vector<int64_t>& seeds) {
     ++calls;
     std::string code;
     std::vector<std::string> directives;
@@ -35,9 +35,9 @@ struct FakeRunner {
       }
       begin = end + 1;
     }
-    std::vector<SeedRun> runs;
+    std::vector<SeedResult> runs;
     for (int64_t seed : seeds) {
-      SeedRun run;
+      SeedResult run;
       bool raises = false;
       Json state = {{"seed", seed}, {"code", code}};
       for (const std::string& d : directives) {
@@ -71,15 +71,15 @@ DialogueScore score(const std::vector<std::string>& turns, FakeRunner& fake) {
   return score_dialogue(ScoredDialogue{"d", kTruth, turns}, runner, kSeeds);
 }
 
-SeedRun ok(int v) {
-  return SeedRun{Json(v), ""};
+SeedResult ok(int v) {
+  return SeedResult{Json(v), ""};
 }
-SeedRun raised() {
-  return SeedRun{std::nullopt, "boom"};
+SeedResult raised() {
+  return SeedResult{std::nullopt, "boom"};
 }
 
 TEST(PokerMetrics, JudgesLikeTheOfficialSeedLoop) {
-  const std::vector<SeedRun> truth = {ok(1), ok(2), ok(3)};
+  const std::vector<SeedResult> truth = {ok(1), ok(2), ok(3)};
   EXPECT_TRUE(judge_runs(truth, {ok(1), ok(2), ok(3)}).correct);
   // A mismatch stops the loop with exec still true: a later seed that raises is never seen.
   const Judgement lenient = judge_runs(truth, {ok(1), ok(9), raised()});
