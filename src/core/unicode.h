@@ -4,6 +4,7 @@
 // (birds' JavaScript whitespace, birds/js_whitespace.h) live with the track.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,9 @@ namespace pcglab {
 
 std::u16string utf8_to_utf16(std::string_view utf8);
 std::string utf16_to_utf8(std::u16string_view utf16);  // lone surrogates become U+FFFD
+
+// Appends code point `cp` (< 0x110000; surrogates are the caller's to refuse) as UTF-8.
+void append_utf8(std::string& out, uint32_t cp);
 
 // True if `text` is valid UTF-8.
 bool is_valid_utf8(std::string_view text);
