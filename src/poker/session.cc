@@ -2,10 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "core/check.h"
 #include "core/files.h"
 
 namespace pcglab::poker {
+
+extern const unsigned char kPokerAssistantPrompt[];
+extern const unsigned long kPokerAssistantPrompt_size;
+
 namespace {
 
 std::string feedback_for(const std::vector<std::string>& errors) {
@@ -77,6 +83,27 @@ const GameCode& Session::code() const {
 
 std::string Session::game_file() const {
   return render_game_file(code());
+}
+
+std::vector<llm::ChatMessage> Session::chat_messages(std::string_view system) const {
+  std::vector<llm::ChatMessage> messages{{"system", std::string(system)}};
+  std::string pending;  // feedback waiting for the next user message
+  for (const SessionTurn& turn : turns) {
+    if (turn.role == TurnRole::kUser) {
+      messages.push_back({"user", pending.empty() ? turn.text : pending + "\n\n" + turn.text});
+      pending.clear();
+    } else {
+      if (!pending.empty()) messages.push_back({"user", std::exchange(pending, {})});
+      messages.push_back({"assistant", turn.text});
+      pending = turn.feedback;
+    }
+  }
+  if (!pending.empty()) messages.push_back({"user", pending});
+  return messages;
+}
+
+std::string_view assistant_system_prompt() {
+  return {reinterpret_cast<const char*>(kPokerAssistantPrompt), kPokerAssistantPrompt_size};
 }
 
 void Session::add_user_turn(std::string text) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "llm/chat.h"
 #include "poker/game_code.h"
 #include "poker/script.h"
 #include "poker/turn.h"
@@ -39,6 +40,10 @@ struct SessionTurn {
   Json round;                        // the runner's record of the round played after it (null if none)
 };
 
+// The assistant's system prompt (src/poker/prompts/assistant.txt, pcglab's own words): the
+// script's three parts, GameBase's state and methods, and the three-block reply format.
+std::string_view assistant_system_prompt();
+
 struct Session {
   static constexpr std::string_view kFormat = "pcglab-poker-session/1";
 
@@ -54,6 +59,11 @@ struct Session {
   const GameCode& code() const;
   // The current game file (poker/game_code.h).
   std::string game_file() const;
+  // The conversation as chat messages for the model: `system` first, then every turn in order (user
+  // turns as "user", assistant turns as their raw text). An assistant turn's feedback goes to the
+  // model as the start of the next user message ("feedback\n\nuser text"), or as a user message of
+  // its own when no user turn follows.
+  std::vector<llm::ChatMessage> chat_messages(std::string_view system) const;
 
   void add_user_turn(std::string text);
   // Parses and applies an assistant turn; returns the recorded turn (its errors empty when it

@@ -148,5 +148,36 @@ TEST(PokerSession, SaveReplacesTheFileWhole) {
   }
 }
 
+TEST(PokerSession, ChatMessagesCarryFeedbackIntoTheNextUserMessage) {
+  Session s = Session::start();
+  s.add_user_turn("six players please");
+  s.add_assistant_turn("no blocks at all");  // malformed: feedback goes back to the model
+  ASSERT_FALSE(s.turns.back().feedback.empty());
+  const std::string feedback = s.turns.back().feedback;
+  s.add_user_turn("and a min bet of 8");
+  s.add_assistant_turn(kGoodTurn);
+  const auto messages = s.chat_messages("SYSTEM");
+  ASSERT_EQ(messages.size(), 5u);
+  EXPECT_EQ(messages[0].role, "system");
+  EXPECT_EQ(messages[0].content, "SYSTEM");
+  EXPECT_EQ(messages[1].content, "six players please");
+  EXPECT_EQ(messages[2].role, "assistant");
+  EXPECT_EQ(messages[2].content, "no blocks at all");
+  EXPECT_EQ(messages[3].role, "user");
+  EXPECT_EQ(messages[3].content, feedback + "\n\nand a min bet of 8");
+  EXPECT_EQ(messages[4].role, "assistant");
+
+  // Feedback with no user turn after it is a user message of its own.
+  s.add_assistant_turn("still no blocks");
+  const auto more = s.chat_messages("SYSTEM");
+  ASSERT_EQ(more.size(), 7u);
+  EXPECT_EQ(more[6].role, "user");
+  EXPECT_EQ(more[6].content, s.turns.back().feedback);
+
+  const std::string_view prompt = assistant_system_prompt();
+  EXPECT_NE(prompt.find("<script>"), std::string_view::npos);
+  EXPECT_NE(prompt.find("class CustomGame(GameBase)"), std::string_view::npos);
+}
+
 }  // namespace
 }  // namespace pcglab::poker
