@@ -30,9 +30,10 @@ test: build
 test-unit: build
 	@ctest --preset $(PRESET) -j $(JOBS) -L unit
 
-# The unit and integration tests again, built with AddressSanitizer and UBSan (preset `debug`).
+# The unit and integration tests again, built with AddressSanitizer and UBSan (preset `debug`);
+# the benchmark programs and the slow tests, which this run does not use, are not built.
 test-asan: deps
-	@cmake --preset debug $(WERROR) >/dev/null
+	@cmake --preset debug $(WERROR) -DPCGLAB_BUILD_BENCH=OFF -DPCGLAB_SLOW_TESTS=OFF >/dev/null
 	@cmake --build --preset debug -j $(JOBS)
 	@ctest --preset debug -j $(JOBS) -L 'unit|integration'
 

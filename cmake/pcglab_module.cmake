@@ -96,7 +96,10 @@ endfunction()
 # pcglab_<AREA> whole (its registrations survive) and DEPS.
 # tests/<area>/*_test.cc            -> label unit
 # tests/<area>/*_integration_test.cc -> label integration
-# tests/<area>/*_slow_test.cc       -> label slow
+# tests/<area>/*_slow_test.cc       -> label slow (not built with -DPCGLAB_SLOW_TESTS=OFF: the ASan
+#                                     build, which runs unit and integration only)
+# COST orders a parallel ctest run that has no timings yet (a clean checkout, as in CI): slow tests
+# start first, then integration, then unit, so the longest ones do not start last and run alone.
 function(pcglab_tests area)
   cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
   file(GLOB all CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${area}/*_test.cc)
@@ -110,12 +113,16 @@ function(pcglab_tests area)
     list(REMOVE_ITEM unit ${slow})
   endif()
   foreach(kind unit integ slow)
-    if(NOT ${kind})
+    if(NOT ${kind} OR (kind STREQUAL "slow" AND NOT PCGLAB_SLOW_TESTS))
       continue()
     endif()
     set(label ${kind})
+    set(cost 1)
     if(kind STREQUAL "integ")
       set(label integration)
+      set(cost 10)
+    elseif(kind STREQUAL "slow")
+      set(cost 100)
     endif()
     set(target ${area}_${label}_tests)
     add_executable(${target} ${${kind}})
@@ -126,7 +133,7 @@ function(pcglab_tests area)
     add_dependencies(${target} pcglab)
     gtest_discover_tests(${target}
       WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
-      PROPERTIES LABELS ${label}
+      PROPERTIES LABELS ${label} COST ${cost}
       DISCOVERY_TIMEOUT 60)
   endforeach()
 endfunction()

@@ -153,10 +153,10 @@ class FakeOpenAiServer {
     changed_.notify_all();
   }
   // Blocks until `done(requests received, replies waiting at the gate)` holds; false after a
-  // minute (a hang, not a timing decision).
+  // three minutes (a hang, not a timing decision).
   bool wait_until(const std::function<bool(size_t received, int waiting)>& done) {
     std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::seconds(60),
+    return changed_.wait_for(lock, std::chrono::seconds(180),
                              [&] { return done(requests_.size(), waiting_); });
   }
   int max_in_flight() {
