@@ -36,7 +36,9 @@ using namespace pybind11::literals;
 // A 2-D (grey) or 3-D (height, width, 1|3|4 channels) uint8 array as an Image; ValueError otherwise.
 Image image_of(const py::handle& object, size_t index) {
   const auto array = py::array::ensure(object);
-  if (!array) throw py::type_error(fmt::format("image {}: not an array", index));
+  const char kind = array ? array.dtype().kind() : 'O';
+  if (kind != 'u' && kind != 'i' && kind != 'f' && kind != 'b')
+    throw py::type_error(fmt::format("image {}: not an array of numbers", index));
   if (array.dtype().kind() != 'u' || array.itemsize() != 1)
     throw py::value_error(
         fmt::format("image {}: dtype {} is not uint8", index, py::str(array.dtype()).cast<std::string>()));
