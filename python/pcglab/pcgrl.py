@@ -57,7 +57,11 @@ class DungeonVecEnv:
     rewards: float32 (pcgrl-jax's built-in dungeon reward, or 0 with builtin_reward=False).
     truncated: bool, True where the episode reached its last step (max_board_scans scans of the
     map); that environment has already been reset and obs shows its new episode. terminated is
-    always False (dungeon3 has no terminal state). infos is an empty dict.
+    always False (dungeon3 has no terminal state). infos is an empty dict, except on a step that
+    ended episodes: then infos["final_map"] holds every environment's last finished level
+    (n_envs, 16, 16) and infos["_final_map"] says which ended on this step (Gymnasium's
+    final_observation convention).
+    maps() -> a copy of the current levels (n_envs, 16, 16), tiles 0..8.
     reset() without a seed starts the episodes the constructor started (seeds seed + i).
     """
 
@@ -77,6 +81,9 @@ class DungeonVecEnv:
 
     def step(self, actions):
         return self._env.step(actions)
+
+    def maps(self):
+        return self._env.maps()
 
     def close(self):
         pass

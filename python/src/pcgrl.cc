@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -83,7 +84,25 @@ class DungeonVecEnv {
     std::memset(terminated.mutable_data(), 0, static_cast<size_t>(n));
     static_assert(sizeof(bool) == 1);
     std::memcpy(truncated.mutable_data(), dones_.data(), dones_.size());
-    return py::make_tuple(observations_, rewards, terminated, truncated, py::dict());
+    py::dict infos;
+    if (std::any_of(dones_.begin(), dones_.end(), [](uint8_t d) { return d != 0; })) {
+      // As Gymnasium's final_observation: the levels the ended episodes built (the environments
+      // have reset themselves), and which entries hold one.
+      py::array_t<uint8_t> final_maps({n, py::ssize_t{kMapSize}, py::ssize_t{kMapSize}});
+      for (int i = 0; i < size(); ++i) {
+        std::memcpy(final_maps.mutable_data(i), envs_->env(i).last_episode_map().data(), kCells);
+      }
+      infos["final_map"] = final_maps;
+      infos["_final_map"] = truncated;
+    }
+    return py::make_tuple(observations_, rewards, terminated, truncated, infos);
+  }
+
+  // The environments' current maps (a copy): (n_envs, 16, 16) tiles 0..8.
+  py::array_t<uint8_t> maps() const {
+    py::array_t<uint8_t> out({static_cast<py::ssize_t>(size()), py::ssize_t{kMapSize}, py::ssize_t{kMapSize}});
+    for (int i = 0; i < size(); ++i) std::memcpy(out.mutable_data(i), envs_->env(i).map().data(), kCells);
+    return out;
   }
 
   py::array observations() const { return observations_; }
@@ -224,7 +243,8 @@ void bind_pcgrl(py::module_& m) {
       .def_property_readonly("num_envs", &DungeonVecEnv::size)
       .def("reset", &DungeonVecEnv::reset, "seed"_a = py::none())
       .def("step", &DungeonVecEnv::step, "actions"_a)
-      .def_property_readonly("observations", &DungeonVecEnv::observations);
+      .def_property_readonly("observations", &DungeonVecEnv::observations)
+      .def("maps", &DungeonVecEnv::maps);
   m.def("accuracy", &accuracy, "levels"_a, "scenario"_a);
   m.def("evaluate", &evaluate, "levels"_a, "scenario"_a);
   m.def("reward", &reward, "code"_a, "prev"_a, "curr"_a, "timeout"_a = 5.0);

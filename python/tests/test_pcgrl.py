@@ -53,10 +53,20 @@ def test_episodes_end_after_three_scans_with_an_automatic_reset():
     first = env.reset().copy()
     truncations = []
     for t in range(768):
-        _, rewards, _, truncated, _ = env.step([0, 2])
+        _, rewards, _, truncated, infos = env.step([0, 2])
         assert not rewards.any()
         truncations.append(truncated.copy())
     assert not np.any(truncations[:-1]) and np.all(truncations[-1])
+    assert np.array_equal(infos["_final_map"], [True, True])
+    # the levels built: every cell but the 18 static ones (player, door, their 3x3 areas) is what
+    # the environment's one action builds (0: empty, 2: bat)
+    final = infos["final_map"]
+    assert final.shape == (2, 16, 16)
+    assert sorted(np.unique(final[0], return_counts=True)[1]) == [1, 1, 254]
+    assert (final[1] == 4).sum() == 256 - 18 and (final[1] == 1).sum() == 16
+    assert not np.array_equal(env.maps(), final)  # the new episodes
+    final = env.step([0, 0])  # the next episode's first step: no final maps
+    assert final[4] == {}
     assert env.max_episode_steps == 768
     again = pcglab.pcgrl.DungeonVecEnv(2, seed=7).reset()
     assert np.array_equal(first, again)  # seeds seed + i, deterministic
