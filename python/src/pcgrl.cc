@@ -24,8 +24,9 @@ namespace {
 using namespace pcglab::pcgrl;
 using namespace pybind11::literals;
 
-// The most environments one DungeonVecEnv takes (about 2.3 KB each; memory is checked as well).
-constexpr int kMaxEnvs = 1 << 24;
+// The most environments one DungeonVecEnv takes, as `pcglab bench pcgrl-env --envs` (memory is
+// checked as well).
+constexpr int kMaxEnvs = 1000000;
 
 class DungeonVecEnv {
  public:
@@ -100,7 +101,8 @@ class DungeonVecEnv {
 
   // The environments' current maps (a copy): (n_envs, 16, 16) tiles 0..8.
   py::array_t<uint8_t> maps() const {
-    py::array_t<uint8_t> out({static_cast<py::ssize_t>(size()), py::ssize_t{kMapSize}, py::ssize_t{kMapSize}});
+    py::array_t<uint8_t> out(
+        {static_cast<py::ssize_t>(size()), py::ssize_t{kMapSize}, py::ssize_t{kMapSize}});
     for (int i = 0; i < size(); ++i) std::memcpy(out.mutable_data(i), envs_->env(i).map().data(), kCells);
     return out;
   }
