@@ -62,7 +62,8 @@ class DungeonVecEnv:
     (n_envs, 16, 16) and infos["_final_map"] says which ended on this step (Gymnasium's
     final_observation convention).
     maps() -> a copy of the current levels (n_envs, 16, 16), tiles 0..8.
-    reset() without a seed starts the episodes the constructor started (seeds seed + i).
+    reset(seed) restarts environment i with seed + i; reset() uses the last seed given (the
+    constructor's at first), so it repeats the same episodes.
     """
 
     def __init__(self, n_envs, seed=0, *, max_board_scans=3, builtin_reward=True, threads=1):
