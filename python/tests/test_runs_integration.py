@@ -57,3 +57,19 @@ def test_a_partial_sharded_run(tmp_path):
     both = pcglab.runs.open(out)
     assert len(both) == len(files) and len(set(both["key"])) == len(files)
     assert set(both["store"]) == {"logs/shards/1-of-2.sqlite", "logs/shards/2-of-2.sqlite"}
+
+
+def test_a_birds_competition_has_a_store_per_team(tmp_path):
+    comp = tmp_path / "comp"
+    (comp / "alpha" / "raw" / "A").mkdir(parents=True)
+    (comp / "beta" / "raw" / "B").mkdir(parents=True)
+    (comp / "alpha" / "raw" / "A" / "alpha_A_1.txt").write_text("```\ndrop_block('b11', 10)\n```\n")
+    (comp / "beta" / "raw" / "B" / "beta_B_1.txt").write_text("no code\n")
+    run_cli("birds", "convert", comp)
+    table = pcglab.runs.open(comp)
+    assert table["store"] == ["alpha/logs/batch.sqlite", "beta/logs/batch.sqlite"]
+    assert table["status"] == ["ok", "error"]
+    failed = table.where(status="error")[0]
+    assert failed["kind"] == "no-output" and failed["metadata"]["official_error"] == "Code not found."
+    assert failed["message"].startswith(str(comp / "beta" / "raw" / "B" / "beta_B_1.txt"))
+    assert table.where(stage="convert", status="ok")[0]["metadata"] == {"blocks": 1}
