@@ -1,8 +1,6 @@
 """pcglab.pcgrl.reward runs a reward file in a sandbox worker (as `pcglab pcgrl reward`), never in
 this interpreter, and its failures are ItemFailure with the CLI's message."""
 
-import os
-
 import numpy as np
 import pytest
 
@@ -11,9 +9,8 @@ from conftest import run_cli
 
 REWARD = """
 import jax.numpy as jnp
-import os
 def compute_reward(prev_array, prev_stats, curr_array, curr_stats):
-    return jnp.sum(curr_array == 2) - jnp.sum(prev_array == 2) + (100 if os.getpid() == 1 else 0) * 0
+    return jnp.sum(curr_array == 2) - jnp.sum(prev_array == 2)
 """
 
 
@@ -59,4 +56,3 @@ def test_a_failing_reward_is_an_item_failure_with_the_cli_message(tmp_path, sand
     assert cli.returncode == 1
     first_line = str(e.value).splitlines()[0]
     assert first_line in cli.stderr
-    assert os.getpid() > 1
