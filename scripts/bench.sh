@@ -12,3 +12,7 @@ done
 "$build/pcglab" bench classifier
 "$build/pcglab" bench pcgrl-ppo --envs 16 --updates 2
 "$build/pcglab" bench sandbox
+# The environment stepped from Python beside the C++ figure (docs/python.md); not in sanitizer builds.
+if [ -d "$build/python/pcglab" ]; then
+  PYTHONPATH="$build/python" /usr/bin/python3 bench/python_pcgrl_env.py --envs 600 --cli "$build/pcglab"
+fi
