@@ -199,13 +199,15 @@ Action setup_poker_eval(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--max-turns", o->max_turns, "Assistant turns per dialogue at most")
       ->check(number_in(1, 1000))
       ->capture_default_str();
-  cmd.add_option("--seeds", o->seeds, "The seeds every game is played on, in order: 1-40, 7, or 1,5,9-12")
-      ->capture_default_str();
+  CLI::Option* seeds =
+      cmd.add_option("--seeds", o->seeds, "The seeds every game is played on, in order: 1-40, 7, or 1,5,9-12")
+          ->capture_default_str();
   cmd.add_option(
          "--seed-from", o->seed_from,
          "Instead of --seeds: 40 distinct seeds drawn as the official random.sample(range(10000), 40), "
          "after random.seed(N) (the official draw is unseeded)")
-      ->check(any_number<int64_t>());
+      ->check(any_number<int64_t>())
+      ->excludes(seeds);
   cmd.add_option("--game-timeout", o->timeout, "Wall-clock seconds a game's call in the sandbox may take")
       ->check(number_in(0.01, 86400.0))
       ->capture_default_str();

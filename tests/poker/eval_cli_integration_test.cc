@@ -299,6 +299,20 @@ TEST(PokerEvalCli, RecordedDialoguesAreScoredWithoutAnyServer) {
   EXPECT_EQ(row["F-Acc"].get<double>(), 0.5);
   EXPECT_EQ(row["ESR"].get<double>(), 1.0);
   EXPECT_EQ(row["Acc"].get<double>(), 1.0);
+  // --seed-from N: the official draw of 40 seeds from range(10000), seeded, recorded in run.json.
+  const auto sampled = run_pcglab({"poker", "eval", "--model", "recorded", "--test", test.string(),
+                                   "--dialogues", (dir.path() / "d.jsonl").string(), "--no-judge",
+                                   "--seed-from", "7", "--out", (dir.path() / "o7").string()});
+  ASSERT_EQ(sampled.exit_code, 0) << sampled.err;
+  const Json run = parse_json(read_file(dir.path() / "o7" / "run.json"), "run.json");
+  EXPECT_EQ(run["seeds"].size(), 40u);
+  EXPECT_EQ(run["seeds"][0], 5305);  // python3: random.seed(7); random.sample(range(10000), 40)[0]
+  EXPECT_EQ(parse_json(read_file(dir.path() / "o7" / "scores" / "game01.json"), "s")["score"]["seeds"],
+            run["seeds"]);
+  EXPECT_EQ(run_pcglab({"poker", "eval", "--model", "m", "--test", test.string(), "--seeds", "1-3",
+                        "--seed-from", "7", "--out", (dir.path() / "o8").string()})
+                .exit_code,
+            2);
   // A dialogue count that does not match the test set is bad setup.
   write_file_atomic(dir.path() / "d2.jsonl", chat.dump() + "\n" + chat.dump() + "\n");
   const auto bad =
