@@ -289,8 +289,8 @@ EvalReport run_eval(const EvalRun& run, const EvalCompleterFactory& completers, 
     row[0] = g.key;
     std::string error;
     if (i->ok()) {
-      row[1] = Json::parse(i->metadata["turns"].dump());
-      row[2] = i->metadata["end"].get<std::string>();
+      row[1] = i->metadata.value("turns", 0);
+      row[2] = i->metadata.value("end", std::string());
     } else {
       error = "interact: " + i->message;
     }
@@ -298,11 +298,11 @@ EvalReport run_eval(const EvalRun& run, const EvalCompleterFactory& completers, 
     if (s && s->ok()) {
       DialogueScore d;
       d.key = g.key;
-      d.counted = s->metadata["counted"].get<int>();
-      d.f_esr = s->metadata["F-ESR"].get<double>();
-      d.f_acc = s->metadata["F-Acc"].get<double>();
-      d.whole.exec = s->metadata["exec"].get<bool>();
-      d.whole.correct = s->metadata["correct"].get<bool>();
+      d.counted = s->metadata.value("counted", 0);
+      d.f_esr = s->metadata.value("F-ESR", 0.0);
+      d.f_acc = s->metadata.value("F-Acc", 0.0);
+      d.whole.exec = s->metadata.value("exec", false);
+      d.whole.correct = s->metadata.value("correct", false);
       dialogue_scores.push_back(d);
       row[3] = d.counted;
       row[4] = d.f_esr;
@@ -316,8 +316,9 @@ EvalReport run_eval(const EvalRun& run, const EvalCompleterFactory& completers, 
     if (j && j->ok()) {
       std::vector<double> game_sums(quality_aspects().size(), 0.0);
       int n = 0;
-      for (const auto& sc : j->metadata["scores"]) {
-        if (sc.is_null()) continue;
+      const OrderedJson runs = j->metadata.value("scores", OrderedJson::array());
+      for (const auto& sc : runs) {
+        if (!sc.is_array() || sc.size() != game_sums.size()) continue;
         ++n;
         for (size_t a = 0; a < game_sums.size(); ++a) game_sums[a] += sc[a].get<double>();
       }
@@ -326,7 +327,7 @@ EvalReport run_eval(const EvalRun& run, const EvalCompleterFactory& completers, 
         if (n > 0) row[8 + a] = game_sums[a] / n * 100.0 / 4.0;
       }
       judged_runs += n;
-      const int errors = j->metadata["errors"].get<int>();
+      const int errors = j->metadata.value("errors", 0);
       row[14] = errors;
       report.judge_errors += static_cast<size_t>(errors);
     } else if (j && i->ok()) {
