@@ -33,3 +33,7 @@ add_dependencies(pcglab_poker pcglab_poker_python)
 target_compile_definitions(pcglab_poker PRIVATE PCGLAB_POKER_PYTHON_DIR="${PROJECT_BINARY_DIR}/poker_python")
 pcglab_embed_file(pcglab_poker src/poker/python/GameBase.py kGameBasePy pcglab::poker)
 pcglab_embed_file(pcglab_poker src/poker/python/runner.py kPokerRunnerPy pcglab::poker)
+# The evaluation's prompts (poker/eval.h), pcglab's own words: the simulated user and the
+# interaction-quality judge.
+pcglab_embed_file(pcglab_poker src/poker/prompts/interactor.txt kPokerInteractorPrompt pcglab::poker)
+pcglab_embed_file(pcglab_poker src/poker/prompts/judge.txt kPokerJudgePrompt pcglab::poker)

@@ -1,3 +1,5 @@
+# The fake OpenAI-compatible server of the evaluation's tests (tests/llm/fake_openai_server.h) uses cpp-httplib.
+set(area_deps PkgConfig::HTTPLIB)
 # The poker track's Python (src/poker/python/GameBase.py) is tested as Python with Debian's
 # /usr/bin/python3 (the sandbox's interpreter), with the native extension _pcglab_poker from this
 # build: the golden states on both showdown paths, a differential of the native showdown against the
