@@ -62,6 +62,18 @@ sandbox::List seed_list(const std::vector<int64_t>& seeds) {
   return list;
 }
 
+// run_seeds' arguments: the file, its code, the seeds and, in manual mode, the scripted decisions.
+sandbox::List run_seeds_args(const std::string& filename, const std::string& code,
+                             const std::vector<int64_t>& seeds, const RunOptions& options) {
+  sandbox::List args{filename, code, seed_list(seeds)};
+  if (options.actions) {
+    sandbox::List lines;
+    for (const auto& line : *options.actions) lines.emplace_back(line);
+    args.emplace_back(std::move(lines));
+  }
+  return args;
+}
+
 }  // namespace
 
 OrderedJson SeedRun::error_json() const {
@@ -120,14 +132,14 @@ std::vector<SeedRun> run_game(const std::string& filename, const std::string& co
     for (int64_t s : seeds) runs.push_back(seed_failure(s, loaded.failure));
     return runs;
   }
-  const sandbox::Reply all = worker.call("run_seeds", {filename, code, seed_list(seeds)});
+  const sandbox::Reply all = worker.call("run_seeds", run_seeds_args(filename, code, seeds, options));
   if (all.ok()) {
     for (size_t i = 0; i < seeds.size(); ++i) runs.push_back(decode_seed(seeds[i], (*all.value)[i]));
     return runs;
   }
   // The call was lost (a timeout, a limit, a crash, a value that cannot cross): each seed alone.
   for (int64_t s : seeds) {
-    const sandbox::Reply one = worker.call("run_seeds", {filename, code, seed_list({s})});
+    const sandbox::Reply one = worker.call("run_seeds", run_seeds_args(filename, code, {s}, options));
     runs.push_back(one.ok() ? decode_seed(s, (*one.value)[0]) : seed_failure(s, one.failure));
   }
   return runs;

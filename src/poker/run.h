@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ namespace pcglab::poker {
 struct RunOptions {
   sandbox::WorkerConfig worker;  // limits and isolation; the preloads and binds are added
   bool native = true;            // false: the showdown in Python only (the reference path)
+  // Manual mode: play(auto=False) with the decisions scripted, one input() line each, in the order
+  // the game reads them (bet: "c", "f", "r X"; switch: "0,2" or ""); every seed starts from the
+  // first. Past the last line a decision raises EOFError (that seed's error). nullopt: auto mode.
+  std::optional<std::vector<std::string>> actions;
 };
 
 struct SeedRun {

@@ -72,6 +72,43 @@ TEST(PokerRun, BadSeedsOrAMissingFileExitTwo) {
   EXPECT_NE(r.err.find("no_such_game.py"), std::string::npos) << r.err;
 }
 
+// Manual mode: `--actions FILE` plays play(auto=False) with the file's lines as the decisions
+// (tests/poker/games/manual.py: a switch, then a bet phase); every seed starts from the first line,
+// and a seed that runs out of decisions fails alone with EOFError.
+TEST(PokerRun, ManualModeTakesTheScriptedDecisions) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "actions.txt", "0\n\n0, 1\nr 10\ncall\nf\n");
+  auto r = testing::run_pcglab({"poker", "run", game("manual.py"), "--seeds", "4,5", "--actions",
+                                (dir / "actions.txt").string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  OrderedJson out = OrderedJson::parse(r.out);
+  ASSERT_EQ(out.size(), 2U);
+  for (const auto& state : out) {
+    ASSERT_EQ(state["players"].size(), 3U) << state.dump();
+    EXPECT_EQ(state["players"][0].get<std::string>().substr(0, 8), "p1: 10/9")
+        << state.dump();  // raised to 10
+    EXPECT_EQ(state["players"][1].get<std::string>().substr(0, 8), "p2: 10/9") << state.dump();  // called
+    EXPECT_TRUE(state["players"][2].get<std::string>().ends_with("True")) << state.dump();       // folded
+  }
+  // Auto mode plays the same file with random decisions: other states.
+  r = testing::run_pcglab({"poker", "run", game("manual.py"), "--seeds", "4,5", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(OrderedJson::parse(r.out), out);
+
+  write_file_atomic(dir / "short.txt", "\n\n\nc\n");
+  r = testing::run_pcglab({"poker", "run", game("manual.py"), "--seeds", "1", "--actions",
+                           (dir / "short.txt").string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  out = OrderedJson::parse(r.out);
+  EXPECT_EQ(out[0]["error"]["type"], "EOFError") << out.dump();
+  EXPECT_NE(out[0]["error"]["message"].get<std::string>().find("no scripted decision left"),
+            std::string::npos);
+
+  r = testing::run_pcglab({"poker", "run", game("manual.py"), "--actions", (dir / "missing.txt").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("missing.txt"), std::string::npos) << r.err;
+}
+
 TEST(PokerRun, ParseSeeds) {
   EXPECT_EQ(parse_seeds("1-3,7,-2"), (std::vector<int64_t>{1, 2, 3, 7, -2}));
   EXPECT_THROW(parse_seeds("1-"), InputError);
