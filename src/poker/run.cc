@@ -1,7 +1,11 @@
 #include "poker/run.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
+#include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -121,9 +125,12 @@ sandbox::WorkerConfig poker_worker_config(sandbox::WorkerConfig base, bool nativ
   return base;
 }
 
-std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
-                              const std::vector<int64_t>& seeds, const RunOptions& options) {
-  sandbox::Worker worker(poker_worker_config(options.worker, options.native));
+namespace {
+
+// One game on a fresh worker (started by its constructor): the runner loaded, all seeds in one call,
+// then each seed alone when that call was lost.
+std::vector<SeedRun> play_on(sandbox::Worker& worker, const std::string& filename, const std::string& code,
+                             const std::vector<int64_t>& seeds, const RunOptions& options) {
   std::vector<SeedRun> runs;
   const sandbox::Reply loaded = worker.load(kRunnerFile, reinterpret_cast<const char*>(kPokerRunnerPy));
   if (!loaded.ok()) {
@@ -141,6 +148,47 @@ std::vector<SeedRun> run_game(const std::string& filename, const std::string& co
   for (int64_t s : seeds) {
     const sandbox::Reply one = worker.call("run_seeds", run_seeds_args(filename, code, {s}, options));
     runs.push_back(one.ok() ? decode_seed(s, (*one.value)[0]) : seed_failure(s, one.failure));
+  }
+  return runs;
+}
+
+}  // namespace
+
+std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
+                              const std::vector<int64_t>& seeds, const RunOptions& options) {
+  sandbox::Worker worker(poker_worker_config(options.worker, options.native));
+  return play_on(worker, filename, code, seeds, options);
+}
+
+std::vector<std::vector<SeedRun>> run_games(const std::vector<GameFile>& games,
+                                            const std::vector<int64_t>& seeds, const RunOptions& options,
+                                            int parallel) {
+  if (games.empty()) return {};
+  const sandbox::WorkerConfig config = poker_worker_config(options.worker, options.native);
+  std::vector<std::vector<SeedRun>> runs(games.size());
+  const size_t lanes = std::clamp<size_t>(static_cast<size_t>(std::max(parallel, 1)), 1, games.size());
+  std::vector<std::exception_ptr> errors(lanes);
+  // Lane k plays games k, k + lanes, ...; each game's worker is started (forked by the zygote,
+  // asynchronously) while the lane's previous game plays, so a game waits for no start-up but the
+  // first.
+  const auto lane = [&](size_t k) {
+    try {
+      std::unique_ptr<sandbox::Worker> next = std::make_unique<sandbox::Worker>(config);
+      for (size_t g = k; g < games.size(); g += lanes) {
+        const std::unique_ptr<sandbox::Worker> worker = std::move(next);
+        if (g + lanes < games.size()) next = std::make_unique<sandbox::Worker>(config);
+        runs[g] = play_on(*worker, games[g].filename, games[g].code, seeds, options);
+      }
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < lanes; ++k) threads.emplace_back(lane, k);
+  lane(0);
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
   }
   return runs;
 }

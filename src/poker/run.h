@@ -56,6 +56,20 @@ const char* gamebase_source();
 std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
                               const std::vector<int64_t>& seeds, const RunOptions& options = {});
 
+struct GameFile {
+  std::string filename;  // the name tracebacks use ("game01.py")
+  std::string code;
+};
+
+// Several games on the same seeds: one vector of SeedRun per game, in the games' order, each as
+// run_game gives it. Every game plays on a fresh worker of its own (forked by the zygote of the
+// poker preload set, so the interpreter, numpy and GameBase start once per process; the worker's own
+// namespaces, /tmp and memory: nothing one game does reaches another), up to `parallel` games at a
+// time, each game's worker started while the game before it plays. SetupError as run_game.
+std::vector<std::vector<SeedRun>> run_games(const std::vector<GameFile>& games,
+                                            const std::vector<int64_t>& seeds, const RunOptions& options = {},
+                                            int parallel = 2);
+
 // "1-40", "3", "1,5,9-12" -> the seeds, in that order (InputError naming the text when malformed).
 std::vector<int64_t> parse_seeds(const std::string& text);
 
