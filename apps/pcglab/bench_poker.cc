@@ -1,12 +1,15 @@
 // `pcglab bench poker`: the poker engine's speed (docs/PERFORMANCE.md, "Poker engine"), one row each:
-//   hands        7-card hands ranked per second by the native ranker (best of 21 combinations) under a
-//                custom category order (the spec's game 1: Pair ranks highest), one core
+//   hands        7-card hands ranked per second by the native ranker under a custom category order
+//                (the spec's game 1: Pair ranks highest), one core: the direct method (hand_value,
+//                what the showdown uses) and the walk over the 21 combinations (best), same hands;
+//                and the direct method under the standard order
 //   plays        the template game (GameBase's default phases, a standard 52-card config) played by
 //                the native engine, plays/s on one core
-//   games        the ten test games (tests/poker/games/) × --seeds through `poker run`'s library call
-//                (sandbox worker start-up included), with the native showdown
-//   games-python the same with the showdown in Python only (the reference path)
-// The two game rows must give the same states, else the command fails.
+//   games        the ten test games (tests/poker/games/) × --seeds in the sandbox, wall clock: cold (the
+//                process's first run, which starts the zygote) by --cold-path, then --repeat warm runs
+//                of each path, medians: run_games (the new path) and run_game per game (the old)
+//   games-python run_games with the showdown in Python only (the reference path)
+// Every game run must give the same states, else the command fails.
 #include <time.h>
 
 #include <chrono>
@@ -27,10 +30,12 @@ namespace {
 namespace fs = std::filesystem;
 
 struct PokerBenchOptions {
-  int64_t hands = 2000000;
+  int64_t hands = 5000000;
   int64_t plays = 20000;
   std::string games = "tests/poker/games";
   std::string seeds = "1-40";
+  int repeat = 5;
+  std::string cold_path = "new";
   SandboxOptions sandbox;
 };
 
@@ -46,13 +51,17 @@ double thread_cpu_seconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
-double bench_hands(int64_t n, uint64_t* digest) {
+enum class HandMethod { kDirect, kWalk };
+
+double bench_hands(int64_t n, HandMethod method, bool game1_order, uint64_t* digest) {
   poker::PokerConfig c;
-  poker::HandRanker ranker({c.value,
-                            c.suit,
-                            true,
-                            {"Two Pair", "Full House", "Three of a Kind", "Four of a Kind", "Straight",
-                             "Straight Flush", "Flush", "High Card", "Pair"}});
+  std::vector<std::string> order = {"Two Pair",       "Full House", "Three of a Kind",
+                                    "Four of a Kind", "Straight",   "Straight Flush",
+                                    "Flush",          "High Card",  "Pair"};
+  if (!game1_order)
+    order = {"High Card", "Pair",       "Two Pair",       "Three of a Kind", "Straight",
+             "Flush",     "Full House", "Four of a Kind", "Straight Flush"};
+  poker::HandRanker ranker({c.value, c.suit, true, order});
   std::vector<poker::RankedCard> deck;
   for (const auto& v : c.value) {
     for (const auto& s : c.suit) deck.push_back(ranker.card(s + v));
@@ -67,9 +76,16 @@ double bench_hands(int64_t n, uint64_t* digest) {
     for (size_t i = 0; i < 7; ++i) h[i] = deck[idx[i]];
   }
   const double start = thread_cpu_seconds();
-  for (int64_t i = 0; i < n; ++i) {
-    const poker::BestHand b = ranker.best(hands[static_cast<size_t>(i) & 4095].data(), 7);
-    *digest += static_cast<uint64_t>(b.category) + b.cards[0];
+  if (method == HandMethod::kDirect) {
+    for (int64_t i = 0; i < n; ++i) {
+      const poker::HandValue v = ranker.hand_value(hands[static_cast<size_t>(i) & 4095].data(), 7);
+      *digest += static_cast<uint64_t>(v.category) + static_cast<uint64_t>(v.key[4]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const poker::BestHand b = ranker.best(hands[static_cast<size_t>(i) & 4095].data(), 7);
+      *digest += static_cast<uint64_t>(b.category) + static_cast<uint64_t>(b.key[4]);
+    }
   }
   return thread_cpu_seconds() - start;
 }
@@ -89,7 +105,7 @@ struct GamesRun {
   std::vector<OrderedJson> states;
 };
 
-GamesRun bench_games(const PokerBenchOptions& o, const std::vector<int64_t>& seeds, bool native) {
+std::vector<poker::GameFile> test_games(const PokerBenchOptions& o) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(o.games)) {
     if (e.path().extension() == ".py" && e.path().filename().string().starts_with("game"))
@@ -98,44 +114,89 @@ GamesRun bench_games(const PokerBenchOptions& o, const std::vector<int64_t>& see
   std::sort(files.begin(), files.end());
   if (files.empty())
     throw SetupError(fmt::format("--games {}: no game*.py files (run from the repository root)", o.games));
-  poker::RunOptions run;
-  run.worker.isolation = o.sandbox.isolation(run.worker);
-  run.native = native;
+  std::vector<poker::GameFile> games;
+  for (const auto& f : files) games.push_back({f.filename().string(), read_file(f)});
+  return games;
+}
+
+// The games on the seeds: `together` through run_games (the games' workers started ahead, two at a
+// time), else through run_game one game after another (the path before run_games).
+GamesRun bench_games(const std::vector<poker::GameFile>& games, const std::vector<int64_t>& seeds,
+                     const poker::RunOptions& run, bool together) {
   GamesRun r;
   const auto start = std::chrono::steady_clock::now();
-  for (const auto& f : files) {
-    for (const auto& s : poker::run_game(f.filename().string(), read_file(f), seeds, run)) {
+  std::vector<std::vector<poker::SeedRun>> all;
+  if (together) {
+    all = poker::run_games(games, seeds, run);
+  } else {
+    for (const auto& g : games) all.push_back(poker::run_game(g.filename, g.code, seeds, run));
+  }
+  r.seconds = seconds_since(start);
+  for (const auto& game : all) {
+    for (const auto& s : game) {
       ++r.runs;
       r.errors += s.ok ? 0 : 1;
       r.states.push_back(s.ok ? s.state : s.error_json());
     }
   }
-  r.seconds = seconds_since(start);
   return r;
+}
+
+double median(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  return x.size() % 2 == 1 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
 }
 
 int run_poker_bench(const PokerBenchOptions& o, const GlobalOptions& global) {
   if (!fs::is_directory(o.games))
     throw SetupError(fmt::format("--games {}: not a folder (run from the repository root)", o.games));
   const std::vector<int64_t> seeds = as_setup_input([&] { return poker::parse_seeds(o.seeds); });
+  const std::vector<poker::GameFile> games = test_games(o);
   uint64_t digest = 0;
   Table table;
   table.columns = {"benchmark", "count", "seconds", "per_second",
                    "errors"};  // hands, plays: CPU seconds of one thread; games: wall clock
-  const double hs = bench_hands(o.hands, &digest);
-  table.add_row({"hands (7 cards, custom order)", o.hands, hs, static_cast<double>(o.hands) / hs, 0});
+  const double hs = bench_hands(o.hands, HandMethod::kDirect, true, &digest);
+  table.add_row({"hands (7 cards, custom order, direct)", o.hands, hs, static_cast<double>(o.hands) / hs, 0});
+  const int64_t walked = std::max<int64_t>(1, o.hands / 10);
+  const double ws = bench_hands(walked, HandMethod::kWalk, true, &digest);
+  table.add_row({"hands (7 cards, custom order, walk)", walked, ws, static_cast<double>(walked) / ws, 0});
+  const double ss = bench_hands(o.hands, HandMethod::kDirect, false, &digest);
+  table.add_row(
+      {"hands (7 cards, standard order, direct)", o.hands, ss, static_cast<double>(o.hands) / ss, 0});
   const double ps = bench_plays(o.plays, &digest);
   table.add_row({"plays (native template game)", o.plays, ps, static_cast<double>(o.plays) / ps, 0});
-  const GamesRun native = bench_games(o, seeds, true);
-  table.add_row({"games (10 x seeds, sandbox, native showdown)", native.runs, native.seconds,
-                 native.runs / native.seconds, native.errors});
-  const GamesRun python = bench_games(o, seeds, false);
-  table.add_row({"games-python (showdown in Python)", python.runs, python.seconds,
-                 python.runs / python.seconds, python.errors});
+
+  poker::RunOptions run;
+  run.worker.isolation = o.sandbox.isolation(run.worker);
+  const bool cold_new = o.cold_path == "new";
+  // The first run of the process starts the zygote (bwrap, python3, numpy, GameBase): cold.
+  const GamesRun cold = bench_games(games, seeds, run, cold_new);
+  table.add_row({cold_new ? "games cold (10 x seeds, run_games, zygote start included)"
+                          : "games cold (10 x seeds, run_game per game, zygote start included)",
+                 cold.runs, cold.seconds, cold.runs / cold.seconds, cold.errors});
+  std::vector<double> together, one_by_one;
+  bool same = true;
+  for (int i = 0; i < o.repeat; ++i) {
+    const GamesRun a = bench_games(games, seeds, run, true), b = bench_games(games, seeds, run, false);
+    together.push_back(a.seconds);
+    one_by_one.push_back(b.seconds);
+    same = same && a.states == cold.states && b.states == cold.states && a.errors == 0 && b.errors == 0;
+  }
+  const double t = median(together), s = median(one_by_one);
+  table.add_row(
+      {fmt::format("games warm, run_games (median of {})", o.repeat), cold.runs, t, cold.runs / t, 0});
+  table.add_row({fmt::format("games warm, run_game per game (median of {})", o.repeat), cold.runs, s,
+                 cold.runs / s, 0});
+  run.native = false;
+  const GamesRun python = bench_games(games, seeds, run, true);
+  table.add_row({"games-python (run_games, showdown in Python, its own zygote start)", python.runs,
+                 python.seconds, python.runs / python.seconds, python.errors});
   print_table(table, global);
   if (digest == 0) std::fprintf(stderr, "bench poker: empty digest\n");
-  if (native.states != python.states || native.errors > 0) {
-    std::fprintf(stderr, "bench poker: the native and Python showdowns differ, or a game failed\n");
+  if (!same || cold.states != python.states || cold.errors > 0) {
+    std::fprintf(stderr,
+                 "bench poker: the runs or the native and Python showdowns differ, or a game failed\n");
     return kExitItemsFailed;
   }
   return kExitOk;
@@ -143,7 +204,8 @@ int run_poker_bench(const PokerBenchOptions& o, const GlobalOptions& global) {
 
 Action setup_poker_bench(CLI::App& cmd, const GlobalOptions& global) {
   auto o = std::make_shared<PokerBenchOptions>();
-  cmd.add_option("--hands", o->hands, "7-card hands ranked")
+  cmd.add_option("--hands", o->hands,
+                 "7-card hands ranked by the direct method (a tenth as many by the walk)")
       ->check(number_in<int64_t>(1, 1000000000))
       ->capture_default_str();
   cmd.add_option("--plays", o->plays, "Template games played natively")
@@ -151,6 +213,13 @@ Action setup_poker_bench(CLI::App& cmd, const GlobalOptions& global) {
       ->capture_default_str();
   cmd.add_option("--games", o->games, "The folder of test games (game*.py)")->capture_default_str();
   cmd.add_option("--seeds", o->seeds, "The seeds each test game is played with")->capture_default_str();
+  cmd.add_option("--repeat", o->repeat, "Warm runs of the ten games by each path (the medians are shown)")
+      ->check(number_in(1, 1000))
+      ->capture_default_str();
+  cmd.add_option("--cold-path", o->cold_path,
+                 "The path whose run starts the zygote: new (run_games) or old (run_game per game)")
+      ->check(CLI::IsMember({"new", "old"}))
+      ->capture_default_str();
   add_sandbox_options(cmd, o->sandbox, "the test games");
   return [o, &global] { return run_poker_bench(*o, global); };
 }

@@ -1,6 +1,7 @@
 // `pcglab poker run GAME.py --seeds 1-40 [--format json]`: a CustomGame file (`from GameBase import
 // *` and `class CustomGame(GameBase)`, the official run template without its seed and play lines)
 // played once per seed in the sandbox; each seed's final `state`, or its error (poker/run.h).
+// `--actions FILE` plays in manual mode with the file's lines as the decisions.
 #include <iostream>
 #include <memory>
 
@@ -20,6 +21,7 @@ struct PokerRunOptions {
   double timeout = 10;
   int memory = 1024;
   bool python_showdown = false;
+  std::string actions;
   SandboxOptions sandbox;
 };
 
@@ -31,6 +33,19 @@ int run_poker(const PokerRunOptions& o, const GlobalOptions& global) {
   run.worker.limits.memory_mb = o.memory;
   run.worker.isolation = o.sandbox.isolation(run.worker);
   run.native = !o.python_showdown;
+  if (!o.actions.empty()) {
+    const std::string text = as_setup_input([&] { return read_file(o.actions); });
+    run.actions.emplace();
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string line = text.substr(start, end - start);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      run.actions->push_back(std::move(line));
+      start = end + 1;
+    }
+  }
   const std::string filename = std::filesystem::path(o.game).filename().string();
   const std::vector<poker::SeedRun> runs = poker::run_game(filename, code, seeds, run);
   bool all_ok = true;
@@ -70,6 +85,11 @@ Action setup_poker_run(CLI::App& cmd, const GlobalOptions& global) {
       ->capture_default_str();
   cmd.add_flag("--python-showdown", o->python_showdown,
                "Rank hands in Python only (the reference path), not in the native _pcglab_poker");
+  cmd.add_option("--actions", o->actions,
+                 "Manual mode: play(auto=False), each decision input() asks for read from the next line "
+                 "of this file (bet: c, f, r X; switch: indices like 0,2 or an empty line); every seed "
+                 "starts from the first line. Default: auto mode")
+      ->capture_default_str();
   add_sandbox_options(cmd, o->sandbox, "the game");
   return [o, &global] { return run_poker(*o, global); };
 }

@@ -119,14 +119,14 @@ bool Game::bet_done(const std::vector<size_t>& wait) const {
 }
 
 void Game::show() {
-  std::vector<BestHand> hands;
+  std::vector<HandValue> hands;
   const auto open = unfolded();
   std::vector<RankedCard> cards;
   for (size_t i : open) {
     cards.clear();
     for (const auto& c : players_[i].hole) cards.push_back(ranker_.card(c));
     for (const auto& c : community_) cards.push_back(ranker_.card(c));
-    hands.push_back(ranker_.best(cards.data(), cards.size()));
+    hands.push_back(ranker_.hand_value(cards.data(), cards.size()));
   }
   winners_.clear();
   for (size_t w : ranker_.winners(hands)) winners_.push_back(open[w]);

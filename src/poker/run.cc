@@ -1,7 +1,11 @@
 #include "poker/run.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
+#include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -62,6 +66,18 @@ sandbox::List seed_list(const std::vector<int64_t>& seeds) {
   return list;
 }
 
+// run_seeds' arguments: the file, its code, the seeds and, in manual mode, the scripted decisions.
+sandbox::List run_seeds_args(const std::string& filename, const std::string& code,
+                             const std::vector<int64_t>& seeds, const RunOptions& options) {
+  sandbox::List args{filename, code, seed_list(seeds)};
+  if (options.actions) {
+    sandbox::List lines;
+    for (const auto& line : *options.actions) lines.emplace_back(line);
+    args.emplace_back(std::move(lines));
+  }
+  return args;
+}
+
 }  // namespace
 
 OrderedJson SeedRun::error_json() const {
@@ -109,9 +125,12 @@ sandbox::WorkerConfig poker_worker_config(sandbox::WorkerConfig base, bool nativ
   return base;
 }
 
-std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
-                              const std::vector<int64_t>& seeds, const RunOptions& options) {
-  sandbox::Worker worker(poker_worker_config(options.worker, options.native));
+namespace {
+
+// One game on a fresh worker (started by its constructor): the runner loaded, all seeds in one call,
+// then each seed alone when that call was lost.
+std::vector<SeedRun> play_on(sandbox::Worker& worker, const std::string& filename, const std::string& code,
+                             const std::vector<int64_t>& seeds, const RunOptions& options) {
   std::vector<SeedRun> runs;
   const sandbox::Reply loaded = worker.load(kRunnerFile, reinterpret_cast<const char*>(kPokerRunnerPy));
   if (!loaded.ok()) {
@@ -120,15 +139,56 @@ std::vector<SeedRun> run_game(const std::string& filename, const std::string& co
     for (int64_t s : seeds) runs.push_back(seed_failure(s, loaded.failure));
     return runs;
   }
-  const sandbox::Reply all = worker.call("run_seeds", {filename, code, seed_list(seeds)});
+  const sandbox::Reply all = worker.call("run_seeds", run_seeds_args(filename, code, seeds, options));
   if (all.ok()) {
     for (size_t i = 0; i < seeds.size(); ++i) runs.push_back(decode_seed(seeds[i], (*all.value)[i]));
     return runs;
   }
   // The call was lost (a timeout, a limit, a crash, a value that cannot cross): each seed alone.
   for (int64_t s : seeds) {
-    const sandbox::Reply one = worker.call("run_seeds", {filename, code, seed_list({s})});
+    const sandbox::Reply one = worker.call("run_seeds", run_seeds_args(filename, code, {s}, options));
     runs.push_back(one.ok() ? decode_seed(s, (*one.value)[0]) : seed_failure(s, one.failure));
+  }
+  return runs;
+}
+
+}  // namespace
+
+std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
+                              const std::vector<int64_t>& seeds, const RunOptions& options) {
+  sandbox::Worker worker(poker_worker_config(options.worker, options.native));
+  return play_on(worker, filename, code, seeds, options);
+}
+
+std::vector<std::vector<SeedRun>> run_games(const std::vector<GameFile>& games,
+                                            const std::vector<int64_t>& seeds, const RunOptions& options,
+                                            int parallel) {
+  if (games.empty()) return {};
+  const sandbox::WorkerConfig config = poker_worker_config(options.worker, options.native);
+  std::vector<std::vector<SeedRun>> runs(games.size());
+  const size_t lanes = std::clamp<size_t>(static_cast<size_t>(std::max(parallel, 1)), 1, games.size());
+  std::vector<std::exception_ptr> errors(lanes);
+  // Lane k plays games k, k + lanes, ...; each game's worker is started (forked by the zygote,
+  // asynchronously) while the lane's previous game plays, so a game waits for no start-up but the
+  // first.
+  const auto lane = [&](size_t k) {
+    try {
+      std::unique_ptr<sandbox::Worker> next = std::make_unique<sandbox::Worker>(config);
+      for (size_t g = k; g < games.size(); g += lanes) {
+        const std::unique_ptr<sandbox::Worker> worker = std::move(next);
+        if (g + lanes < games.size()) next = std::make_unique<sandbox::Worker>(config);
+        runs[g] = play_on(*worker, games[g].filename, games[g].code, seeds, options);
+      }
+    } catch (...) {
+      errors[k] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < lanes; ++k) threads.emplace_back(lane, k);
+  lane(0);
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
   }
   return runs;
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ namespace pcglab::poker {
 struct RunOptions {
   sandbox::WorkerConfig worker;  // limits and isolation; the preloads and binds are added
   bool native = true;            // false: the showdown in Python only (the reference path)
+  // Manual mode: play(auto=False) with the decisions scripted, one input() line each, in the order
+  // the game reads them (bet: "c", "f", "r X"; switch: "0,2" or ""); every seed starts from the
+  // first. Past the last line a decision raises EOFError (that seed's error). nullopt: auto mode.
+  std::optional<std::vector<std::string>> actions;
 };
 
 struct SeedRun {
@@ -50,6 +55,20 @@ const char* gamebase_source();
 
 std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
                               const std::vector<int64_t>& seeds, const RunOptions& options = {});
+
+struct GameFile {
+  std::string filename;  // the name tracebacks use ("game01.py")
+  std::string code;
+};
+
+// Several games on the same seeds: one vector of SeedRun per game, in the games' order, each as
+// run_game gives it. Every game plays on a fresh worker of its own (forked by the zygote of the
+// poker preload set, so the interpreter, numpy and GameBase start once per process; the worker's own
+// namespaces, /tmp and memory: nothing one game does reaches another), up to `parallel` games at a
+// time, each game's worker started while the game before it plays. SetupError as run_game.
+std::vector<std::vector<SeedRun>> run_games(const std::vector<GameFile>& games,
+                                            const std::vector<int64_t>& seeds, const RunOptions& options = {},
+                                            int parallel = 2);
 
 // "1-40", "3", "1,5,9-12" -> the seeds, in that order (InputError naming the text when malformed).
 std::vector<int64_t> parse_seeds(const std::string& text);

@@ -220,3 +220,111 @@ TEST(HandRanker, TheFastWalkEqualsTheReferenceWalk) {
 
 }  // namespace
 }  // namespace pcglab::poker
+
+namespace pcglab::poker {
+namespace {
+
+// hand_value (the direct method) against the reference walk: 120,000 random hands over random
+// configs (3-8 suits, ranked or not; 2-30 values (5-7 in a third of them, for straight flushes), some listed
+// twice, so value ranks have gaps and decks hold the same card twice; shuffled category orders), 5-10 cards,
+// seven most often. The category and key must be the walk's, and so must the showdown: winners and every
+// pairwise comparison of 2-6 hands sharing a community.
+TEST(HandRanker, TheDirectMethodEqualsTheReferenceWalk) {
+  std::mt19937_64 rng(2611);
+  const std::vector<std::string> names = {"Straight Flush", "Four of a Kind", "Full House",
+                                          "Flush",          "Straight",       "Three of a Kind",
+                                          "Two Pair",       "Pair",           "High Card"};
+  const auto below = [&rng](size_t n) { return static_cast<size_t>(rng() % n); };
+  int hands = 0;
+  std::array<int, 3> paths{};
+  std::array<int, kCategories> categories{};
+  for (int c = 0; hands < 120000; ++c) {
+    RankingConfig config;
+    const size_t suits = 3 + below(6), values = c % 3 == 0 ? 5 + below(3) : 2 + below(29);
+    for (size_t s = 0; s < suits; ++s) config.suit.push_back(std::string(1, static_cast<char>('A' + s)));
+    for (size_t v = 0; v < values; ++v) config.value.push_back(std::to_string(v * 7 % 31));
+    if (below(8) == 0) config.value.push_back(config.value[below(values)]);
+    if (below(8) == 0) config.value.insert(config.value.begin(), config.value[below(values)]);
+    config.suit_have_rank = below(2) == 0;
+    config.categories = names;
+    if (c % 4 != 0) std::shuffle(config.categories.begin(), config.categories.end(), rng);
+    HandRanker r(config);
+    std::vector<std::string> deck;
+    for (const auto& s : config.suit) {
+      for (const auto& v : config.value) deck.push_back(s + v);
+    }
+    std::shuffle(deck.begin(), deck.end(), rng);
+    const size_t players = 2 + below(5);
+    const size_t hole = below(4) == 0 ? below(4) : 2, shared = below(4) == 0 ? 3 + below(6 - hole) : 5;
+    if (deck.size() < players * hole + shared) continue;
+    if (c % 5 == 1 && values >= 5 && shared == 5) {  // a straight flush on the board, often
+      const size_t first = below(values - 4), suit = below(suits);
+      for (size_t k = 0; k < 5; ++k) {
+        const auto at = std::find(deck.begin(), deck.end(), config.suit[suit] + config.value[first + k]);
+        std::iter_swap(at, deck.begin() + static_cast<std::ptrdiff_t>(players * hole + k));
+      }
+    }
+    std::vector<RankedCard> community;
+    for (size_t k = 0; k < shared; ++k) community.push_back(r.card(deck[players * hole + k]));
+    std::vector<HandValue> direct, walked;
+    for (size_t p = 0; p < players; ++p) {
+      std::vector<RankedCard> cards;
+      for (size_t k = 0; k < hole; ++k) cards.push_back(r.card(deck[p * hole + k]));
+      cards.insert(cards.end(), community.begin(), community.end());
+      RankPath path = RankPath::kWalk;
+      direct.push_back(r.hand_value(cards.data(), cards.size(), &path));
+      const BestHand ref = r.best_reference(cards.data(), cards.size());
+      walked.push_back(ref);
+      ++paths[static_cast<size_t>(path)];
+      ++hands;
+      ASSERT_EQ(direct.back().none, ref.none) << "case " << c << " player " << p;
+      if (ref.none) continue;
+      ++categories[static_cast<size_t>(ref.category)];
+      ASSERT_EQ(direct.back().category, ref.category) << "case " << c << " player " << p;
+      ASSERT_EQ(direct.back().key, ref.key) << "case " << c << " player " << p;
+    }
+    if (direct[0].none) continue;
+    ASSERT_EQ(r.winners(direct), r.winners(walked)) << "case " << c;
+    for (size_t a = 0; a < players; ++a) {
+      for (size_t b = 0; b < players; ++b)
+        ASSERT_EQ(r.compare(direct[a], direct[b]), r.compare(walked[a], walked[b])) << "case " << c;
+    }
+  }
+  // Every category was met, and most hands took the direct method.
+  for (int n : categories) EXPECT_GT(n, 100);
+  EXPECT_GT(paths[static_cast<size_t>(RankPath::kDirect)], hands * 8 / 10);
+  EXPECT_GT(paths[static_cast<size_t>(RankPath::kCategoryWalk)], 0);
+}
+
+// Seven cards from a standard deck under the spec's game 1 order and the standard one: the direct
+// method ranks them all without walking, and agrees with the reference walk.
+TEST(HandRanker, SevenCardHandsOfAStandardDeckNeedNoWalk) {
+  for (const bool game1 : {true, false}) {
+    RankingConfig c = standard_ranking(true);
+    c.suit = {"A", "B", "C", "D"};
+    if (game1)
+      c.categories = {"Two Pair",       "Full House", "Three of a Kind",
+                      "Four of a Kind", "Straight",   "Straight Flush",
+                      "Flush",          "High Card",  "Pair"};
+    HandRanker r(c);
+    std::vector<RankedCard> deck;
+    for (const auto& s : c.suit) {
+      for (const auto& v : c.value) deck.push_back(r.card(s + v));
+    }
+    std::mt19937_64 rng(game1 ? 1 : 2);
+    int walked = 0;
+    for (int h = 0; h < 20000; ++h) {
+      std::shuffle(deck.begin(), deck.end(), rng);
+      RankPath path = RankPath::kWalk;
+      const HandValue v = r.hand_value(deck.data(), 7, &path);
+      walked += path == RankPath::kDirect ? 0 : 1;
+      const BestHand ref = r.best_reference(deck.data(), 7);
+      ASSERT_EQ(v.category, ref.category) << h;
+      ASSERT_EQ(v.key, ref.key) << h;
+    }
+    EXPECT_LT(walked, 20000 / 100) << (game1 ? "game 1's order" : "the standard order");
+  }
+}
+
+}  // namespace
+}  // namespace pcglab::poker

@@ -159,6 +159,82 @@ class EdgeCases(unittest.TestCase):
             play(self.game(['start', 'shuffle'], extra), 1)
 
 
+class ManualMode(unittest.TestCase):
+    """play(auto=False): each decision is the next scripted line (GameBase._set_manual_actions)."""
+
+    def setUp(self):
+        self.source = read('tests/poker/games/manual.py')
+
+    def tearDown(self):
+        GameBase._set_manual_actions(None)
+
+    def manual(self, seed, actions):
+        GameBase._set_manual_actions(actions)
+        random.seed(seed)
+        scope = {}
+        exec(compile(self.source, 'manual.py', 'exec'), scope)
+        game = scope['CustomGame']()
+        game.play(auto=False)
+        return game
+
+    def test_scripted_switches_and_bets(self):
+        # The expected state, built from the auto-mode game up to the deal (start, shuffle, blind and
+        # deal draw the same either way) and the decisions applied by hand.
+        random.seed(4)
+        scope = {}
+        exec(compile(self.source, 'manual.py', 'exec'), scope)
+        ref = scope['CustomGame']()
+        for j in range(4):  # start, shuffle, blind, deal2
+            ref.step(j, True)
+        deck = list(ref.deck)
+        holes = {pid: list(p.hole) for pid, p in ref.players.items()}
+        holes['p1'][0] = deck.pop()   # switch '0'
+        holes['p3'][0] = deck.pop()   # switch '0, 1'
+        holes['p3'][1] = deck.pop()
+        game = self.manual(4, ['0', '', '0, 1', 'r 10', 'call', 'f'])
+        self.assertEqual({pid: p.hole for pid, p in game.players.items()}, holes)
+        self.assertEqual(game.deck, deck[:-4])  # flop3: a burn and three cards
+        self.assertEqual([(p.bet, p.fold) for p in game.players.values()], [(10, False), (10, False),
+                                                                            (ref.players['p3'].bet, True)])
+        self.assertEqual(game.players['p1'].remain, 100 - 10)
+        self.assertEqual(game.winners, game.get_winners(
+            {pid: game.evaluate(game.players[pid].hole, game.community) for pid in ('p1', 'p2')}))
+        # The decisions draw nothing: the community is the auto game's next cards after the same pops.
+        self.assertEqual(game.community, [deck[-2], deck[-3], deck[-4]])
+
+    def test_a_raise_goes_round_again(self):
+        # p1 raises to 6, p2 re-raises to 8: p3 and p1 must act again before the phase ends.
+        game = self.manual(2, ['', '', '', 'r 6', 'r 8', 'c', 'c'])
+        self.assertEqual([p.bet for p in game.players.values()], [8, 8, 8])
+
+    def test_bad_or_missing_decisions_raise_as_the_official_input_would(self):
+        with self.assertRaisesRegex(Exception, 'Invalid act: x'):
+            self.manual(1, ['', '', '', 'x'])
+        with self.assertRaises(IndexError):  # an empty line in a bet phase: text[0]
+            self.manual(1, ['', '', '', ''])
+        with self.assertRaisesRegex(EOFError, 'no scripted decision left'):
+            self.manual(1, ['', '', '', 'c'])
+
+    def test_auto_mode_reads_no_decision(self):
+        GameBase._set_manual_actions([])  # any decision read would raise EOFError
+        random.seed(3)
+        scope = {}
+        exec(compile(self.source, 'manual.py', 'exec'), scope)
+        scope['CustomGame']().play(auto=True)
+
+    def test_the_runner_plays_manual_mode_per_seed(self):
+        import runner
+        actions = ['0', '', '0, 1', 'r 10', 'call', 'f']
+        out = runner.run_seeds('manual.py', self.source, [4, 4, 5], actions)
+        self.assertEqual([ok for ok, _ in out], [True, True, True])
+        self.assertEqual(out[0], out[1])  # each seed starts from the first decision
+        self.assertTrue(out[2][1]['players'][2].endswith('True'))  # p3 folded
+        ok, error = runner.run_seeds('manual.py', self.source, [4], ['', '', '', 'c'])[0]
+        self.assertFalse(ok)
+        self.assertEqual(error[0], 'EOFError')
+        self.assertEqual(runner.run_seeds('manual.py', self.source, [4], None)[0][0], True)  # auto
+
+
 if __name__ == '__main__':
     importlib.invalidate_caches()
     unittest.main()

@@ -2,6 +2,8 @@
 // the sandbox, with the native showdown and with the Python one; hostile games fail only their seed.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/files.h"
 #include "core/json.h"
 #include "poker/run.h"
@@ -70,6 +72,140 @@ TEST(PokerRun, BadSeedsOrAMissingFileExitTwo) {
   r = testing::run_pcglab({"poker", "run", game("no_such_game.py")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no_such_game.py"), std::string::npos) << r.err;
+}
+
+// Manual mode: `--actions FILE` plays play(auto=False) with the file's lines as the decisions
+// (tests/poker/games/manual.py: a switch, then a bet phase); every seed starts from the first line,
+// and a seed that runs out of decisions fails alone with EOFError.
+TEST(PokerRun, ManualModeTakesTheScriptedDecisions) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "actions.txt", "0\n\n0, 1\nr 10\ncall\nf\n");
+  auto r = testing::run_pcglab({"poker", "run", game("manual.py"), "--seeds", "4,5", "--actions",
+                                (dir / "actions.txt").string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  OrderedJson out = OrderedJson::parse(r.out);
+  ASSERT_EQ(out.size(), 2U);
+  for (const auto& state : out) {
+    ASSERT_EQ(state["players"].size(), 3U) << state.dump();
+    EXPECT_EQ(state["players"][0].get<std::string>().substr(0, 8), "p1: 10/9")
+        << state.dump();  // raised to 10
+    EXPECT_EQ(state["players"][1].get<std::string>().substr(0, 8), "p2: 10/9") << state.dump();  // called
+    EXPECT_TRUE(state["players"][2].get<std::string>().ends_with("True")) << state.dump();       // folded
+  }
+  // Auto mode plays the same file with random decisions: other states.
+  r = testing::run_pcglab({"poker", "run", game("manual.py"), "--seeds", "4,5", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(OrderedJson::parse(r.out), out);
+
+  write_file_atomic(dir / "short.txt", "\n\n\nc\n");
+  r = testing::run_pcglab({"poker", "run", game("manual.py"), "--seeds", "1", "--actions",
+                           (dir / "short.txt").string(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  out = OrderedJson::parse(r.out);
+  EXPECT_EQ(out[0]["error"]["type"], "EOFError") << out.dump();
+  EXPECT_NE(out[0]["error"]["message"].get<std::string>().find("no scripted decision left"),
+            std::string::npos);
+
+  r = testing::run_pcglab({"poker", "run", game("manual.py"), "--actions", (dir / "missing.txt").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("missing.txt"), std::string::npos) << r.err;
+}
+
+// run_games: the ten test games together give what run_game gives each alone, in the games' order.
+TEST(PokerRunGames, TheTenGamesGiveWhatEachGivesAlone) {
+  std::vector<GameFile> games;
+  for (int n = 1; n <= 10; ++n) {
+    const std::string name = fmt::format("game{:02d}.py", n);
+    games.push_back({name, read_file(game(name))});
+  }
+  const std::vector<int64_t> seeds = {1, 2, 3};
+  const auto together = run_games(games, seeds);
+  ASSERT_EQ(together.size(), games.size());
+  for (size_t g = 0; g < games.size(); ++g) {
+    const auto alone = run_game(games[g].filename, games[g].code, seeds);
+    ASSERT_EQ(together[g].size(), seeds.size()) << games[g].filename;
+    for (size_t i = 0; i < seeds.size(); ++i) {
+      ASSERT_TRUE(together[g][i].ok) << games[g].filename << " " << together[g][i].error_json().dump();
+      EXPECT_EQ(together[g][i].seed, seeds[i]);
+      EXPECT_EQ(together[g][i].state, alone[i].state) << games[g].filename << " seed " << seeds[i];
+    }
+  }
+  EXPECT_EQ(together[0][0].state, golden_seeds_1_to_3()[0]);
+  EXPECT_TRUE(run_games({}, seeds).empty());
+}
+
+// Nothing one game does reaches another: game A changes GameBase (a class attribute, a module
+// global, a default phase), Python's random module, sys.modules and /tmp; game B, played after A
+// in the same run_games (one lane, so B comes after A on the same lane), reports what it sees in its
+// community. Alone or after A, B sees the same: nothing. A hostile game in between fails alone.
+TEST(PokerRunGames, AGameSeesNothingAnEarlierGameChanged) {
+  const std::string a = R"(from GameBase import *
+import sys
+GameBase.min_bet = 999
+GameBase.shuffle = lambda self: None
+sys.modules['GameBase'].LEAK = 'from A'
+random.random = lambda: 0.0
+sys.modules['json'] = None
+open('/tmp/leak', 'w').write('from A')
+
+
+class CustomGame(GameBase):
+    def config(self):
+        self.n_players, self.min_bet, self.max_bet = 2, 2, 100
+        self.suit, self.value, self.suit_have_rank = ['H'], ['1'], False
+        self.card_combinations_rank = []
+
+    def set_flow(self):
+        self.flow = ['start']
+
+    def start(self):
+        self.deck, self.community = [], ['A ran']
+)";
+  const std::string b = R"(from GameBase import *
+import os
+import sys
+
+
+class CustomGame(GameBase):
+    def config(self):
+        self.n_players, self.min_bet, self.max_bet = 2, 2, 100
+        self.suit, self.value, self.suit_have_rank = ['H'], ['1'], False
+        self.card_combinations_rank = []
+
+    def set_flow(self):
+        self.flow = ['start']
+
+    def start(self):
+        self.deck = []
+        self.community = [str(getattr(GameBase, 'min_bet', 'no min_bet')), GameBase.shuffle.__name__,
+                          str(getattr(sys.modules['GameBase'], 'LEAK', 'no leak')),
+                          str(random.random.__name__), str(sys.modules.get('json') is not None),
+                          str(os.path.exists('/tmp/leak')), '%.6f' % random.random()]
+)";
+  RunOptions options;
+  options.worker.limits.call_timeout_s = 3;
+  const std::vector<int64_t> seeds = {1, 2};
+  const auto alone = run_games({{"b.py", b}}, seeds, options);
+  ASSERT_TRUE(alone[0][0].ok) << alone[0][0].error_json().dump();
+  const OrderedJson clean = alone[0][0].state["community"];
+  EXPECT_EQ(clean[0], "no min_bet") << clean.dump();
+  EXPECT_EQ(clean[1], "shuffle");
+  EXPECT_EQ(clean[2], "no leak");
+  EXPECT_EQ(clean[3], "random");
+  EXPECT_EQ(clean[4], "True");
+  EXPECT_EQ(clean[5], "False");
+  const auto runs = run_games({{"a.py", a}, {"hostile.py", read_file(game("hostile_raise.py"))}, {"b.py", b}},
+                              seeds, options, /*parallel=*/1);
+  ASSERT_EQ(runs.size(), 3U);
+  ASSERT_TRUE(runs[0][0].ok) << runs[0][0].error_json().dump();
+  EXPECT_EQ(runs[0][0].state["community"][0], "A ran");
+  EXPECT_FALSE(runs[1][0].ok);  // hostile_raise: seed 1 raises, seed 2 plays
+  EXPECT_EQ(runs[1][0].type, "RuntimeError");
+  EXPECT_TRUE(runs[1][1].ok);
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    ASSERT_TRUE(runs[2][i].ok) << runs[2][i].error_json().dump();
+    EXPECT_EQ(runs[2][i].state, alone[0][i].state) << "seed " << seeds[i];
+  }
 }
 
 TEST(PokerRun, ParseSeeds) {

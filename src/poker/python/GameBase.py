@@ -29,6 +29,26 @@ _EXPORTED = (product, json, ABC, abstractmethod)
 
 _LOG_FILE = _os.environ.get('PCGLAB_POKER_LOG', '')
 
+# Manual mode (play(auto=False)): the official engine asks a person with input(). A sandbox has no
+# terminal, so pcglab scripts the decisions: _set_manual_actions(lines) gives the lines input()
+# would return, in order (`pcglab poker run --actions FILE`); past the last one a decision raises
+# EOFError, as input() does at the end of its input. None (the default): input() itself.
+_manual_actions = None
+
+
+def _set_manual_actions(lines):
+    global _manual_actions
+    _manual_actions = None if lines is None else [str(line) for line in lines][::-1]
+
+
+def _read_action():
+    if _manual_actions is None:
+        return input()
+    if not _manual_actions:
+        raise EOFError('manual mode: no scripted decision left (each input() takes the next line '
+                       'given with --actions)')
+    return _manual_actions.pop()
+
 
 def shuffle(x):
     random.shuffle(x)
@@ -377,7 +397,7 @@ class GameBase:
                     idx = random.sample(range(len(p.hole)), x)
                     self.switch(idx, pid)
             else:
-                text = input()
+                text = _read_action()
                 idx = [eval(piece) for piece in text.split(',') if piece.strip()]
                 if idx:
                     self.switch(idx, pid)
@@ -415,7 +435,7 @@ class GameBase:
                 else:
                     act = 'check'
             else:
-                text = input()
+                text = _read_action()
                 if text[0] == 'c':
                     if bar > p.bet:
                         p.remain -= bar - p.bet

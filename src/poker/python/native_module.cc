@@ -7,8 +7,8 @@
 #include "poker/hand.h"
 
 namespace py = pybind11;
-using pcglab::poker::BestHand;
 using pcglab::poker::HandRanker;
+using pcglab::poker::HandValue;
 using pcglab::poker::RankedCard;
 using pcglab::poker::RankingConfig;
 using pcglab::poker::RankingUnavailable;
@@ -26,13 +26,13 @@ std::vector<size_t> winners(const std::vector<std::vector<std::string>>& holes,
         RankingConfig{std::move(value), std::move(suit), suit_have_rank, std::move(categories)});
     std::vector<RankedCard> shared;
     for (const auto& c : community) shared.push_back(ranker.card(c));
-    std::vector<BestHand> hands;
+    std::vector<HandValue> hands;
     std::vector<RankedCard> cards;
     for (const auto& hole : holes) {
       cards.clear();
       for (const auto& c : hole) cards.push_back(ranker.card(c));
       cards.insert(cards.end(), shared.begin(), shared.end());
-      hands.push_back(ranker.best(cards.data(), cards.size()));
+      hands.push_back(ranker.hand_value(cards.data(), cards.size()));
     }
     return ranker.winners(hands);
   } catch (const RankingUnavailable& e) {

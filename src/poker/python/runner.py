@@ -2,11 +2,16 @@
 
 For each seed it does what the official run template does: random.seed(seed), a fresh globals
 dict, the game file's code, CustomGame(), play(auto=True); it returns the final state (its four
-lists) or the seed's error. GameBase is preloaded into the worker (poker/run.h).
+lists) or the seed's error. With `actions` (a list of str) it plays in manual mode instead:
+play(auto=False), each decision read from the next line of `actions` (GameBase's
+_set_manual_actions; every seed starts from the first line). GameBase is preloaded into the worker
+(poker/run.h).
 """
 import random
 import sys
 import traceback
+
+import GameBase
 
 _compiled = {}
 
@@ -23,25 +28,26 @@ def _frames(filename, tb):
     return ['line %d, in %s' % (f.lineno, f.name) for f in traceback.extract_tb(tb) if f.filename == filename]
 
 
-def run_seed(filename, source, seed):
+def run_seed(filename, source, seed, actions=None):
     """The final state of one seed; raises what the game raised."""
     code = _code(filename, source)
+    GameBase._set_manual_actions(actions)
     random.seed(seed)
     scope = {'__name__': '__pcglab_game__', '__builtins__': __builtins__}
     exec(code, scope)
     game = scope['CustomGame']()
-    game.play(auto=True)
+    game.play(auto=actions is None)
     state = game.state
     return {'flow': list(state['flow']), 'deck': list(state['deck']),
             'community': list(state['community']), 'players': list(state['players'])}
 
 
-def run_seeds(filename, source, seeds):
+def run_seeds(filename, source, seeds, actions=None):
     """One result per seed: [True, state] or [False, [type, message, frames]]."""
     out = []
     for seed in seeds:
         try:
-            out.append([True, run_seed(filename, source, seed)])
+            out.append([True, run_seed(filename, source, seed, actions)])
         except Exception:  # the seed's error; the others still run
             kind, value, tb = sys.exc_info()
             out.append([False, [kind.__name__, str(value), _frames(filename, tb)]])
