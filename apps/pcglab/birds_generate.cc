@@ -23,14 +23,20 @@ struct GenerateOptions {
   std::string out = "runs";
   int candidates = 160;
   double min_similarity = 0.8;
+  double min_diversity = 0.35;
   std::string model = "builtin";
   std::string shard;
 };
 
 // The settings `pcglab merge` needs to complete a sharded run.
 OrderedJson generate_config(const GenerateOptions& o, const std::string& letters) {
-  return {{"letters", letters}, {"trials", o.trials},         {"seed", o.seed},
-          {"team", o.team},     {"candidates", o.candidates}, {"min_similarity", o.min_similarity},
+  return {{"letters", letters},
+          {"trials", o.trials},
+          {"seed", o.seed},
+          {"team", o.team},
+          {"candidates", o.candidates},
+          {"min_similarity", o.min_similarity},
+          {"min_diversity", o.min_diversity},
           {"model", o.model}};
 }
 
@@ -43,6 +49,7 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   options.seed = o.seed;
   options.candidates = o.candidates;
   options.min_similarity = o.min_similarity;
+  options.min_diversity = o.min_diversity;
   batch::DriverOptions driver_options;
   driver_options.shard = shard_of(o.shard);
   driver_options.run_name = birds::kGenerateRunName;
@@ -57,11 +64,11 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
            driver_options.shard.all() ? "" : " " + driver_options.shard.label(), stage.outcomes.size(),
            stage.ran, stage.reused, stage.removed);
   Table table;
-  table.columns = {"letter",    "trials",    "mean_stability", "mean_similarity",
-                   "diversity", "objective", "candidates",     "eligible"};
+  table.columns = {"letter",    "trials",     "mean_stability", "mean_similarity", "diversity",
+                   "objective", "candidates", "eligible",       "similarity_floor"};
   for (const auto& l : run.letters)
     table.add_row({std::string(1, l.letter), static_cast<int64_t>(l.trials.size()), l.stability, l.similarity,
-                   l.diversity, l.objective, l.candidates, l.eligible});
+                   l.diversity, l.objective, l.candidates, l.eligible, l.similarity_floor});
   print_table(table, global);
   return stage.failed == 0 ? kExitOk : kExitItemsFailed;
 }
@@ -75,6 +82,7 @@ int merge_generate(const fs::path& dir, const Json& config, int) {
   o.team = config.value("team", o.team);
   o.candidates = config.value("candidates", o.candidates);
   o.min_similarity = config.value("min_similarity", o.min_similarity);
+  o.min_diversity = config.value("min_diversity", o.min_diversity);
   o.model = config.value("model", o.model);
   const fs::path team_dir = fs::is_directory(dir / o.team / "logs") ? dir / o.team : dir;
   return generate_team(o, team_dir, merge_global_options());
@@ -100,6 +108,11 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--min-similarity", o->min_similarity,
                  "The chosen trials' mean similarity (by --model) must reach this")
       ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option(
+         "--min-diversity", o->min_diversity,
+         "While the best set's diversity is below this, the similarity floor is lowered by 0.05 (0: never)")
+      ->check(CLI::Range(0.0, 2.0))
       ->capture_default_str();
   cmd.add_option("--model", o->model, "Letter classifier used to pick candidates")->capture_default_str();
   add_shard_option(cmd, o->shard);

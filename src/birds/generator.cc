@@ -313,12 +313,14 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
   select.trials = trials;
   select.configured_trials = std::max(trials, 2);
   select.min_similarity = options.min_similarity;
+  select.min_diversity = options.min_diversity;
   Selection chosen;
   if (!pool.empty())
     chosen = TrialSelector(std::move(vectors), std::move(pool_stability), target, select).select();
   out.sets_evaluated = chosen.sets_evaluated;
   out.diversity = chosen.score.diversity;
   out.objective = chosen.score.objective;
+  out.similarity_floor = chosen.similarity_floor;
   for (int t = 1; t <= trials; ++t) {
     GeneratedTrial trial;
     if (chosen.chosen.empty()) {  // cannot happen for A-Z with the installed fonts; still a valid response
@@ -352,9 +354,11 @@ OrderedJson letter_metadata(const GeneratedLetter& l) {
     j["program"] = t.program;
     trials.push_back(std::move(j));
   }
-  return {{"candidates", l.candidates}, {"eligible", l.eligible},     {"sets_evaluated", l.sets_evaluated},
-          {"stability", l.stability},   {"similarity", l.similarity}, {"diversity", l.diversity},
-          {"objective", l.objective},   {"trials", std::move(trials)}};
+  return {{"candidates", l.candidates},         {"eligible", l.eligible},
+          {"sets_evaluated", l.sets_evaluated}, {"stability", l.stability},
+          {"similarity", l.similarity},         {"diversity", l.diversity},
+          {"objective", l.objective},           {"similarity_floor", l.similarity_floor},
+          {"trials", std::move(trials)}};
 }
 
 // The letter of a stored outcome; its responses read back from `raw` (the driver reused it because
@@ -370,6 +374,7 @@ GeneratedLetter letter_of(char letter, const ItemOutcome& o, const std::vector<f
   l.similarity = m.value("similarity", 0.0);
   l.diversity = m.value("diversity", 0.0);
   l.objective = m.value("objective", 0.0);
+  l.similarity_floor = m.value("similarity_floor", 0.0);
   if (!m.contains("trials")) return l;
   for (const auto& j : m["trials"]) {
     GeneratedTrial t;
@@ -471,6 +476,7 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
                          {{"seed", options.seed},
                           {"candidates_per_letter", options.candidates},
                           {"min_similarity", options.min_similarity},
+                          {"min_diversity", options.min_diversity},
                           {"objective", "diversity x mean(stability x similarity)"},
                           {"classifier", classifier_name}}},
                         {"letters", unique},

@@ -34,6 +34,8 @@ struct GeneratorOptions {
   int candidates = 160;  // candidate shapes drawn per letter (duplicates are evaluated once)
   // The chosen set's mean similarity (by the generator's classifier) must reach this.
   double min_similarity = 0.8;
+  // ... lowered in steps of 0.05 while the best set's diversity is below this (0: never).
+  double min_diversity = 0.35;
   std::string function = "drop_block";
 };
 
@@ -57,6 +59,7 @@ struct GeneratedLetter {
   double diversity = 0;                  // the official diversity of the chosen trials
   double similarity = 0, stability = 0;  // means over the chosen trials
   double objective = 0;                  // diversity × mean(stability × similarity)
+  double similarity_floor = 0;           // the mean-similarity floor the chosen set met
   size_t sets_evaluated = 0;             // sets or swaps the selection scored
 };
 

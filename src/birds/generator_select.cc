@@ -44,10 +44,8 @@ TrialSelector::TrialSelector(std::vector<std::vector<double>> probabilities, std
   const size_t k = std::min(best.size(), static_cast<size_t>(options_.trials));
   std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(k), best.end(),
                     std::greater<>());
-  double best_mean = 0;
-  for (size_t i = 0; i < k; ++i) best_mean += best[i] / static_cast<double>(k);
-  floor_ =
-      best_mean >= options_.min_similarity ? options_.min_similarity : options_.relaxed_share * best_mean;
+  for (size_t i = 0; i < k; ++i) best_mean_ += best[i] / static_cast<double>(k);
+  set_similarity_floor(options_.min_similarity);
 }
 
 SetScore TrialSelector::score_of_sums(double pair_sum, double similarity_sum, double quality_sum,
@@ -78,7 +76,29 @@ SetScore TrialSelector::score(const std::vector<size_t>& set) const {
   return score_of_sums(pairs, sim, quality, set.size());
 }
 
+void TrialSelector::set_similarity_floor(double floor) {
+  floor_ = best_mean_ >= floor ? floor : options_.relaxed_share * best_mean_;
+}
+
 Selection TrialSelector::select() const {
+  if (options_.min_diversity <= 0 || options_.similarity_step <= 0) return select_once();
+  Selection best;
+  size_t evaluated = 0;
+  for (int step = 0;; ++step) {
+    const double floor = std::max(0.0, options_.min_similarity - step * options_.similarity_step);
+    TrialSelector lowered = *this;
+    lowered.set_similarity_floor(floor);
+    Selection s = lowered.select_once();
+    evaluated += s.sets_evaluated;
+    const bool enough = s.score.diversity >= options_.min_diversity;
+    if (step == 0 || enough || s.score.objective > best.score.objective) best = std::move(s);
+    if (enough || floor <= 0) break;
+  }
+  best.sets_evaluated = evaluated;
+  return best;
+}
+
+Selection TrialSelector::select_once() const {
   const size_t n = pool_size(), k = static_cast<size_t>(options_.trials);
   if (n == 0) return {};
   if (n <= k) {  // every candidate, then the best one again
@@ -89,6 +109,7 @@ Selection TrialSelector::select() const {
     while (s.chosen.size() < k) s.chosen.push_back(best);
     std::sort(s.chosen.begin(), s.chosen.end());
     s.score = score(s.chosen);
+    s.similarity_floor = floor_;
     s.sets_evaluated = 1;
     return s;
   }
@@ -161,6 +182,7 @@ Selection TrialSelector::local_search() const {
   }
   std::sort(best.chosen.begin(), best.chosen.end());
   best.score = score(best.chosen);
+  best.similarity_floor = floor_;
   return best;
 }
 

@@ -20,7 +20,12 @@ struct SelectionOptions {
   // The set's mean similarity must reach this (0: no constraint). When no set can (the pool's
   // best `trials` similarities average below it), the floor is `relaxed_share` of that best mean.
   double min_similarity = 0;
-  double relaxed_share = 0.8;
+  double relaxed_share = 0.95;
+  // When the best set at the floor above has a diversity below `min_diversity`, the floor is
+  // lowered by `similarity_step` until one reaches it (then that set is chosen) or the floor is 0
+  // (then the set of highest objective among those tried). 0: one floor only.
+  double min_diversity = 0;
+  double similarity_step = 0.05;
   // Pools with at most this many sets of `trials` are searched exhaustively; larger ones by
   // greedy construction from every candidate followed by best-improvement swaps.
   double exhaustive_limit = 20000;
@@ -40,7 +45,8 @@ struct SetScore {
 struct Selection {
   std::vector<size_t> chosen;  // indices into the pool, ascending
   SetScore score;
-  size_t sets_evaluated = 0;  // sets (or single swaps) whose score was computed
+  double similarity_floor = 0;  // the floor in force for the chosen set
+  size_t sets_evaluated = 0;    // sets (or single swaps) whose score was computed
 };
 
 // `probabilities[i]`: candidate i's softmax vector (every vector the same length); `stability[i]`
@@ -51,17 +57,21 @@ class TrialSelector {
                 SelectionOptions options);
   SetScore score(const std::vector<size_t>& set) const;
   Selection select() const;
+  // The floor in force is `floor`, or relaxed_share × the best mean when no set reaches `floor`.
+  void set_similarity_floor(double floor);
   size_t pool_size() const { return similarity_.size(); }
   double similarity_floor() const { return floor_; }
 
  private:
   SetScore score_of_sums(double pair_sum, double similarity_sum, double quality_sum, size_t size) const;
+  Selection select_once() const;
   Selection exhaustive() const;
   Selection local_search() const;
   std::vector<double> distance_;  // pool × pool cosine distances
   std::vector<double> similarity_, quality_;
   SelectionOptions options_;
-  double floor_ = 0;  // the similarity floor in force (min_similarity, or relaxed)
+  double floor_ = 0;      // the similarity floor in force (min_similarity, or relaxed)
+  double best_mean_ = 0;  // the mean of the pool's best `trials` similarities
 };
 
 // Every set of `trials` out of the pool, scored: the reference the tests compare select() with.
