@@ -107,12 +107,12 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
       ->capture_default_str();
   cmd.add_option("--min-similarity", o->min_similarity,
                  "The chosen trials' mean similarity (by --model) must reach this")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(number_in(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option(
          "--min-diversity", o->min_diversity,
          "While the best set's diversity is below this, the similarity floor is lowered by 0.05 (0: never)")
-      ->check(CLI::Range(0.0, 2.0))
+      ->check(number_in(0.0, 2.0))
       ->capture_default_str();
   cmd.add_option("--model", o->model, "Letter classifier used to pick candidates")->capture_default_str();
   add_shard_option(cmd, o->shard);
