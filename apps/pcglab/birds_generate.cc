@@ -24,6 +24,7 @@ struct GenerateOptions {
   int candidates = 160;
   double min_similarity = 0.8;
   double min_diversity = 0.35;
+  double min_trial_similarity = 0;
   std::string model = "builtin";
   std::string shard;
 };
@@ -37,6 +38,7 @@ OrderedJson generate_config(const GenerateOptions& o, const std::string& letters
           {"candidates", o.candidates},
           {"min_similarity", o.min_similarity},
           {"min_diversity", o.min_diversity},
+          {"min_trial_similarity", o.min_trial_similarity},
           {"model", o.model}};
 }
 
@@ -50,6 +52,7 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   options.candidates = o.candidates;
   options.min_similarity = o.min_similarity;
   options.min_diversity = o.min_diversity;
+  options.min_trial_similarity = o.min_trial_similarity;
   batch::DriverOptions driver_options;
   driver_options.shard = shard_of(o.shard);
   driver_options.run_name = birds::kGenerateRunName;
@@ -83,6 +86,7 @@ int merge_generate(const fs::path& dir, const Json& config, int) {
   o.candidates = config.value("candidates", o.candidates);
   o.min_similarity = config.value("min_similarity", o.min_similarity);
   o.min_diversity = config.value("min_diversity", o.min_diversity);
+  o.min_trial_similarity = config.value("min_trial_similarity", o.min_trial_similarity);
   o.model = config.value("model", o.model);
   const fs::path team_dir = fs::is_directory(dir / o.team / "logs") ? dir / o.team : dir;
   return generate_team(o, team_dir, merge_global_options());
@@ -113,6 +117,12 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
          "--min-diversity", o->min_diversity,
          "While the best set's diversity is below this, the similarity floor is lowered by 0.05 (0: never)")
       ->check(number_in(0.0, 2.0))
+      ->capture_default_str();
+  cmd.add_option(
+         "--min-trial-similarity", o->min_trial_similarity,
+         "A candidate read as the letter with a lower probability is not chosen (every trial readable; "
+         "lowers diversity)")
+      ->check(number_in(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("--model", o->model, "Letter classifier used to pick candidates")->capture_default_str();
   add_shard_option(cmd, o->shard);

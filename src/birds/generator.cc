@@ -294,13 +294,16 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
   out.letter = letter;
   out.candidates = static_cast<int>(candidates.size());
   const auto scores = classifier.classify(images);
-  // The pool: standing, faithful candidates (all candidates when too few are).
+  // The pool: standing, faithful candidates read as the letter with at least min_trial_similarity;
+  // when fewer than `trials` are, without the similarity condition, then every candidate.
   std::vector<size_t> pool;
-  for (size_t i = 0; i < candidates.size(); ++i)
-    if (stability[i] >= kStanding && candidates[i].fidelity >= kMinFidelity) pool.push_back(i);
-  if (static_cast<int>(pool.size()) < trials) {
+  for (int tier = 0; tier < 3 && static_cast<int>(pool.size()) < trials; ++tier) {
     pool.clear();
-    for (size_t i = 0; i < candidates.size(); ++i) pool.push_back(i);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const bool sound = stability[i] >= kStanding && candidates[i].fidelity >= kMinFidelity;
+      const bool readable = scores[i].probabilities[target] >= options.min_trial_similarity;
+      if (tier == 2 || (sound && (tier == 1 || readable))) pool.push_back(i);
+    }
   }
   out.eligible = static_cast<int>(pool.size());
   std::vector<std::vector<double>> vectors;
@@ -331,10 +334,12 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
                                  options.function);
     }
     trial.response = response_of(trial);
-    out.similarity += trial.similarity / trials;
-    out.stability += trial.stability / trials;
+    out.similarity += trial.similarity;
+    out.stability += trial.stability;
     out.trials.push_back(std::move(trial));
   }
+  out.similarity /= trials;
+  out.stability /= trials;
   return out;
 }
 namespace {
@@ -477,6 +482,7 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
                           {"candidates_per_letter", options.candidates},
                           {"min_similarity", options.min_similarity},
                           {"min_diversity", options.min_diversity},
+                          {"min_trial_similarity", options.min_trial_similarity},
                           {"objective", "diversity x mean(stability x similarity)"},
                           {"classifier", classifier_name}}},
                         {"letters", unique},

@@ -36,6 +36,8 @@ struct GeneratorOptions {
   double min_similarity = 0.8;
   // ... lowered in steps of 0.05 while the best set's diversity is below this (0: never).
   double min_diversity = 0.35;
+  // A candidate read as the letter with a lower probability is not chosen (0: any).
+  double min_trial_similarity = 0;
   std::string function = "drop_block";
 };
 

@@ -68,10 +68,9 @@ TEST(GeneratorPlan, LeavesOutWhatCannotStandAndFillingKeepsIt) {
 class GeneratorRun : public ::testing::Test {
  protected:
   static GenerateRun run_letters(uint64_t seed, int threads, const std::string& letters, int trials,
-                                 int candidates = 6) {
+                                 int candidates = 6, GeneratorOptions options = {}) {
     LazyClassifier classifier("builtin", 1);
     testing::TempDir dir;
-    GeneratorOptions options;
     options.seed = seed;
     options.candidates = candidates;
     ThreadPool pool(threads);
@@ -140,6 +139,24 @@ TEST_F(GeneratorRun, ResponsesPassTheOfficialExtractionAndConversion) {
     EXPECT_EQ(converted[i]["value"], ours.xml) << trials[i].letter;
     EXPECT_GT(trials[i].blocks, 0);
   }
+}
+
+// With no floor on the mean, the joint objective takes trials read as another letter (they move
+// the probability vector most); --min-trial-similarity keeps every chosen trial readable.
+TEST_F(GeneratorRun, EveryChosenTrialReachesTheTrialSimilarityFloor) {
+  GeneratorOptions free;
+  free.min_similarity = 0;
+  free.min_diversity = 0;
+  GeneratorOptions readable = free;
+  readable.min_trial_similarity = 0.5;
+  const auto a = run_letters(1, 2, "T", 4, 60, free), b = run_letters(1, 2, "T", 4, 60, readable);
+  ASSERT_EQ(a.trials.size(), 4u);
+  ASSERT_EQ(b.trials.size(), 4u);
+  double lowest = 1;
+  for (const auto& t : a.trials) lowest = std::min(lowest, t.similarity);
+  EXPECT_LT(lowest, 0.5) << "the free choice takes a trial the classifier reads as another letter";
+  for (const auto& t : b.trials) EXPECT_GE(t.similarity, 0.5) << t.trial;
+  EXPECT_GT(a.letters[0].diversity, b.letters[0].diversity);
 }
 
 }  // namespace
