@@ -67,11 +67,11 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
            driver_options.shard.all() ? "" : " " + driver_options.shard.label(), stage.outcomes.size(),
            stage.ran, stage.reused, stage.removed);
   Table table;
-  table.columns = {"letter",    "trials",     "mean_stability", "mean_similarity", "diversity",
-                   "objective", "candidates", "eligible",       "similarity_floor"};
+  table.columns = {"letter",    "trials",     "mean_stability", "mean_similarity",  "diversity",
+                   "objective", "candidates", "eligible",       "similarity_floor", "simulated"};
   for (const auto& l : run.letters)
     table.add_row({std::string(1, l.letter), static_cast<int64_t>(l.trials.size()), l.stability, l.similarity,
-                   l.diversity, l.objective, l.candidates, l.eligible, l.similarity_floor});
+                   l.diversity, l.objective, l.candidates, l.eligible, l.similarity_floor, l.simulated});
   print_table(table, global);
   return stage.failed == 0 ? kExitOk : kExitItemsFailed;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -273,9 +274,7 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
   const int target = classifier.label_index(std::string(1, letter));
   PCGLAB_CHECK(target >= 0) << "classifier has no label " << letter;
   Rng rng(derive_seed(options.seed, static_cast<uint64_t>(letter)));
-  std::vector<Candidate> candidates;
-  std::vector<double> stability;
-  std::vector<Image> images;
+  std::vector<Candidate> candidates;  // every distinct program the converter accepts
   std::set<std::string> seen;
   for (int k = 0; k < options.candidates; ++k) {
     Candidate cand = draw_candidate(letter, rng, options);
@@ -285,31 +284,67 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
     } catch (const ItemFailure&) {  // a candidate the official converter refuses: not a candidate
       continue;
     }
-    const StabilityResult result = evaluate_stability(cand.level);
-    stability.push_back(result.score);
-    images.push_back(render_ocr_image(result.final_level));
     candidates.push_back(std::move(cand));
   }
+  const size_t n = candidates.size();
+  std::vector<double> stability(n, 0);
+  std::vector<char> simulated(n, 0), classified(n, 0);
+  std::vector<std::vector<float>> probabilities(n);
+  // Simulates (once) and classifies the candidates `wanted` says; only the faithful, standing
+  // ones can be chosen unless too few are, so the others are first left unsimulated or
+  // unclassified (the choice is the same, at about half the cost).
+  const auto evaluate = [&](const std::function<bool(size_t)>& wanted) {
+    std::vector<Image> images;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < n; ++i) {
+      if (classified[i] || !wanted(i)) continue;
+      if (!simulated[i]) {
+        const StabilityResult result = evaluate_stability(candidates[i].level);
+        stability[i] = result.score;
+        simulated[i] = 1;
+        if (!wanted(i)) continue;
+        images.push_back(render_ocr_image(result.final_level));
+      } else {
+        images.push_back(render_ocr_image(evaluate_stability(candidates[i].level).final_level));
+      }
+      which.push_back(i);
+    }
+    const auto scores = classifier.classify(images);
+    for (size_t k = 0; k < which.size(); ++k) {
+      probabilities[which[k]] = scores[k].probabilities;
+      classified[which[k]] = 1;
+    }
+  };
+  const auto sound = [&](size_t i) {
+    return candidates[i].fidelity >= kMinFidelity && (!simulated[i] || stability[i] >= kStanding);
+  };
+  evaluate(sound);
+  int sound_count = 0;
+  for (size_t i = 0; i < n; ++i) sound_count += classified[i] && sound(i) ? 1 : 0;
+  if (sound_count < trials) evaluate([](size_t) { return true; });
+  int evaluated = 0;
+  for (size_t i = 0; i < n; ++i) evaluated += simulated[i] ? 1 : 0;
   GeneratedLetter out;
   out.letter = letter;
-  out.candidates = static_cast<int>(candidates.size());
-  const auto scores = classifier.classify(images);
+  out.candidates = static_cast<int>(n);
+  out.simulated = evaluated;
   // The pool: standing, faithful candidates read as the letter with at least min_trial_similarity;
   // when fewer than `trials` are, without the similarity condition, then every candidate.
   std::vector<size_t> pool;
   for (int tier = 0; tier < 3 && static_cast<int>(pool.size()) < trials; ++tier) {
     pool.clear();
     for (size_t i = 0; i < candidates.size(); ++i) {
-      const bool sound = stability[i] >= kStanding && candidates[i].fidelity >= kMinFidelity;
-      const bool readable = scores[i].probabilities[target] >= options.min_trial_similarity;
-      if (tier == 2 || (sound && (tier == 1 || readable))) pool.push_back(i);
+      if (!classified[i]) continue;
+      const bool standing = stability[i] >= kStanding && candidates[i].fidelity >= kMinFidelity;
+      const bool readable = probabilities[i][static_cast<size_t>(target)] >= options.min_trial_similarity;
+      if (tier == 2 || (standing && (tier == 1 || readable))) pool.push_back(i);
     }
   }
   out.eligible = static_cast<int>(pool.size());
   std::vector<std::vector<double>> vectors;
   std::vector<double> pool_stability;
   for (size_t i : pool) {
-    vectors.emplace_back(scores[i].probabilities.begin(), scores[i].probabilities.end());
+    vectors.emplace_back(probabilities[i].begin(), probabilities[i].end());
     pool_stability.push_back(stability[i]);
   }
   SelectionOptions select;
@@ -330,8 +365,8 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
       trial = trial_of_candidate(letter, t, Candidate{}, 0, 0, options.function);
     } else {
       const size_t i = pool[chosen.chosen[static_cast<size_t>(t - 1)]];
-      trial = trial_of_candidate(letter, t, candidates[i], stability[i], scores[i].probabilities[target],
-                                 options.function);
+      trial = trial_of_candidate(letter, t, candidates[i], stability[i],
+                                 probabilities[i][static_cast<size_t>(target)], options.function);
     }
     trial.response = response_of(trial);
     out.similarity += trial.similarity;
@@ -359,10 +394,15 @@ OrderedJson letter_metadata(const GeneratedLetter& l) {
     j["program"] = t.program;
     trials.push_back(std::move(j));
   }
-  return {{"candidates", l.candidates},         {"eligible", l.eligible},
-          {"sets_evaluated", l.sets_evaluated}, {"stability", l.stability},
-          {"similarity", l.similarity},         {"diversity", l.diversity},
-          {"objective", l.objective},           {"similarity_floor", l.similarity_floor},
+  return {{"candidates", l.candidates},
+          {"simulated", l.simulated},
+          {"eligible", l.eligible},
+          {"sets_evaluated", l.sets_evaluated},
+          {"stability", l.stability},
+          {"similarity", l.similarity},
+          {"diversity", l.diversity},
+          {"objective", l.objective},
+          {"similarity_floor", l.similarity_floor},
           {"trials", std::move(trials)}};
 }
 
@@ -374,6 +414,7 @@ GeneratedLetter letter_of(char letter, const ItemOutcome& o, const std::vector<f
   const auto& m = o.metadata;
   l.candidates = m.value("candidates", 0);
   l.eligible = m.value("eligible", 0);
+  l.simulated = m.value("simulated", 0);
   l.sets_evaluated = m.value("sets_evaluated", size_t{0});
   l.stability = m.value("stability", 0.0);
   l.similarity = m.value("similarity", 0.0);
@@ -417,15 +458,19 @@ OrderedJson generate_log(const std::string& letters, const std::vector<size_t>& 
       entry["status"] = "error";
       entry["error"] = o.message;
     } else {
-      for (const char* field :
-           {"candidates", "eligible", "sets_evaluated", "stability", "similarity", "diversity", "objective"})
-        entry[field] = o.metadata[field];
+      // A field an outcome lacks (stored by another version) is null, never read out of range.
+      const auto copy = [](const OrderedJson& from, const char* field) {
+        return from.contains(field) ? from[field] : OrderedJson();
+      };
+      for (const char* field : {"candidates", "simulated", "eligible", "sets_evaluated", "stability",
+                                "similarity", "diversity", "objective", "similarity_floor"})
+        entry[field] = copy(o.metadata, field);
       OrderedJson trials = OrderedJson::array();
-      for (const auto& t : o.metadata["trials"]) {
+      for (const auto& t : copy(o.metadata, "trials")) {
         OrderedJson j;
         for (const char* field :
              {"trial", "font", "variant", "rows", "columns", "blocks", "stability", "similarity"})
-          j[field] = t[field];
+          j[field] = copy(t, field);
         trials.push_back(std::move(j));
       }
       entry["trials"] = std::move(trials);

@@ -55,8 +55,11 @@ struct GeneratedTrial {
 // One letter's trials, chosen jointly, and the numbers of the choice.
 struct GeneratedLetter {
   char letter = 'A';
-  std::vector<GeneratedTrial> trials;    // trial 1..n
-  int candidates = 0;                    // distinct candidates built, simulated and classified
+  std::vector<GeneratedTrial> trials;  // trial 1..n
+  int candidates = 0;                  // distinct candidates built (drawn, deduplicated, converted)
+  // Of which simulated: those that keep < 80% of their glyph are not (unless too few others stand),
+  // and only the standing ones are classified.
+  int simulated = 0;
   int eligible = 0;                      // of which standing and faithful: the pool chosen from
   double diversity = 0;                  // the official diversity of the chosen trials
   double similarity = 0, stability = 0;  // means over the chosen trials
