@@ -265,48 +265,50 @@ std::string response_of(const GeneratedTrial& t) {
       t.variant.empty() ? "plain" : t.variant, t.program);
 }
 
-}  // namespace
-
-GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier& classifier,
-                                const GeneratorOptions& options) {
-  PCGLAB_CHECK(letter >= 'A' && letter <= 'Z') << "letter " << letter;
-  PCGLAB_CHECK(trials >= 1) << "trials " << trials;
-  const int target = classifier.label_index(std::string(1, letter));
-  PCGLAB_CHECK(target >= 0) << "classifier has no label " << letter;
-  Rng rng(derive_seed(options.seed, static_cast<uint64_t>(letter)));
+// A letter's candidates and what is known of them. Only candidates that can be chosen are
+// evaluated in full: one that keeps too little of its glyph is not simulated, one that falls is
+// not classified, unless too few others stand (then every candidate is; the choice is the same).
+struct CandidatePool {
   std::vector<Candidate> candidates;  // every distinct program the converter accepts
-  std::set<std::string> seen;
-  for (int k = 0; k < options.candidates; ++k) {
-    Candidate cand = draw_candidate(letter, rng, options);
-    if (cand.program.empty() || !seen.insert(cand.program).second) continue;
-    try {
-      cand.level = convert_program(cand.program, options.function).level;
-    } catch (const ItemFailure&) {  // a candidate the official converter refuses: not a candidate
-      continue;
+  std::vector<double> stability;
+  std::vector<char> simulated, classified;
+  std::vector<std::vector<float>> probabilities;
+
+  CandidatePool(char letter, Rng& rng, const GeneratorOptions& options) {
+    std::set<std::string> seen;
+    for (int k = 0; k < options.candidates; ++k) {
+      Candidate cand = draw_candidate(letter, rng, options);
+      if (cand.program.empty() || !seen.insert(cand.program).second) continue;
+      try {
+        cand.level = convert_program(cand.program, options.function).level;
+      } catch (const ItemFailure&) {  // a candidate the official converter refuses: not a candidate
+        continue;
+      }
+      candidates.push_back(std::move(cand));
     }
-    candidates.push_back(std::move(cand));
+    const size_t n = candidates.size();
+    stability.assign(n, 0);
+    simulated.assign(n, 0);
+    classified.assign(n, 0);
+    probabilities.resize(n);
   }
-  const size_t n = candidates.size();
-  std::vector<double> stability(n, 0);
-  std::vector<char> simulated(n, 0), classified(n, 0);
-  std::vector<std::vector<float>> probabilities(n);
-  // Simulates (once) and classifies the candidates `wanted` says; only the faithful, standing
-  // ones can be chosen unless too few are, so the others are first left unsimulated or
-  // unclassified (the choice is the same, at about half the cost).
-  const auto evaluate = [&](const std::function<bool(size_t)>& wanted) {
+  size_t size() const { return candidates.size(); }
+  // Faithful and, once simulated, standing.
+  bool sound(size_t i) const {
+    return candidates[i].fidelity >= kMinFidelity && (!simulated[i] || stability[i] >= kStanding);
+  }
+
+  // Simulates (once) and classifies (in one batch) the candidates `wanted` says.
+  void evaluate(const std::function<bool(size_t)>& wanted, const LetterClassifier& classifier) {
     std::vector<Image> images;
     std::vector<size_t> which;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < size(); ++i) {
       if (classified[i] || !wanted(i)) continue;
-      if (!simulated[i]) {
-        const StabilityResult result = evaluate_stability(candidates[i].level);
-        stability[i] = result.score;
-        simulated[i] = 1;
-        if (!wanted(i)) continue;
-        images.push_back(render_ocr_image(result.final_level));
-      } else {
-        images.push_back(render_ocr_image(evaluate_stability(candidates[i].level).final_level));
-      }
+      const StabilityResult result = evaluate_stability(candidates[i].level);
+      stability[i] = result.score;
+      simulated[i] = 1;
+      if (!wanted(i)) continue;
+      images.push_back(render_ocr_image(result.final_level));
       which.push_back(i);
     }
     const auto scores = classifier.classify(images);
@@ -314,47 +316,69 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
       probabilities[which[k]] = scores[k].probabilities;
       classified[which[k]] = 1;
     }
-  };
-  const auto sound = [&](size_t i) {
-    return candidates[i].fidelity >= kMinFidelity && (!simulated[i] || stability[i] >= kStanding);
-  };
-  evaluate(sound);
-  int sound_count = 0;
-  for (size_t i = 0; i < n; ++i) sound_count += classified[i] && sound(i) ? 1 : 0;
-  if (sound_count < trials) evaluate([](size_t) { return true; });
-  int evaluated = 0;
-  for (size_t i = 0; i < n; ++i) evaluated += simulated[i] ? 1 : 0;
-  GeneratedLetter out;
-  out.letter = letter;
-  out.candidates = static_cast<int>(n);
-  out.simulated = evaluated;
-  // The pool: standing, faithful candidates read as the letter with at least min_trial_similarity;
-  // when fewer than `trials` are, without the similarity condition, then every candidate.
-  std::vector<size_t> pool;
-  for (int tier = 0; tier < 3 && static_cast<int>(pool.size()) < trials; ++tier) {
-    pool.clear();
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if (!classified[i]) continue;
-      const bool standing = stability[i] >= kStanding && candidates[i].fidelity >= kMinFidelity;
-      const bool readable = probabilities[i][static_cast<size_t>(target)] >= options.min_trial_similarity;
-      if (tier == 2 || (standing && (tier == 1 || readable))) pool.push_back(i);
-    }
   }
-  out.eligible = static_cast<int>(pool.size());
+
+  void evaluate_enough(int trials, const LetterClassifier& classifier) {
+    evaluate([&](size_t i) { return sound(i); }, classifier);
+    int sound_count = 0;
+    for (size_t i = 0; i < size(); ++i) sound_count += classified[i] && sound(i) ? 1 : 0;
+    if (sound_count < trials) evaluate([](size_t) { return true; }, classifier);
+  }
+
+  // The candidates chosen from: standing, faithful, read as the letter with at least
+  // `min_trial_similarity`; when fewer than `trials` are, without the similarity condition, then
+  // every candidate.
+  std::vector<size_t> eligible(int trials, size_t target, double min_trial_similarity) const {
+    std::vector<size_t> pool;
+    for (int tier = 0; tier < 3 && static_cast<int>(pool.size()) < trials; ++tier) {
+      pool.clear();
+      for (size_t i = 0; i < size(); ++i) {
+        if (!classified[i]) continue;
+        const bool standing = stability[i] >= kStanding && candidates[i].fidelity >= kMinFidelity;
+        const bool readable = probabilities[i][target] >= min_trial_similarity;
+        if (tier == 2 || (standing && (tier == 1 || readable))) pool.push_back(i);
+      }
+    }
+    return pool;
+  }
+};
+
+Selection choose(const CandidatePool& candidates, const std::vector<size_t>& pool, int trials, size_t target,
+                 const GeneratorOptions& options) {
+  if (pool.empty()) return {};
   std::vector<std::vector<double>> vectors;
-  std::vector<double> pool_stability;
+  std::vector<double> stability;
   for (size_t i : pool) {
-    vectors.emplace_back(probabilities[i].begin(), probabilities[i].end());
-    pool_stability.push_back(stability[i]);
+    vectors.emplace_back(candidates.probabilities[i].begin(), candidates.probabilities[i].end());
+    stability.push_back(candidates.stability[i]);
   }
   SelectionOptions select;
   select.trials = trials;
   select.configured_trials = std::max(trials, 2);
   select.min_similarity = options.min_similarity;
   select.min_diversity = options.min_diversity;
-  Selection chosen;
-  if (!pool.empty())
-    chosen = TrialSelector(std::move(vectors), std::move(pool_stability), target, select).select();
+  return TrialSelector(std::move(vectors), std::move(stability), static_cast<int>(target), select).select();
+}
+
+}  // namespace
+
+GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier& classifier,
+                                const GeneratorOptions& options) {
+  PCGLAB_CHECK(letter >= 'A' && letter <= 'Z') << "letter " << letter;
+  PCGLAB_CHECK(trials >= 1) << "trials " << trials;
+  const int label = classifier.label_index(std::string(1, letter));
+  PCGLAB_CHECK(label >= 0) << "classifier has no label " << letter;
+  const size_t target = static_cast<size_t>(label);
+  Rng rng(derive_seed(options.seed, static_cast<uint64_t>(letter)));
+  CandidatePool candidates(letter, rng, options);
+  candidates.evaluate_enough(trials, classifier);
+  const std::vector<size_t> pool = candidates.eligible(trials, target, options.min_trial_similarity);
+  const Selection chosen = choose(candidates, pool, trials, target, options);
+  GeneratedLetter out;
+  out.letter = letter;
+  out.candidates = static_cast<int>(candidates.size());
+  out.simulated = static_cast<int>(std::count(candidates.simulated.begin(), candidates.simulated.end(), 1));
+  out.eligible = static_cast<int>(pool.size());
   out.sets_evaluated = chosen.sets_evaluated;
   out.diversity = chosen.score.diversity;
   out.objective = chosen.score.objective;
@@ -365,8 +389,8 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
       trial = trial_of_candidate(letter, t, Candidate{}, 0, 0, options.function);
     } else {
       const size_t i = pool[chosen.chosen[static_cast<size_t>(t - 1)]];
-      trial = trial_of_candidate(letter, t, candidates[i], stability[i],
-                                 probabilities[i][static_cast<size_t>(target)], options.function);
+      trial = trial_of_candidate(letter, t, candidates.candidates[i], candidates.stability[i],
+                                 candidates.probabilities[i][target], options.function);
     }
     trial.response = response_of(trial);
     out.similarity += trial.similarity;
@@ -377,6 +401,7 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
   out.stability /= trials;
   return out;
 }
+
 namespace {
 
 OrderedJson trial_json(const GeneratedTrial& t) {
