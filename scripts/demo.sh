@@ -26,14 +26,15 @@ echo
 echo "-- 3. evaluate: convert, simulate, classify, diversity, score (official file layout)"
 "$pcglab" birds eval "$out/$team" --quiet > "$out/scores.md"
 echo
-echo "-- 4. per letter (mean of 10 trials, measured by the official pipeline; candidates: the generator's pool)"
+echo "-- 4. per letter (mean of 10 trials, measured by the official pipeline; candidates: simulated / distinct)"
 python_free_summary() {
   # character_scores.csv: team, character, score, mean stability, mean similarity, diversity;
-  # generate.csv: letter, trials, mean_stability, mean_similarity, diversity, objective, candidates, eligible
+  # generate.csv: letter, trials, mean_stability, mean_similarity, diversity, objective, candidates,
+  # eligible, similarity_floor, simulated
   printf '| letter | stability | similarity | diversity | score | candidates |\n|---|---|---|---|---|---|\n'
   tail -n +2 "$out/$team/result/character_scores.csv" | tr -d '"' |
     awk -F, -v gen="$out/generate.csv" '
-      BEGIN { while ((getline line < gen) > 0) { split(line, g, ","); cand[g[1]] = g[7] } }
+      BEGIN { while ((getline line < gen) > 0) { split(line, g, ","); cand[g[1]] = g[10] " / " g[7] } }
       { printf "| %s | %.3f | %.3f | %.3g | %.3g | %s |\n", $2, $4, $5, $6, $3, cand[$2];
         st += $4; si += $5; dv += $6; n++; if ($6 <= 0) zero++ }
       END { printf "| mean | %.3f | %.3f | %.3f (zero: %d) | | |\n", st / n, si / n, dv / n, zero + 0 }'
