@@ -41,7 +41,12 @@ test-asan: deps
 format-check: deps
 	@git ls-files '*.h' '*.cc' | xargs clang-format --dry-run --Werror
 
-demo: build
+# The demo builds only what it runs: the executable and the libtorch modules it opens (nn's and
+# birds' letter classifier), not the test programs.
+DEMO_TARGETS := pcglab pcglab_torch pcglab_birds_torch
+
+demo: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target $(DEMO_TARGETS)
 	@bash scripts/demo.sh $(PCGLAB)
 
 bench: build

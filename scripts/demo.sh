@@ -3,11 +3,13 @@
 # drop_block programs for 26 letters × 10 trials (competition layout); `birds eval` extracts and
 # converts them exactly as the official scripts, simulates them on the headless evaluator,
 # classifies the images with the built-in classifier, computes diversity and the 2024 scores;
-# `birds report` writes one HTML page of the run.
+# `birds rank` scores the team together with the ten published 2024 entries (when
+# ../shared/data/chatgpt4pcg-2024 is there); `birds report` writes one HTML page of the run.
 set -euo pipefail
 pcglab=${1:-build/release/pcglab}
 out=${PCGLAB_DEMO_OUT:-build/demo}
 team=pcglab-generator
+field=${PCGLAB_FIELD_2024:-../shared/data/chatgpt4pcg-2024/trial_scores.csv}
 rm -rf "$out"
 mkdir -p "$out"
 start=$(date +%s)
@@ -16,27 +18,44 @@ echo
 echo "-- 1. a prompt's qualification under the 2024 rules (examples/birds/prompt_2023.txt)"
 "$pcglab" birds check-prompt examples/birds/prompt_2023.txt --rules 2024 || true
 echo
-echo "-- 2. generate: glyph -> buildable drop plan -> evaluator + classifier pick the best of 32 candidates"
+echo "-- 2. generate: per letter, 160 candidate shapes (typefaces, sizes, strokes) -> buildable drop plans ->"
+echo "   evaluator + classifier; the 10 trials chosen together to maximise diversity x mean(stability x similarity)"
 "$pcglab" birds generate --letters A-Z --trials 10 --seed 1 --team "$team" --out "$out" --format csv > "$out/generate.csv"
 echo "   responses in $out/$team/raw/<C>/${team}_<C>_<trial>.txt"
 echo
 echo "-- 3. evaluate: convert, simulate, classify, diversity, score (official file layout)"
 "$pcglab" birds eval "$out/$team" --quiet > "$out/scores.md"
 echo
-echo "-- 4. per letter (mean of 10 trials, measured by the official pipeline)"
+echo "-- 4. per letter (mean of 10 trials, measured by the official pipeline; candidates: simulated / distinct)"
 python_free_summary() {
-  # character_scores.csv: team, character, score, mean stability, mean similarity, diversity
-  printf '| letter | stability | similarity | diversity | score |\n|---|---|---|---|---|\n'
+  # character_scores.csv: team, character, score, mean stability, mean similarity, diversity;
+  # generate.csv: letter, trials, mean_stability, mean_similarity, diversity, objective, candidates,
+  # eligible, similarity_floor, simulated
+  printf '| letter | stability | similarity | diversity | score | candidates |\n|---|---|---|---|---|---|\n'
   tail -n +2 "$out/$team/result/character_scores.csv" | tr -d '"' |
-    awk -F, '{ printf "| %s | %.3f | %.3f | %.3g | %.3g |\n", $2, $4, $5, $6, $3;
-               st += $4; si += $5; n++; if ($6 <= 0) zero++ }
-             END { printf "| mean | %.3f | %.3f | (letters with zero diversity: %d) | |\n", st / n, si / n, zero + 0 }'
+    awk -F, -v gen="$out/generate.csv" '
+      BEGIN { while ((getline line < gen) > 0) { split(line, g, ","); cand[g[1]] = g[10] " / " g[7] } }
+      { printf "| %s | %.3f | %.3f | %.3g | %.3g | %s |\n", $2, $4, $5, $6, $3, cand[$2];
+        st += $4; si += $5; dv += $6; n++; if ($6 <= 0) zero++ }
+      END { printf "| mean | %.3f | %.3f | %.3f (zero: %d) | | |\n", st / n, si / n, dv / n, zero + 0 }'
 }
 python_free_summary
 echo
 cat "$out/scores.md"
 echo
-echo "-- 5. report"
+echo "-- 5. against the field: scored together with the ten published 2024 entries (2024 policy)"
+if [ -f "$field" ]; then
+  "$pcglab" birds rank "$out/$team" --field "$field" \
+    --baselines baseline_zero_shot,baseline_zero_shot_multi_turn -o "$out/rank" --quiet
+  echo
+  awk -F, 'NR > 1 { n++; if ($7 == "yes") above++ }
+           END { printf "   diversity above the 2024 field median in %d of %d letters (per letter: %s)\n", above, n, FILENAME }' \
+    "$out/rank/letters.csv"
+else
+  echo "   skipped: $field is not here (set PCGLAB_FIELD_2024 to the published 2024 trial_scores.csv)"
+fi
+echo
+echo "-- 6. report"
 "$pcglab" birds report "$out/$team" --quiet > /dev/null
 echo "   open $out/$team/report.html"
 echo

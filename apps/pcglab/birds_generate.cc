@@ -1,6 +1,7 @@
 // `pcglab birds generate`: the built-in letter generator (no LLM), writing the competition layout.
-// Each trial is an item of the batch driver rooted at the team folder (birds/generator.h), so a
-// rerun reuses finished trials, `--shard` splits them and `pcglab merge` completes a sharded run.
+// Each letter (its trials are chosen together) is an item of the batch driver rooted at the team
+// folder (birds/generator.h), so a rerun reuses finished letters, `--shard` splits them and
+// `pcglab merge` completes a sharded run.
 #include <map>
 
 #include "batch/merge.h"
@@ -20,15 +21,25 @@ struct GenerateOptions {
   uint64_t seed = 1;
   std::string team = "pcglab-generator";
   std::string out = "runs";
-  int candidates = 32;
+  int candidates = 160;
+  double min_similarity = 0.8;
+  double min_diversity = 0.35;
+  double min_trial_similarity = 0;
   std::string model = "builtin";
   std::string shard;
 };
 
 // The settings `pcglab merge` needs to complete a sharded run.
 OrderedJson generate_config(const GenerateOptions& o, const std::string& letters) {
-  return {{"letters", letters}, {"trials", o.trials},         {"seed", o.seed},
-          {"team", o.team},     {"candidates", o.candidates}, {"model", o.model}};
+  return {{"letters", letters},
+          {"trials", o.trials},
+          {"seed", o.seed},
+          {"team", o.team},
+          {"candidates", o.candidates},
+          {"min_similarity", o.min_similarity},
+          {"min_diversity", o.min_diversity},
+          {"min_trial_similarity", o.min_trial_similarity},
+          {"model", o.model}};
 }
 
 int generate_team(const GenerateOptions& o, const fs::path& team_dir, const GlobalOptions& global) {
@@ -39,6 +50,9 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   birds::GeneratorOptions options;
   options.seed = o.seed;
   options.candidates = o.candidates;
+  options.min_similarity = o.min_similarity;
+  options.min_diversity = o.min_diversity;
+  options.min_trial_similarity = o.min_trial_similarity;
   batch::DriverOptions driver_options;
   driver_options.shard = shard_of(o.shard);
   driver_options.run_name = birds::kGenerateRunName;
@@ -49,21 +63,15 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   const batch::StageRun& stage = run.stage;
   for (const ItemOutcome& x : stage.outcomes)
     if (!x.ok()) log_warn("{}", x.message);
-  log_info("generate{}: {} trials, {} generated, {} reused, {} removed",
+  log_info("generate{}: {} letters, {} generated, {} reused, {} removed",
            driver_options.shard.all() ? "" : " " + driver_options.shard.label(), stage.outcomes.size(),
            stage.ran, stage.reused, stage.removed);
-  std::map<char, int> count;
-  for (const auto& t : run.trials) ++count[t.letter];
-  std::map<char, std::array<double, 3>> per_letter;  // stability, similarity, blocks
-  for (const auto& t : run.trials) {
-    auto& s = per_letter[t.letter];
-    const int n = count[t.letter];
-    s[0] += t.stability / n, s[1] += t.similarity / n, s[2] += static_cast<double>(t.blocks) / n;
-  }
   Table table;
-  table.columns = {"letter", "trials", "mean_stability", "mean_similarity", "mean_blocks"};
-  for (const auto& [letter, s] : per_letter)
-    table.add_row({std::string(1, letter), count[letter], s[0], s[1], s[2]});
+  table.columns = {"letter",    "trials",     "mean_stability", "mean_similarity",  "diversity",
+                   "objective", "candidates", "eligible",       "similarity_floor", "simulated"};
+  for (const auto& l : run.letters)
+    table.add_row({std::string(1, l.letter), static_cast<int64_t>(l.trials.size()), l.stability, l.similarity,
+                   l.diversity, l.objective, l.candidates, l.eligible, l.similarity_floor, l.simulated});
   print_table(table, global);
   return stage.failed == 0 ? kExitOk : kExitItemsFailed;
 }
@@ -76,6 +84,9 @@ int merge_generate(const fs::path& dir, const Json& config, int) {
   o.seed = config.value("seed", o.seed);
   o.team = config.value("team", o.team);
   o.candidates = config.value("candidates", o.candidates);
+  o.min_similarity = config.value("min_similarity", o.min_similarity);
+  o.min_diversity = config.value("min_diversity", o.min_diversity);
+  o.min_trial_similarity = config.value("min_trial_similarity", o.min_trial_similarity);
   o.model = config.value("model", o.model);
   const fs::path team_dir = fs::is_directory(dir / o.team / "logs") ? dir / o.team : dir;
   return generate_team(o, team_dir, merge_global_options());
@@ -94,15 +105,33 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("-o,--out", o->out,
                  "Output folder; responses go to <out>/<team>/raw/<C>/<team>_<C>_<trial>.txt")
       ->capture_default_str();
-  cmd.add_option("--candidates", o->candidates, "Candidate programs tried per trial")
-      ->check(number_in(1, 1000))
+  cmd.add_option("--candidates", o->candidates,
+                 "Candidate shapes drawn per letter; its trials are chosen together out of them")
+      ->check(number_in(1, 5000))
+      ->capture_default_str();
+  cmd.add_option("--min-similarity", o->min_similarity,
+                 "The chosen trials' mean similarity (by --model) must reach this")
+      ->check(number_in(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option(
+         "--min-diversity", o->min_diversity,
+         "While the best set's diversity is below this, the similarity floor is lowered by 0.05 (0: never)")
+      ->check(number_in(0.0, 2.0))
+      ->capture_default_str();
+  cmd.add_option(
+         "--min-trial-similarity", o->min_trial_similarity,
+         "A candidate read as the letter with a lower probability is not chosen (every trial readable; "
+         "lowers diversity)")
+      ->check(number_in(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("--model", o->model, "Letter classifier used to pick candidates")->capture_default_str();
   add_shard_option(cmd, o->shard);
   cmd.footer(
-      "The numbers shown are the generator's own measurements of the kept candidates; `pcglab birds eval` "
+      "Each letter's trials are chosen jointly to maximise diversity x mean(stability x similarity), the "
+      "official 2024 character score without its field-dependent weight.\n"
+      "The numbers shown are the generator's own measurements of the chosen candidates; `pcglab birds eval` "
       "measures them again through the official pipeline.\n"
-      "A rerun generates only the trials not finished before (<out>/<team>/logs/batch.sqlite); after "
+      "A rerun generates only the letters not finished before (<out>/<team>/logs/batch.sqlite); after "
       "--shard runs, `pcglab merge <out>/<team>` writes logs/generate.json and run.json.");
   return [o, &global] { return generate_team(*o, fs::path(o->out) / o->team, global); };
 }

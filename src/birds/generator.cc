@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "birds/capture.h"
 #include "birds/letters/letter_data.h"
@@ -21,7 +24,8 @@ namespace pcglab::birds {
 namespace fs = std::filesystem;
 namespace {
 
-// Upright typefaces (italics lean, and leaning strokes cannot be stacked), rendered on first use.
+// The generator's typefaces (generator_typefaces(), upright: italics lean, and leaning strokes
+// cannot be stacked), rendered on first use.
 class FontLibrary {
  public:
   static FontLibrary& instance() {
@@ -39,10 +43,16 @@ class FontLibrary {
 
  private:
   FontLibrary() {
-    for (auto& f : find_letter_fonts())
-      if (f.style.find("Italic") == std::string::npos && f.style.find("Oblique") == std::string::npos)
-        fonts_.push_back(f);
-    PCGLAB_CHECK(!fonts_.empty()) << "no upright fonts";
+    std::map<std::string, LetterFont> found;
+    for (auto& f : find_letter_fonts()) found.emplace(f.path.stem().string(), f);
+    for (const std::string& name : generator_typefaces()) {
+      const auto it = found.find(name);
+      if (it != found.end()) fonts_.push_back(it->second);
+    }
+    if (fonts_.empty())
+      throw SetupError(
+          "none of the generator's typefaces is installed (DejaVu, Liberation, FreeFont): run "
+          "scripts/install-deps.sh");
   }
   std::vector<LetterFont> fonts_;
   std::map<size_t, GlyphSet> cache_;
@@ -50,7 +60,7 @@ class FontLibrary {
 };
 
 struct Candidate {
-  std::string font;
+  std::string font, variant;
   int rows = 0, columns = 0;
   std::string program;
   int blocks = 0;
@@ -87,7 +97,59 @@ std::vector<std::vector<bool>> thicken(std::vector<std::vector<bool>> mask) {
   return mask;
 }
 
+// Horizontal strokes one cell thicker (upwards): a bar of one row gets a second.
+std::vector<std::vector<bool>> thicken_rows(std::vector<std::vector<bool>> mask) {
+  const auto original = mask;
+  for (size_t r = 0; r + 1 < mask.size(); ++r)
+    for (size_t c = 0; c < mask[r].size(); ++c)
+      if (original[r][c] && !original[r + 1][c] && (r == 0 || !original[r - 1][c])) mask[r + 1][c] = true;
+  return mask;
+}
+
+// Outline only: a cell whose four neighbours are filled is emptied (solid strokes become hollow).
+std::vector<std::vector<bool>> hollow(std::vector<std::vector<bool>> mask) {
+  const auto original = mask;
+  for (size_t r = 1; r + 1 < mask.size(); ++r)
+    for (size_t c = 1; c + 1 < mask[r].size(); ++c)
+      if (original[r][c] && original[r - 1][c] && original[r + 1][c] && original[r][c - 1] &&
+          original[r][c + 1])
+        mask[r][c] = false;
+  return mask;
+}
+
+int cells(const std::vector<std::vector<bool>>& mask) {
+  int n = 0;
+  for (const auto& row : mask) n += static_cast<int>(std::count(row.begin(), row.end(), true));
+  return n;
+}
+
 }  // namespace
+
+const std::vector<std::string>& generator_typefaces() {
+  static const std::vector<std::string> kTypefaces = {"DejaVuSans",
+                                                      "DejaVuSans-Bold",
+                                                      "DejaVuSansCondensed",
+                                                      "DejaVuSansCondensed-Bold",
+                                                      "DejaVuSansMono",
+                                                      "DejaVuSansMono-Bold",
+                                                      "DejaVuSerif",
+                                                      "DejaVuSerif-Bold",
+                                                      "DejaVuSerifCondensed",
+                                                      "DejaVuSerifCondensed-Bold",
+                                                      "LiberationSans-Regular",
+                                                      "LiberationSans-Bold",
+                                                      "LiberationSerif-Regular",
+                                                      "LiberationSerif-Bold",
+                                                      "LiberationMono-Regular",
+                                                      "LiberationMono-Bold",
+                                                      "FreeSans",
+                                                      "FreeSansBold",
+                                                      "FreeSerif",
+                                                      "FreeSerifBold",
+                                                      "FreeMono",
+                                                      "FreeMonoBold"};
+  return kTypefaces;
+}
 
 std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask) {
   // A cell with empty cells below it gets a column down to the next filled cell (or the ground),
@@ -141,122 +203,302 @@ std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<
   return drops;
 }
 
-GeneratedTrial generate_trial(char letter, int trial, const LetterClassifier& classifier,
-                              const GeneratorOptions& options) {
-  PCGLAB_CHECK(letter >= 'A' && letter <= 'Z') << "letter " << letter;
+namespace {
+
+// One candidate drawn from `rng`: a typeface, a size, a threshold and stroke variants; empty
+// program when nothing of the mask can be built.
+Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options) {
   FontLibrary& fonts = FontLibrary::instance();
-  Rng rng(derive_seed(options.seed, static_cast<uint64_t>(letter) * 1000 + static_cast<uint64_t>(trial)));
-  std::vector<Candidate> candidates;
-  std::vector<StabilityResult> results;
-  std::vector<Image> images;
-  const int target = classifier.label_index(std::string(1, letter));
-  PCGLAB_CHECK(target >= 0) << "classifier has no label " << letter;
-  for (int k = 0; k < options.candidates; ++k) {
-    const size_t font = rng.below(fonts.size());
-    const auto& glyph = fonts.glyphs(font).letters[letter - 'A'];
-    Candidate cand;
-    cand.font = fonts.font(font).path.filename().string();
-    cand.rows = static_cast<int>(rng.between(5, 10));
-    const double aspect = static_cast<double>(glyph.width) / glyph.height;
-    cand.columns =
-        std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.0))), 3, 15);
-    auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.25, 0.55));
-    if (rng.uniform() < 0.3) mask = thicken(std::move(mask));
-    if (rng.uniform() < 0.4) mask = fill_under_overhangs(std::move(mask));
-    int dropped = 0, wanted = 0;
-    for (const auto& row : mask) wanted += static_cast<int>(std::count(row.begin(), row.end(), true));
-    const auto drops = plan_drops(mask, &dropped);
-    if (drops.empty()) continue;
-    cand.fidelity = wanted > 0 ? 1.0 - static_cast<double>(dropped) / wanted : 0.0;
-    for (const auto& [type, slot] : drops)
-      cand.program += format_drop_call(type, slot, options.function) + "\n";
-    try {
-      cand.level = convert_program(cand.program, options.function).level;
-    } catch (const ItemFailure&) {  // a candidate the official converter refuses: not a candidate
-      continue;
-    }
-    cand.blocks = static_cast<int>(drops.size());
-    results.push_back(evaluate_stability(cand.level));
-    images.push_back(render_ocr_image(results.back().final_level));
-    candidates.push_back(std::move(cand));
-  }
+  const size_t font = rng.below(fonts.size());
+  const auto& glyph = fonts.glyphs(font).letters[letter - 'A'];
+  Candidate cand;
+  cand.font = fonts.font(font).path.filename().string();
+  cand.rows = static_cast<int>(rng.between(5, 10));
+  const double aspect = static_cast<double>(glyph.width) / glyph.height;
+  cand.columns =
+      std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.1))), 3, 15);
+  auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.2, 0.6));
+  std::vector<std::string> variants;
+  if (rng.uniform() < 0.3) mask = thicken(std::move(mask)), variants.push_back("thick-v");
+  if (rng.uniform() < 0.2) mask = thicken_rows(std::move(mask)), variants.push_back("thick-h");
+  if (rng.uniform() < 0.2) mask = hollow(std::move(mask)), variants.push_back("hollow");
+  if (rng.uniform() < 0.4) mask = fill_under_overhangs(std::move(mask)), variants.push_back("filled");
+  cand.variant = variants.empty() ? "plain" : fmt::format("{}", fmt::join(variants, "+"));
+  int dropped = 0;
+  const int wanted = cells(mask);
+  const auto drops = plan_drops(mask, &dropped);
+  if (drops.empty()) return cand;
+  cand.fidelity = wanted > 0 ? 1.0 - static_cast<double>(dropped) / wanted : 0.0;
+  for (const auto& [type, slot] : drops)
+    cand.program += format_drop_call(type, slot, options.function) + "\n";
+  cand.blocks = static_cast<int>(drops.size());
+  return cand;
+}
+
+// A candidate must stand and keep most of its glyph (a fragment the classifier happens to read as
+// the letter is not the letter) to be chosen.
+constexpr double kMinFidelity = 0.8;
+constexpr double kStanding = 0.999;
+
+GeneratedTrial trial_of_candidate(char letter, int trial, const Candidate& c, double stability,
+                                  double similarity, const std::string& function) {
   GeneratedTrial out;
   out.letter = letter;
   out.trial = trial;
-  if (candidates.empty()) {  // cannot happen for A-Z with the installed fonts; still a valid response
-    out.program = format_drop_call(DropBlock::kB11, 10, options.function) + "\n";
-  } else {
-    const auto scores = classifier.classify(images);
-    size_t best = 0;
-    double best_key = -1;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      const double sim = scores[i].probabilities[target], sta = results[i].score;
-      // Stable first; then the letter's probability, discounted by the share of the glyph that
-      // could not be built (a few lost cells can leave shapes the classifier misreads confidently).
-      const double key = (sta >= 0.999f ? 1.0 : 0.0) + sim * sta * candidates[i].fidelity;
-      if (key > best_key) best_key = key, best = i;
-    }
-    const Candidate& c = candidates[best];
-    out.program = c.program;
-    out.font = c.font;
-    out.rows = c.rows;
-    out.columns = c.columns;
-    out.blocks = c.blocks;
-    out.stability = results[best].score;
-    out.similarity = scores[best].probabilities[target];
-  }
-  out.response = fmt::format(
+  out.program = c.program;
+  out.font = c.font;
+  out.variant = c.variant;
+  out.rows = c.rows;
+  out.columns = c.columns;
+  out.blocks = c.blocks;
+  out.stability = stability;
+  out.similarity = similarity;
+  if (out.program.empty()) out.program = format_drop_call(DropBlock::kB11, 10, function) + "\n";
+  return out;
+}
+
+std::string response_of(const GeneratedTrial& t) {
+  return fmt::format(
       "The letter {} as a structure of {} blocks, built from the bottom up (pcglab built-in generator, trial "
-      "{}; "
-      "shape from the {} typeface):\n\n```python\n{}```\n",
-      letter, out.blocks, trial, out.font.empty() ? "fallback" : out.font, out.program);
+      "{}; shape from the {} typeface, {}):\n\n```python\n{}```\n",
+      t.letter, t.blocks, t.trial, t.font.empty() ? "fallback" : t.font,
+      t.variant.empty() ? "plain" : t.variant, t.program);
+}
+
+// A letter's candidates and what is known of them. Only candidates that can be chosen are
+// evaluated in full: one that keeps too little of its glyph is not simulated, one that falls is
+// not classified, unless too few others stand (then every candidate is; the choice is the same).
+struct CandidatePool {
+  std::vector<Candidate> candidates;  // every distinct program the converter accepts
+  std::vector<double> stability;
+  std::vector<char> simulated, classified;
+  std::vector<std::vector<float>> probabilities;
+
+  CandidatePool(char letter, Rng& rng, const GeneratorOptions& options) {
+    std::set<std::string> seen;
+    for (int k = 0; k < options.candidates; ++k) {
+      Candidate cand = draw_candidate(letter, rng, options);
+      if (cand.program.empty() || !seen.insert(cand.program).second) continue;
+      try {
+        cand.level = convert_program(cand.program, options.function).level;
+      } catch (const ItemFailure&) {  // a candidate the official converter refuses: not a candidate
+        continue;
+      }
+      candidates.push_back(std::move(cand));
+    }
+    const size_t n = candidates.size();
+    stability.assign(n, 0);
+    simulated.assign(n, 0);
+    classified.assign(n, 0);
+    probabilities.resize(n);
+  }
+  size_t size() const { return candidates.size(); }
+  // Faithful and, once simulated, standing.
+  bool sound(size_t i) const {
+    return candidates[i].fidelity >= kMinFidelity && (!simulated[i] || stability[i] >= kStanding);
+  }
+
+  // Simulates (once) and classifies (in one batch) the candidates `wanted` says.
+  void evaluate(const std::function<bool(size_t)>& wanted, const LetterClassifier& classifier) {
+    std::vector<Image> images;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < size(); ++i) {
+      if (classified[i] || !wanted(i)) continue;
+      const StabilityResult result = evaluate_stability(candidates[i].level);
+      stability[i] = result.score;
+      simulated[i] = 1;
+      if (!wanted(i)) continue;
+      images.push_back(render_ocr_image(result.final_level));
+      which.push_back(i);
+    }
+    const auto scores = classifier.classify(images);
+    for (size_t k = 0; k < which.size(); ++k) {
+      probabilities[which[k]] = scores[k].probabilities;
+      classified[which[k]] = 1;
+    }
+  }
+
+  void evaluate_enough(int trials, const LetterClassifier& classifier) {
+    evaluate([&](size_t i) { return sound(i); }, classifier);
+    int sound_count = 0;
+    for (size_t i = 0; i < size(); ++i) sound_count += classified[i] && sound(i) ? 1 : 0;
+    if (sound_count < trials) evaluate([](size_t) { return true; }, classifier);
+  }
+
+  // The candidates chosen from: standing, faithful, read as the letter with at least
+  // `min_trial_similarity`; when fewer than `trials` are, without the similarity condition, then
+  // every candidate.
+  std::vector<size_t> eligible(int trials, size_t target, double min_trial_similarity) const {
+    std::vector<size_t> pool;
+    for (int tier = 0; tier < 3 && static_cast<int>(pool.size()) < trials; ++tier) {
+      pool.clear();
+      for (size_t i = 0; i < size(); ++i) {
+        if (!classified[i]) continue;
+        const bool standing = stability[i] >= kStanding && candidates[i].fidelity >= kMinFidelity;
+        const bool readable = probabilities[i][target] >= min_trial_similarity;
+        if (tier == 2 || (standing && (tier == 1 || readable))) pool.push_back(i);
+      }
+    }
+    return pool;
+  }
+};
+
+Selection choose(const CandidatePool& candidates, const std::vector<size_t>& pool, int trials, size_t target,
+                 const GeneratorOptions& options) {
+  if (pool.empty()) return {};
+  std::vector<std::vector<double>> vectors;
+  std::vector<double> stability;
+  for (size_t i : pool) {
+    vectors.emplace_back(candidates.probabilities[i].begin(), candidates.probabilities[i].end());
+    stability.push_back(candidates.stability[i]);
+  }
+  SelectionOptions select;
+  select.trials = trials;
+  select.configured_trials = std::max(trials, 2);
+  select.min_similarity = options.min_similarity;
+  select.min_diversity = options.min_diversity;
+  return TrialSelector(std::move(vectors), std::move(stability), static_cast<int>(target), select).select();
+}
+
+}  // namespace
+
+GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier& classifier,
+                                const GeneratorOptions& options) {
+  PCGLAB_CHECK(letter >= 'A' && letter <= 'Z') << "letter " << letter;
+  PCGLAB_CHECK(trials >= 1) << "trials " << trials;
+  const int label = classifier.label_index(std::string(1, letter));
+  PCGLAB_CHECK(label >= 0) << "classifier has no label " << letter;
+  const size_t target = static_cast<size_t>(label);
+  Rng rng(derive_seed(options.seed, static_cast<uint64_t>(letter)));
+  CandidatePool candidates(letter, rng, options);
+  candidates.evaluate_enough(trials, classifier);
+  const std::vector<size_t> pool = candidates.eligible(trials, target, options.min_trial_similarity);
+  const Selection chosen = choose(candidates, pool, trials, target, options);
+  GeneratedLetter out;
+  out.letter = letter;
+  out.candidates = static_cast<int>(candidates.size());
+  out.simulated = static_cast<int>(std::count(candidates.simulated.begin(), candidates.simulated.end(), 1));
+  out.eligible = static_cast<int>(pool.size());
+  out.sets_evaluated = chosen.sets_evaluated;
+  out.diversity = chosen.score.diversity;
+  out.objective = chosen.score.objective;
+  out.similarity_floor = chosen.similarity_floor;
+  for (int t = 1; t <= trials; ++t) {
+    GeneratedTrial trial;
+    if (chosen.chosen.empty()) {  // cannot happen for A-Z with the installed fonts; still a valid response
+      trial = trial_of_candidate(letter, t, Candidate{}, 0, 0, options.function);
+    } else {
+      const size_t i = pool[chosen.chosen[static_cast<size_t>(t - 1)]];
+      trial = trial_of_candidate(letter, t, candidates.candidates[i], candidates.stability[i],
+                                 candidates.probabilities[i][target], options.function);
+    }
+    trial.response = response_of(trial);
+    out.similarity += trial.similarity;
+    out.stability += trial.stability;
+    out.trials.push_back(std::move(trial));
+  }
+  out.similarity /= trials;
+  out.stability /= trials;
   return out;
 }
 
 namespace {
 
-// A trial's numbers as its outcome's metadata holds them (the program too, so that a reused
-// trial is whole again).
-OrderedJson trial_metadata(const GeneratedTrial& t) {
-  return {{"font", t.font},      {"rows", t.rows},           {"columns", t.columns},
-          {"blocks", t.blocks},  {"stability", t.stability}, {"similarity", t.similarity},
-          {"program", t.program}};
+OrderedJson trial_json(const GeneratedTrial& t) {
+  return {
+      {"trial", t.trial},     {"font", t.font},     {"variant", t.variant},     {"rows", t.rows},
+      {"columns", t.columns}, {"blocks", t.blocks}, {"stability", t.stability}, {"similarity", t.similarity}};
 }
 
-// The trial of a stored outcome; its response read back from `raw` (the driver reused it because
-// the file is there).
-GeneratedTrial trial_of(char letter, int trial, const ItemOutcome& o, const fs::path& raw) {
-  GeneratedTrial t;
-  t.letter = letter;
-  t.trial = trial;
-  t.font = o.metadata.value("font", "");
-  t.rows = o.metadata.value("rows", 0);
-  t.columns = o.metadata.value("columns", 0);
-  t.blocks = o.metadata.value("blocks", 0);
-  t.stability = o.metadata.value("stability", 0.0);
-  t.similarity = o.metadata.value("similarity", 0.0);
-  t.program = o.metadata.value("program", "");
-  std::error_code ec;
-  if (fs::is_regular_file(raw, ec)) t.response = read_file(raw);
-  return t;
+// A letter's numbers as its outcome's metadata holds them (the programs too, so that a reused
+// letter is whole again).
+OrderedJson letter_metadata(const GeneratedLetter& l) {
+  OrderedJson trials = OrderedJson::array();
+  for (const GeneratedTrial& t : l.trials) {
+    OrderedJson j = trial_json(t);
+    j["program"] = t.program;
+    trials.push_back(std::move(j));
+  }
+  return {{"candidates", l.candidates},
+          {"simulated", l.simulated},
+          {"eligible", l.eligible},
+          {"sets_evaluated", l.sets_evaluated},
+          {"stability", l.stability},
+          {"similarity", l.similarity},
+          {"diversity", l.diversity},
+          {"objective", l.objective},
+          {"similarity_floor", l.similarity_floor},
+          {"trials", std::move(trials)}};
 }
 
-// logs/generate.json: each trial's numbers (a failed trial: its error), letters in the order given.
-OrderedJson generate_log(const std::vector<std::pair<char, int>>& order, const std::vector<size_t>& index,
+// The letter of a stored outcome; its responses read back from `raw` (the driver reused it because
+// the files are there).
+GeneratedLetter letter_of(char letter, const ItemOutcome& o, const std::vector<fs::path>& raw) {
+  GeneratedLetter l;
+  l.letter = letter;
+  const auto& m = o.metadata;
+  l.candidates = m.value("candidates", 0);
+  l.eligible = m.value("eligible", 0);
+  l.simulated = m.value("simulated", 0);
+  l.sets_evaluated = m.value("sets_evaluated", size_t{0});
+  l.stability = m.value("stability", 0.0);
+  l.similarity = m.value("similarity", 0.0);
+  l.diversity = m.value("diversity", 0.0);
+  l.objective = m.value("objective", 0.0);
+  l.similarity_floor = m.value("similarity_floor", 0.0);
+  if (!m.contains("trials")) return l;
+  for (const auto& j : m["trials"]) {
+    GeneratedTrial t;
+    t.letter = letter;
+    t.trial = j.value("trial", 0);
+    t.font = j.value("font", "");
+    t.variant = j.value("variant", "");
+    t.rows = j.value("rows", 0);
+    t.columns = j.value("columns", 0);
+    t.blocks = j.value("blocks", 0);
+    t.stability = j.value("stability", 0.0);
+    t.similarity = j.value("similarity", 0.0);
+    t.program = j.value("program", "");
+    std::error_code ec;
+    if (t.trial >= 1 && static_cast<size_t>(t.trial) <= raw.size() &&
+        fs::is_regular_file(raw[static_cast<size_t>(t.trial - 1)], ec))
+      t.response = read_file(raw[static_cast<size_t>(t.trial - 1)]);
+    l.trials.push_back(std::move(t));
+  }
+  return l;
+}
+
+// logs/generate.json: each letter's numbers and its trials' (a failed letter: its error), letters
+// in the order given.
+OrderedJson generate_log(const std::string& letters, const std::vector<size_t>& index,
                          const std::vector<ItemOutcome>& outcomes) {
-  std::vector<const ItemOutcome*> by_item(order.size(), nullptr);
+  std::vector<const ItemOutcome*> by_item(letters.size(), nullptr);
   for (size_t k = 0; k < outcomes.size(); ++k) by_item[index[k]] = &outcomes[k];
   OrderedJson log = OrderedJson::array();
-  for (size_t i = 0; i < order.size(); ++i) {
+  for (size_t i = 0; i < letters.size(); ++i) {
     if (by_item[i] == nullptr) continue;
     const ItemOutcome& o = *by_item[i];
-    OrderedJson entry = {{"character", std::string(1, order[i].first)}, {"trial", order[i].second}};
+    OrderedJson entry = {{"character", std::string(1, letters[i])}};
     if (!o.ok()) {
       entry["status"] = "error";
       entry["error"] = o.message;
     } else {
-      for (const char* field : {"font", "rows", "columns", "blocks", "stability", "similarity"})
-        entry[field] = o.metadata[field];
+      // A field an outcome lacks (stored by another version) is null, never read out of range.
+      const auto copy = [](const OrderedJson& from, const char* field) {
+        return from.contains(field) ? from[field] : OrderedJson();
+      };
+      for (const char* field : {"candidates", "simulated", "eligible", "sets_evaluated", "stability",
+                                "similarity", "diversity", "objective", "similarity_floor"})
+        entry[field] = copy(o.metadata, field);
+      OrderedJson trials = OrderedJson::array();
+      for (const auto& t : copy(o.metadata, "trials")) {
+        OrderedJson j;
+        for (const char* field :
+             {"trial", "font", "variant", "rows", "columns", "blocks", "stability", "similarity"})
+          j[field] = copy(t, field);
+        trials.push_back(std::move(j));
+      }
+      entry["trials"] = std::move(trials);
     }
     log.push_back(std::move(entry));
   }
@@ -277,53 +519,57 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
   }
   FontLibrary::instance();  // fonts found once, before the workers start
   batch::Driver driver(team_dir, pool, driver_options);
-  const std::string settings = fmt::format("generate {} {} {} {} {}", options.seed, options.candidates,
-                                           options.function, classifier.identity(), kVersion);
+  const std::string settings =
+      fmt::format("generate-letter {} {} {} {} {} {} {}", options.seed, options.candidates,
+                  options.min_similarity, trials, options.function, classifier.identity(), kVersion);
   batch::StageSpec spec;
   spec.name = "generate";
   spec.output_dirs = {team_dir / "raw"};
-  std::vector<std::pair<char, int>> order;  // item i's letter and trial
   for (char letter : unique) {
-    for (int t = 1; t <= trials; ++t) {
-      const std::string stem = fmt::format("{}_{}_{}", team, letter, t);
-      batch::Item item;
-      item.key = trial_key(team, std::string(1, letter), stem);
-      item.hash = batch::ContentHash().add(settings).add(item.key).hex();
-      item.outputs = {team_dir / "raw" / std::string(1, letter) / (stem + ".txt")};
-      spec.items.push_back(std::move(item));
-      order.emplace_back(letter, t);
-    }
+    batch::Item item;
+    item.key = fmt::format("{}/{}", team, letter);
+    item.hash = batch::ContentHash().add(settings).add(item.key).hex();
+    for (int t = 1; t <= trials; ++t)
+      item.outputs.push_back(team_dir / "raw" / std::string(1, letter) /
+                             fmt::format("{}_{}_{}.txt", team, letter, t));
+    spec.items.push_back(std::move(item));
   }
   spec.write_log = [&](const std::vector<ItemOutcome>& outcomes) {
     std::map<std::string, size_t> item_of;
     for (size_t i = 0; i < spec.items.size(); ++i) item_of[spec.items[i].key] = i;
     std::vector<size_t> index;
     for (const ItemOutcome& o : outcomes) index.push_back(item_of.at(o.key));
-    write_json_file(team_dir / "logs" / "generate.json", generate_log(order, index, outcomes));
-    // The classifier's name as the trials recorded it (all have the same: it is in their hash).
+    write_json_file(team_dir / "logs" / "generate.json", generate_log(unique, index, outcomes));
+    // The classifier's name as the letters recorded it (all have the same: it is in their hash).
     std::string classifier_name;
     for (const ItemOutcome& o : outcomes)
       if (o.ok() && classifier_name.empty()) classifier_name = o.metadata.value("classifier", "");
     if (classifier_name.empty()) classifier_name = classifier.get().name();
-    OrderedJson meta = {
-        {"model", "pcglab built-in generator (no LLM)"},
-        {"prompt", nullptr},
-        {"generator",
-         {{"seed", options.seed}, {"candidates", options.candidates}, {"classifier", classifier_name}}},
-        {"letters", unique},
-        {"trials", trials}};
+    OrderedJson meta = {{"model", "pcglab built-in generator (no LLM)"},
+                        {"prompt", nullptr},
+                        {"generator",
+                         {{"seed", options.seed},
+                          {"candidates_per_letter", options.candidates},
+                          {"min_similarity", options.min_similarity},
+                          {"min_diversity", options.min_diversity},
+                          {"min_trial_similarity", options.min_trial_similarity},
+                          {"objective", "diversity x mean(stability x similarity)"},
+                          {"classifier", classifier_name}}},
+                        {"letters", unique},
+                        {"trials", trials}};
     write_json_file(team_dir / "run.json", meta);
   };
   GenerateRun run;
   run.stage = driver.run(spec, [&](size_t i) {
     const LetterClassifier& model = classifier.get();
-    const GeneratedTrial t = generate_trial(order[i].first, order[i].second, model, options);
+    const GeneratedLetter l = generate_letter(unique[i], trials, model, options);
     try {
-      write_file_atomic(spec.items[i].outputs[0], t.response);
-    } catch (const SetupError& e) {  // a file that cannot be written: this trial's error
+      for (size_t t = 0; t < l.trials.size(); ++t)
+        write_file_atomic(spec.items[i].outputs[t], l.trials[t].response);
+    } catch (const SetupError& e) {  // a file that cannot be written: this letter's error
       return ItemOutcome::failure("", ErrorKind::kIo, e.what());
     }
-    OrderedJson metadata = trial_metadata(t);
+    OrderedJson metadata = letter_metadata(l);
     metadata["classifier"] = model.name();
     return ItemOutcome::success("", std::move(metadata));
   });
@@ -333,9 +579,9 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
             [&](size_t a, size_t b) { return run.stage.item_index[a] < run.stage.item_index[b]; });
   for (size_t k : sorted) {
     const size_t i = run.stage.item_index[k];
-    if (run.stage.outcomes[k].ok())
-      run.trials.push_back(
-          trial_of(order[i].first, order[i].second, run.stage.outcomes[k], spec.items[i].outputs[0]));
+    if (!run.stage.outcomes[k].ok()) continue;
+    run.letters.push_back(letter_of(unique[i], run.stage.outcomes[k], spec.items[i].outputs));
+    for (const GeneratedTrial& t : run.letters.back().trials) run.trials.push_back(t);
   }
   return run;
 }

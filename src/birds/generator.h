@@ -1,12 +1,17 @@
-// The built-in letter generator: for each letter and trial, a response with a drop_block program,
-// valid under the official rules, whose level stands and looks like the letter, varied by seed.
+// The built-in letter generator: for each letter, `trials` responses with a drop_block program,
+// valid under the official rules, whose levels stand, look like the letter and differ from each
+// other in the way the official diversity measures (their classifier probability vectors).
 //
-// Method: the letter's glyph from a Debian typeface (chosen per candidate by the seed) is
-// quantised onto a few rows of the 20×16 drop grid; the mask is made buildable bottom-up under the
-// drop model (a cell is filled only where its block lands exactly there and is supported: a b11 or
-// b13 on a filled cell, a b31 on its centre cell or on both ends); the program is converted by the
-// official converter, simulated by the evaluator and classified by the letter classifier, and the
-// best of N candidates (stable first, then the target letter's probability) is kept.
+// Method: a pool of candidate shapes per letter, each the letter's glyph from one of several
+// Debian typefaces (serif, sans, mono; regular, bold, condensed), quantised onto 5–10 rows of the
+// 20×16 drop grid at a seeded width and coverage threshold, with seeded stroke variants (thicker
+// vertical or horizontal strokes, hollow, filled under overhangs); each mask is made buildable
+// bottom-up under the drop model (a cell is filled only where its block lands exactly there and is
+// supported: a b11 or b13 on a filled cell, a b31 on its centre cell or on both ends), converted by
+// the official converter, simulated by the evaluator and classified by the letter classifier. Then
+// the letter's trials are chosen together out of the pool's standing, faithful candidates to
+// maximise diversity × mean(stability × similarity) (birds/generator_select.h), the official 2024
+// character score without its field-dependent weight.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +22,7 @@
 
 #include "batch/driver.h"
 #include "birds/converter.h"
+#include "birds/generator_select.h"
 #include "birds/letters/letter_classifier.h"
 #include "birds/similarity.h"
 #include "core/thread_pool.h"
@@ -25,7 +31,13 @@ namespace pcglab::birds {
 
 struct GeneratorOptions {
   uint64_t seed = 1;
-  int candidates = 32;  // programs tried per trial
+  int candidates = 160;  // candidate shapes drawn per letter (duplicates are evaluated once)
+  // The chosen set's mean similarity (by the generator's classifier) must reach this.
+  double min_similarity = 0.8;
+  // ... lowered in steps of 0.05 while the best set's diversity is below this (0: never).
+  double min_diversity = 0.35;
+  // A candidate read as the letter with a lower probability is not chosen (0: any).
+  double min_trial_similarity = 0;
   std::string function = "drop_block";
 };
 
@@ -35,8 +47,25 @@ struct GeneratedTrial {
   std::string response;  // the text written to raw/<C>/<team>_<C>_<trial>.txt
   std::string program;   // the drop calls
   std::string font;      // the typeface the shape came from
+  std::string variant;   // the stroke variants applied ("plain", "thick-v+hollow", ...)
   int rows = 0, columns = 0, blocks = 0;
   double stability = 0, similarity = 0;  // of the kept candidate, as the pipeline will measure them
+};
+
+// One letter's trials, chosen jointly, and the numbers of the choice.
+struct GeneratedLetter {
+  char letter = 'A';
+  std::vector<GeneratedTrial> trials;  // trial 1..n
+  int candidates = 0;                  // distinct candidates built (drawn, deduplicated, converted)
+  // Of which simulated: those that keep < 80% of their glyph are not (unless too few others stand),
+  // and only the standing ones are classified.
+  int simulated = 0;
+  int eligible = 0;                      // of which standing and faithful: the pool chosen from
+  double diversity = 0;                  // the official diversity of the chosen trials
+  double similarity = 0, stability = 0;  // means over the chosen trials
+  double objective = 0;                  // diversity × mean(stability × similarity)
+  double similarity_floor = 0;           // the mean-similarity floor the chosen set met
+  size_t sets_evaluated = 0;             // sets or swaps the selection scored
 };
 
 // A buildable mask → drop program. `mask[r][c]` with r = 0 the bottom row; the shape is centred on
@@ -48,24 +77,31 @@ std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<
 // b31 can bridge: a variant that trades the glyph's exact shape for buildability.
 std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask);
 
-// Generates one trial (deterministic for a given seed, letter and trial).
-GeneratedTrial generate_trial(char letter, int trial, const LetterClassifier& classifier,
-                              const GeneratorOptions& options);
+// Generates one letter's trials (deterministic for a given seed and letter).
+GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier& classifier,
+                                const GeneratorOptions& options);
+
+// The typefaces candidates are drawn from (file names of the Debian font packages install-deps
+// installs, in a fixed order, so other fonts installed on a machine change nothing); those not
+// found are skipped.
+const std::vector<std::string>& generator_typefaces();
 
 struct GenerateRun {
-  // The shard's trials (every trial when unsharded), letters in the order given, then by trial; a
-  // trial reused from an earlier run has its response read back from its file.
-  std::vector<GeneratedTrial> trials;
-  batch::StageRun stage;  // the generate stage as the driver ran it (outcomes sorted by key)
+  // The shard's letters (every letter when unsharded), in the order given; a letter reused from an
+  // earlier run has its responses read back from their files.
+  std::vector<GeneratedLetter> letters;
+  std::vector<GeneratedTrial> trials;  // the letters' trials, letters in the order given, then by trial
+  batch::StageRun stage;               // the generate stage as the driver ran it (outcomes sorted by key)
 };
 
 // The generate stage on the item kernel (batch/driver.h), rooted at the team folder `team_dir`:
-// one item per letter × trial, keyed like every birds stage ("<team>/<C>/<team>_<C>_<t>"), hashed
-// over the generator's settings, the classifier and the trial, writing
-// raw/<C>/<team>_<C>_<t>.txt; its outcome's metadata holds the trial's numbers. So a rerun (after a
-// kill, or with more letters) generates only the trials that are not finished, `--shard` splits
-// the trials, and `pcglab merge` completes a sharded run. Unsharded, it also writes
-// logs/generate.json (each trial's numbers, letters in the order given) and run.json.
+// one item per letter (its trials are chosen together), keyed "<team>/<C>", hashed over the
+// generator's settings, the classifier, the letter and the trial count, writing
+// raw/<C>/<team>_<C>_<t>.txt for every trial; its outcome's metadata holds the letter's numbers. So
+// a rerun (after a kill, or with more letters) generates only the letters that are not finished,
+// `--shard` splits the letters, and `pcglab merge` completes a sharded run. Unsharded, it also
+// writes logs/generate.json (each letter's numbers and its trials', letters in the order given) and
+// run.json.
 // `driver_options.run_name` and `config` are the command's (for merge); a letter given twice counts
 // once. The classifier is opened by the first trial that runs (a rerun that reuses every trial
 // loads no model): its identity (spec, model file size and time) is part of each trial's hash.

@@ -1,6 +1,7 @@
-// `birds generate` on the item kernel (batch/driver.h): each trial is an item of the team folder's
-// batch, so a run killed with SIGKILL resumes without generating its finished trials again, and
-// shards merged by `pcglab merge` write the same files as one unsharded run.
+// `birds generate` on the item kernel (batch/driver.h): each letter (its trials are chosen
+// together) is an item of the team folder's batch, so a run killed with SIGKILL resumes without
+// generating its finished letters again, and shards merged by `pcglab merge` write the same files
+// as one unsharded run.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -61,28 +62,29 @@ size_t raw_files(const fs::path& team) {
   return n;
 }
 
-TEST(BirdsGenerateKernel, AKilledRunResumesReusingItsFinishedTrials) {
+TEST(BirdsGenerateKernel, AKilledRunResumesReusingItsFinishedLetters) {
   testing::TempDir dir;
   const auto fresh = generate(dir / "fresh");
   ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
-  EXPECT_NE(fresh.err.find("generate: 12 trials, 12 generated, 0 reused"), std::string::npos) << fresh.err;
+  EXPECT_NE(fresh.err.find("generate: 4 letters, 4 generated, 0 reused"), std::string::npos) << fresh.err;
 
-  // SIGKILL once two responses are written: with one thread, the first trial's outcome is then in
-  // the store (a trial's file is written, then its outcome committed, then the next trial starts).
+  // SIGKILL once four responses are written: with one thread, the first letter's outcome is then in
+  // the store (a letter's three files are written, then its outcome committed, then the next letter
+  // starts).
   std::vector<std::string> args{"--threads", "1", "birds", "generate", "-o", (dir / "killed").string()};
   args.insert(args.end(), kSettings.begin(), kSettings.end());
   const pid_t pid = testing::spawn_pcglab(args);
-  ASSERT_TRUE(testing::wait_for([&] { return raw_files(dir / "killed/pcglab-generator") >= 2; }));
+  ASSERT_TRUE(testing::wait_for([&] { return raw_files(dir / "killed/pcglab-generator") >= 4; }));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   const auto resumed = generate(dir / "killed");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  const size_t at = resumed.err.find("generate: 12 trials, ");
+  const size_t at = resumed.err.find("generate: 4 letters, ");
   ASSERT_NE(at, std::string::npos) << resumed.err;
   const size_t generated = std::stoul(resumed.err.substr(at + 21));
-  EXPECT_LT(generated, 12u) << "the finished trials are reused, not generated again\n" << resumed.err;
-  EXPECT_NE(resumed.err.find(fmt::format("{} generated, {} reused", generated, 12 - generated)),
+  EXPECT_LT(generated, 4u) << "the finished letters are reused, not generated again\n" << resumed.err;
+  EXPECT_NE(resumed.err.find(fmt::format("{} generated, {} reused", generated, 4 - generated)),
             std::string::npos)
       << resumed.err;
   EXPECT_EQ(parse_json(resumed.out, "stdout"), parse_json(fresh.out, "stdout"));
@@ -90,9 +92,9 @@ TEST(BirdsGenerateKernel, AKilledRunResumesReusingItsFinishedTrials) {
 
   // Nothing left to do; other settings generate every trial again.
   const auto again = generate(dir / "killed");
-  EXPECT_NE(again.err.find("generate: 12 trials, 0 generated, 12 reused"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("generate: 4 letters, 0 generated, 4 reused"), std::string::npos) << again.err;
   const auto reseeded = generate(dir / "killed", {"--seed", "2"});
-  EXPECT_NE(reseeded.err.find("generate: 12 trials, 12 generated, 0 reused"), std::string::npos)
+  EXPECT_NE(reseeded.err.find("generate: 4 letters, 4 generated, 0 reused"), std::string::npos)
       << reseeded.err;
 }
 
@@ -109,13 +111,13 @@ TEST(BirdsGenerateKernel, ShardsMergedWriteTheSameFilesAsOneRun) {
     ASSERT_NE(at, std::string::npos) << r.err;
     generated += std::stoul(r.err.substr(at + tag.size()));
   }
-  EXPECT_EQ(generated, 12u) << "each trial in one shard";
+  EXPECT_EQ(generated, 4u) << "each letter in one shard";
   const fs::path team = dir / "sharded/pcglab-generator";
   EXPECT_FALSE(fs::exists(team / "logs/generate.json")) << "the log needs every trial: merge writes it";
   EXPECT_FALSE(fs::exists(team / "run.json"));
   const auto merged = testing::run_pcglab({"merge", (dir / "sharded").string(), "--format", "json"});
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
-  EXPECT_NE(merged.err.find("generate: 12 trials, 0 generated, 12 reused"), std::string::npos) << merged.err;
+  EXPECT_NE(merged.err.find("generate: 4 letters, 0 generated, 4 reused"), std::string::npos) << merged.err;
   EXPECT_FALSE(fs::exists(team / "logs/shards"));
   EXPECT_EQ(parse_json(merged.out, "stdout"), parse_json(fresh.out, "stdout"));
   expect_same_files(dir / "fresh", dir / "sharded");

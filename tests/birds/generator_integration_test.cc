@@ -67,14 +67,17 @@ TEST(GeneratorPlan, LeavesOutWhatCannotStandAndFillingKeepsIt) {
 
 class GeneratorRun : public ::testing::Test {
  protected:
-  static std::vector<GeneratedTrial> run(uint64_t seed, int threads, const std::string& letters, int trials) {
+  static GenerateRun run_letters(uint64_t seed, int threads, const std::string& letters, int trials,
+                                 int candidates = 6, GeneratorOptions options = {}) {
     LazyClassifier classifier("builtin", 1);
     testing::TempDir dir;
-    GeneratorOptions options;
     options.seed = seed;
-    options.candidates = 6;
+    options.candidates = candidates;
     ThreadPool pool(threads);
-    return generate_competition(letters, trials, "gen", dir.path(), classifier, options, pool).trials;
+    return generate_competition(letters, trials, "gen", dir.path(), classifier, options, pool);
+  }
+  static std::vector<GeneratedTrial> run(uint64_t seed, int threads, const std::string& letters, int trials) {
+    return run_letters(seed, threads, letters, trials).trials;
   }
 };
 
@@ -89,6 +92,29 @@ TEST_F(GeneratorRun, SameSeedSameResponsesOnAnyThreadCount) {
   }
   EXPECT_TRUE(differs) << "another seed gives other levels";
   EXPECT_NE(a[0].response, a[1].response) << "trials of a letter differ";
+}
+
+// The joint choice out of a larger pool (the local search, not the exhaustive one) is the same on
+// any number of threads, and each letter's numbers are those of its chosen trials.
+TEST_F(GeneratorRun, JointChoiceIsTheSameOnAnyThreadCount) {
+  const auto a = run_letters(3, 1, "AT", 4, 24), b = run_letters(3, 2, "AT", 4, 24);
+  ASSERT_EQ(a.letters.size(), 2u);
+  ASSERT_EQ(b.letters.size(), 2u);
+  for (size_t i = 0; i < a.letters.size(); ++i) {
+    const GeneratedLetter &x = a.letters[i], &y = b.letters[i];
+    EXPECT_EQ(x.diversity, y.diversity);
+    EXPECT_EQ(x.objective, y.objective);
+    EXPECT_EQ(x.candidates, y.candidates);
+    ASSERT_EQ(x.trials.size(), 4u);
+    double similarity = 0;
+    for (size_t t = 0; t < x.trials.size(); ++t) {
+      EXPECT_EQ(x.trials[t].response, y.trials[t].response);
+      similarity += x.trials[t].similarity / 4;
+    }
+    EXPECT_NEAR(x.similarity, similarity, 1e-12);
+    EXPECT_GT(x.candidates, 4);
+    EXPECT_GT(x.diversity, 0) << x.letter;
+  }
 }
 
 TEST_F(GeneratorRun, ResponsesPassTheOfficialExtractionAndConversion) {
@@ -113,6 +139,24 @@ TEST_F(GeneratorRun, ResponsesPassTheOfficialExtractionAndConversion) {
     EXPECT_EQ(converted[i]["value"], ours.xml) << trials[i].letter;
     EXPECT_GT(trials[i].blocks, 0);
   }
+}
+
+// With no floor on the mean, the joint objective takes trials read as another letter (they move
+// the probability vector most); --min-trial-similarity keeps every chosen trial readable.
+TEST_F(GeneratorRun, EveryChosenTrialReachesTheTrialSimilarityFloor) {
+  GeneratorOptions free;
+  free.min_similarity = 0;
+  free.min_diversity = 0;
+  GeneratorOptions readable = free;
+  readable.min_trial_similarity = 0.5;
+  const auto a = run_letters(1, 2, "T", 4, 60, free), b = run_letters(1, 2, "T", 4, 60, readable);
+  ASSERT_EQ(a.trials.size(), 4u);
+  ASSERT_EQ(b.trials.size(), 4u);
+  double lowest = 1;
+  for (const auto& t : a.trials) lowest = std::min(lowest, t.similarity);
+  EXPECT_LT(lowest, 0.5) << "the free choice takes a trial the classifier reads as another letter";
+  for (const auto& t : b.trials) EXPECT_GE(t.similarity, 0.5) << t.trial;
+  EXPECT_GT(a.letters[0].diversity, b.letters[0].diversity);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // The built-in generator's targets through the official pipeline, as `make demo` runs it:
-// A–Z × 10 trials, default classifier: mean stability ≥ 0.95, mean similarity ≥ 0.6, diversity
-// above zero for every letter; then the report has every letter.
+// A–Z × 10 trials, default classifier: mean stability ≥ 0.95, every letter's diversity ≥ 0.3 (the
+// trials are chosen jointly for diversity × mean(stability × similarity)), mean similarity by the
+// generator's own classifier ≥ 0.5 (diversity is bought with similarity; the independent judge
+// reads it at merge); scored with the published 2024 field (when ../shared/data is there): first
+// place and every letter's diversity above the field's median; then the report has every letter.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -44,7 +47,7 @@ TEST(GeneratorTargets, TwentySixLettersTenTrialsThroughTheOfficialPipeline) {
     ASSERT_EQ(c.size(), 6u) << line;
     stability += std::stod(c[3]);
     similarity += std::stod(c[4]);
-    EXPECT_GT(std::stod(c[5]), 0.0) << "diversity of " << c[1];
+    EXPECT_GE(std::stod(c[5]), 0.3) << "diversity of " << c[1];
     std::printf("[ letter %s ] stability %.3f similarity %.3f diversity %.3g\n", c[1].c_str(),
                 std::stod(c[3]), std::stod(c[4]), std::stod(c[5]));
     ++letters;
@@ -52,7 +55,22 @@ TEST(GeneratorTargets, TwentySixLettersTenTrialsThroughTheOfficialPipeline) {
   ASSERT_EQ(letters, 26);
   std::printf("[ mean ] stability %.3f similarity %.3f\n", stability / 26, similarity / 26);
   EXPECT_GE(stability / 26, 0.95);
-  EXPECT_GE(similarity / 26, 0.6);
+  EXPECT_GE(similarity / 26, 0.5);
+
+  const fs::path field = testing::source_dir() / "../shared/data/chatgpt4pcg-2024/trial_scores.csv";
+  if (fs::exists(field)) {
+    const auto rank =
+        testing::run_pcglab({"birds", "rank", team.string(), "--field", field.string(), "--baselines",
+                             "baseline_zero_shot,baseline_zero_shot_multi_turn", "--format", "csv"});
+    ASSERT_EQ(rank.exit_code, 0) << rank.err;
+    std::printf("%s%s", rank.out.c_str(), rank.err.c_str());
+    EXPECT_NE(rank.out.find("\n1,gen,"), std::string::npos) << "first place against the 2024 field\n"
+                                                            << rank.out;
+    EXPECT_NE(rank.err.find("diversity above the field's median in 26 of 26 letters"), std::string::npos)
+        << rank.err;
+  } else {
+    std::printf("[ skipped ] the rank against the 2024 field: %s is not here\n", field.string().c_str());
+  }
 
   const auto report = testing::run_pcglab({"birds", "report", team.string()});
   ASSERT_EQ(report.exit_code, 0) << report.err;

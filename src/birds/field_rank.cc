@@ -1,0 +1,84 @@
+#include "birds/field_rank.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+
+namespace pcglab::birds {
+namespace fs = std::filesystem;
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+FieldRank rank_against_field(const FieldRankOptions& options) {
+  std::error_code ec;
+  if (!fs::is_regular_file(options.field, ec))
+    throw SetupError(
+        fmt::format("{}: no such file (the field's published trial_scores.csv)", options.field.string()));
+  std::vector<EntryResults> entries = read_trial_scores_csv(options.field);
+  std::set<std::string> field_names;
+  for (const EntryResults& e : entries) field_names.insert(e.name);
+  const std::set<std::string> disqualified(options.config.disqualified.begin(),
+                                           options.config.disqualified.end());
+  // The field's diversity per letter (disqualified entries left out, as they are out of P).
+  std::map<std::string, std::vector<double>> field_diversity;
+  for (const EntryResults& e : entries) {
+    if (disqualified.count(e.name) != 0) continue;
+    const auto model = e.models.find("");
+    if (model == e.models.end()) continue;
+    for (const auto& [character, results] : model->second)
+      field_diversity[character].push_back(results.diversity);
+  }
+  FieldRank out;
+  for (const fs::path& team : options.teams) {
+    if (!fs::is_directory(team, ec))
+      throw SetupError(fmt::format("{}: not a team folder (expected <team>/stability, similarity, diversity)",
+                                   team.string()));
+    EntryResults e = read_team_results(team, options.config.policy, options.config.characters);
+    if (field_names.count(e.name) != 0 ||
+        std::find(out.teams.begin(), out.teams.end(), e.name) != out.teams.end())
+      throw SetupError(fmt::format("{}: the team name \"{}\" is already an entry of {}", team.string(),
+                                   e.name, options.field.string()));
+    out.teams.push_back(e.name);
+    entries.push_back(std::move(e));
+  }
+  out.result = score_competition(entries, options.config);
+  // Character scores by letter, for the per-letter ranks.
+  std::map<std::string, std::vector<double>> scores_of_letter;
+  std::map<std::pair<std::string, std::string>, const CharacterScore*> by_team_letter;
+  for (const CharacterScore& c : out.result.characters) {
+    if (disqualified.count(c.entry) != 0) continue;
+    scores_of_letter[c.character].push_back(c.score);
+    by_team_letter[{c.entry, c.character}] = &c;
+  }
+  for (const std::string& team : out.teams) {
+    for (const auto& [key, c] : by_team_letter) {
+      if (key.first != team) continue;
+      LetterVsField l;
+      l.team = team;
+      l.character = c->character;
+      l.stability = c->mean_stability;
+      l.similarity = c->mean_similarity;
+      l.diversity = c->diversity;
+      l.character_score = c->score;
+      l.field_median_diversity = median(field_diversity[c->character]);
+      l.above_median = l.diversity > l.field_median_diversity;
+      const auto& all = scores_of_letter[c->character];
+      l.entries = static_cast<int>(all.size());
+      l.rank =
+          1 + static_cast<int>(std::count_if(all.begin(), all.end(), [&](double s) { return s > c->score; }));
+      out.letters.push_back(l);
+    }
+  }
+  return out;
+}
+
+}  // namespace pcglab::birds
