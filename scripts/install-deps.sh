@@ -21,8 +21,10 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libpugixml-dev libcurl4-openssl-dev
   libsqlite3-dev sqlite3 libbox2d-dev libpng-dev zlib1g-dev libfreetype-dev libyaml-cpp-dev
   libtorch-dev pybind11-dev python3-dev python3-numpy
-  # The Python package (docs/python.md): its tests, `python3 -m build`, `pip install .`, the example's plot.
-  python3-pytest python3-build python3-pip python3-venv python3-matplotlib
+  # The Python package (docs/python.md): its tests, `python3 -m build`, `pip install .`. Not
+  # python3-matplotlib (the example plots only where it is present): it pulls in fonts-lyx, whose
+  # faces would join the letter classifiers' training fonts (birds/letters/letter_data.h).
+  python3-pytest python3-build python3-pip python3-venv
   bubblewrap libseccomp-dev libcpp-httplib-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
