@@ -2,7 +2,9 @@
 # `make demo`: the whole Science Birds pipeline with no API key. The built-in generator writes
 # drop_block programs for 26 letters × 10 trials (competition layout); `birds eval` extracts and
 # converts them exactly as the official scripts, simulates them on the headless evaluator,
-# classifies the images with the built-in classifier, computes diversity and the 2024 scores;
+# classifies the images with the built-in classifier and again with the independent judge (a second
+# classifier the generator never queries: its similarity is the one printed as "independent"),
+# computes diversity and the 2024 scores;
 # `birds report` writes one HTML page of the run.
 set -euo pipefail
 pcglab=${1:-build/release/pcglab}
@@ -21,7 +23,7 @@ echo "-- 2. generate: glyph -> buildable drop plan -> evaluator + classifier pic
 echo "   responses in $out/$team/raw/<C>/${team}_<C>_<trial>.txt"
 echo
 echo "-- 3. evaluate: convert, simulate, classify, diversity, score (official file layout)"
-"$pcglab" birds eval "$out/$team" --quiet > "$out/scores.md"
+"$pcglab" birds eval "$out/$team" --judge judge --quiet > "$out/scores.md"
 echo
 echo "-- 4. per letter (mean of 10 trials, measured by the official pipeline)"
 python_free_summary() {
@@ -33,6 +35,23 @@ python_free_summary() {
              END { printf "| mean | %.3f | %.3f | (letters with zero diversity: %d) | |\n", st / n, si / n, zero + 0 }'
 }
 python_free_summary
+echo
+judge_summary() {
+  # logs/judge-agreement.json (birds eval --judge judge): the independent judge, a classifier the
+  # generator never queries, beside the built-in one it selected its candidates by.
+  local a="$out/$team/logs/judge-agreement.json"
+  [ -f "$a" ] || { echo "(no independent judge: run birds eval --judge judge)"; return; }
+  num() { sed -n "s/^  \"$1\": \([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$a"; }
+  printf 'similarity %.3f (independent judge, never queried by the generator)\n' "$(num mean_judge_similarity)"
+  printf 'similarity %.3f (selection classifier, the built-in CNN the candidates were picked by)\n' "$(num mean_similarity)"
+  printf 'agreement: the same most likely letter for %.1f%% of %s images, probability correlation %.3f\n' \
+    "$(awk "BEGIN { print 100 * $(num argmax_agreement) }")" "$(num images)" "$(num probability_correlation)"
+  printf 'independent similarity per letter:'
+  awk '/^    "[A-Z]": \{/ { l = substr($1, 2, 1) }
+       /"mean_judge_similarity"/ { gsub(/,/, "", $2); printf " %s %.2f", l, $2 }
+       END { print "" }' "$a"
+}
+judge_summary
 echo
 cat "$out/scores.md"
 echo
