@@ -142,6 +142,16 @@ std::vector<LetterFont> find_letter_fonts(const std::filesystem::path& root) {
     if (FT_New_Face(ft.lib, path.c_str(), 0, &face) != 0) continue;
     bool all = face->family_name != nullptr;
     for (char ch = 'A'; all && ch <= 'Z'; ++ch) all = FT_Get_Char_Index(face, static_cast<FT_ULong>(ch)) != 0;
+    // Some faces map the capitals to empty glyphs (fonts-lyx's esint10): no ink, no letter font.
+    FT_Set_Pixel_Sizes(face, 0, 24);
+    for (char ch = 'A'; all && ch <= 'Z'; ++ch) {
+      all = FT_Load_Char(face, static_cast<FT_ULong>(ch), FT_LOAD_RENDER | FT_LOAD_NO_HINTING) == 0;
+      const FT_Bitmap& bm = face->glyph->bitmap;
+      bool ink = false;
+      for (unsigned y = 0; all && !ink && y < bm.rows; ++y)
+        for (unsigned x = 0; !ink && x < bm.width; ++x) ink = bm.buffer[y * bm.pitch + x] > 0;
+      all = all && ink;
+    }
     if (all) fonts.push_back({path, face->family_name, face->style_name ? face->style_name : ""});
     FT_Done_Face(face);
   }
