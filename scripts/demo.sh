@@ -60,4 +60,4 @@ echo "-- 5. report"
 echo "   open $out/$team/report.html"
 echo
 echo "Done in $(( $(date +%s) - start )) s. Outputs under $out/$team: raw/ (responses), levels/, stability/,"
-echo "images/, similarity/, diversity/, result/ (official scores), logs/, report.html."
+echo "images/, similarity/, similarity-judge/ (the independent judge), diversity/, result/ (official scores), logs/, report.html."
