@@ -48,7 +48,7 @@ judge_summary() {
     "$(awk "BEGIN { print 100 * $(num argmax_agreement) }")" "$(num images)" "$(num probability_correlation)"
   printf 'independent similarity per letter:'
   awk '/^    "[A-Z]": \{/ { l = substr($1, 2, 1) }
-       /"mean_judge_similarity"/ { gsub(/,/, "", $2); printf " %s %.2f", l, $2 }
+       /"mean_judge_similarity"/ && l != "" { gsub(/,/, "", $2); printf " %s %.2f", l, $2 }
        END { print "" }' "$a"
 }
 judge_summary

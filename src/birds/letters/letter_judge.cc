@@ -119,9 +119,10 @@ Shape grid_shape(const GlyphSet::Glyph& g, Rng& rng) {
   Shape shape;
   shape.width = (c1 - c0 + 1) * aspect;
   shape.height = r1 - r0 + 1;
-  shape.ink = [cells, cols, r0, c0, aspect, fill_w, fill_h](double u, double v) {
-    const double cu = u / aspect, cv = v;
-    const int col = static_cast<int>(cu), r = static_cast<int>(cv);
+  const int last_col = c1 - c0, last_row = r1 - r0;
+  shape.ink = [cells, cols, r0, c0, aspect, fill_w, fill_h, last_col, last_row](double u, double v) {
+    const double cu = u / aspect, cv = v;  // u < width: cu may still round up to the edge
+    const int col = std::min(static_cast<int>(cu), last_col), r = std::min(static_cast<int>(cv), last_row);
     if ((*cells)[static_cast<size_t>(r + r0) * cols + col + c0] == 0) return false;
     return std::abs(cu - col - 0.5) <= fill_w / 2 && std::abs(cv - r - 0.5) <= fill_h / 2;
   };
@@ -154,12 +155,13 @@ Shape stroke_shape(const GlyphSet::Glyph& g, Rng& rng) {
     if (std::find(mask->begin(), mask->end(), 1) == mask->end()) *mask = std::move(before);
   }
   if (std::find(mask->begin(), mask->end(), 1) == mask->end()) (*mask)[0] = 1;
-  const int w = g.width;
+  const int w = g.width, h = g.height;
   Shape shape;
   shape.width = g.width * stretch;
   shape.height = g.height;
-  shape.ink = [mask, w, stretch](double u, double v) {
-    return (*mask)[static_cast<size_t>(v) * w + static_cast<size_t>(u / stretch)] != 0;
+  shape.ink = [mask, w, h, stretch](double u, double v) {  // u / stretch may round up to the edge
+    const int x = std::min(static_cast<int>(u / stretch), w - 1), y = std::min(static_cast<int>(v), h - 1);
+    return (*mask)[static_cast<size_t>(y) * w + x] != 0;
   };
   return shape;
 }
