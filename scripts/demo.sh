@@ -2,10 +2,9 @@
 # `make demo`: the whole Science Birds pipeline with no API key. The built-in generator writes
 # drop_block programs for 26 letters × 10 trials (competition layout); `birds eval` extracts and
 # converts them exactly as the official scripts, simulates them on the headless evaluator,
-# classifies the images with the built-in classifier and again with the independent judge (a second
-# classifier the generator never queries: its similarity is the one printed as "independent"),
-# computes diversity and the 2024 scores;
-# `birds report` writes one HTML page of the run.
+# classifies the images with the built-in classifier, computes diversity and the 2024 scores;
+# `birds rank` scores the team together with the ten published 2024 entries (when
+# ../shared/data/chatgpt4pcg-2024 is there); `birds report` writes one HTML page of the run.
 set -euo pipefail
 pcglab=${1:-build/release/pcglab}
 out=${PCGLAB_DEMO_OUT:-build/demo}
@@ -37,6 +36,8 @@ python_free_summary() {
 python_free_summary
 echo
 judge_summary() {
+  # `birds eval --judge judge` classified the images again with the independent judge, a second
+  # classifier the generator never queries: its similarity is the one printed as the similarity.
   # logs/judge-agreement.json (birds eval --judge judge): the independent judge, a classifier the
   # generator never queries, beside the built-in one it selected its candidates by.
   local a="$out/$team/logs/judge-agreement.json"
