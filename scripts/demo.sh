@@ -24,7 +24,7 @@ echo "   evaluator + classifier; the 10 trials chosen together to maximise diver
 echo "   responses in $out/$team/raw/<C>/${team}_<C>_<trial>.txt"
 echo
 echo "-- 3. evaluate: convert, simulate, classify, diversity, score (official file layout)"
-"$pcglab" birds eval "$out/$team" --quiet > "$out/scores.md"
+"$pcglab" birds eval "$out/$team" --judge judge --quiet > "$out/scores.md"
 echo
 echo "-- 4. per letter (mean of 10 trials, measured by the official pipeline; candidates: simulated / distinct)"
 python_free_summary() {
@@ -40,6 +40,25 @@ python_free_summary() {
       END { printf "| mean | %.3f | %.3f | %.3f (zero: %d) | | |\n", st / n, si / n, dv / n, zero + 0 }'
 }
 python_free_summary
+echo
+judge_summary() {
+  # `birds eval --judge judge` classified the images again with the independent judge, a second
+  # classifier the generator never queries: its similarity is the one printed as the similarity.
+  # logs/judge-agreement.json (birds eval --judge judge): the independent judge, a classifier the
+  # generator never queries, beside the built-in one it selected its candidates by.
+  local a="$out/$team/logs/judge-agreement.json"
+  [ -f "$a" ] || { echo "(no independent judge: run birds eval --judge judge)"; return; }
+  num() { sed -n "s/^  \"$1\": \([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$a"; }
+  printf 'similarity %.3f (independent judge, never queried by the generator)\n' "$(num mean_judge_similarity)"
+  printf 'similarity %.3f (selection classifier, the built-in CNN the candidates were picked by)\n' "$(num mean_similarity)"
+  printf 'agreement: the same most likely letter for %.1f%% of %s images, probability correlation %.3f\n' \
+    "$(awk "BEGIN { print 100 * $(num argmax_agreement) }")" "$(num images)" "$(num probability_correlation)"
+  printf 'independent similarity per letter:'
+  awk '/^    "[A-Z]": \{/ { l = substr($1, 2, 1) }
+       /"mean_judge_similarity"/ && l != "" { gsub(/,/, "", $2); printf " %s %.2f", l, $2 }
+       END { print "" }' "$a"
+}
+judge_summary
 echo
 cat "$out/scores.md"
 echo
@@ -60,4 +79,4 @@ echo "-- 6. report"
 echo "   open $out/$team/report.html"
 echo
 echo "Done in $(( $(date +%s) - start )) s. Outputs under $out/$team: raw/ (responses), levels/, stability/,"
-echo "images/, similarity/, diversity/, result/ (official scores), logs/, report.html."
+echo "images/, similarity/, similarity-judge/ (the independent judge), diversity/, result/ (official scores), logs/, report.html."

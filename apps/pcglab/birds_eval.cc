@@ -90,7 +90,8 @@ Action setup_classify(CLI::App& cmd, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd.add_option("--model", opt->model,
-                 "builtin, a .safetensors from `birds train-letters`, or a Hugging Face ViT folder")
+                 "builtin, judge (the independent judge), a .safetensors from `birds train-letters`, or a "
+                 "Hugging Face ViT folder")
       ->capture_default_str();
   cmd.add_flag("--embeddings", opt->embeddings,
                "Also write each image's CLS embedding (ViT only; the 2025 diversity)");
@@ -112,6 +113,7 @@ int merge_classify(const fs::path& dir, const Json& config, int) {
 struct EvalCommandOptions {
   std::string input;
   std::string model = "builtin";
+  std::string judge;
   std::string policy = "2024";
   int trials = 10;
   std::string converter = "1.4.1";
@@ -121,16 +123,19 @@ struct EvalCommandOptions {
 };
 
 OrderedJson eval_config(const EvalCommandOptions& o) {
-  return {{"model", o.model},
-          {"policy", o.policy},
-          {"trials", o.trials},
-          {"converter", o.converter},
-          {"raw", o.raw}};
+  OrderedJson j = {{"model", o.model},
+                   {"policy", o.policy},
+                   {"trials", o.trials},
+                   {"converter", o.converter},
+                   {"raw", o.raw}};
+  if (!o.judge.empty()) j["judge"] = o.judge;  // absent without one: the settings of earlier runs
+  return j;
 }
 
 int eval_folder(const EvalCommandOptions& opt, const GlobalOptions& global) {
   EvalOptions options;
   options.model = opt.model;
+  options.judge = opt.judge;
   options.scoring.policy = parse_scoring_policy(opt.policy);
   options.scoring.trials = opt.trials;
   options.simulate.write_raw_images = opt.raw;
@@ -155,6 +160,13 @@ int eval_folder(const EvalCommandOptions& opt, const GlobalOptions& global) {
   }
   const Table t = eval_ranking_table(report);
   print_table(t, global);
+  for (const auto& [team, a] : report.agreements)
+    log_info(
+        "{}: similarity {:.3f} by the independent judge ({}), {:.3f} by the selection classifier ({}); "
+        "same most likely letter for {:.1f}% of {} images, probability correlation {:.3f} "
+        "(logs/judge-agreement.json)",
+        team, a.mean_judge_similarity, a.judge, a.mean_similarity, a.classifier, 100 * a.argmax_agreement,
+        a.images, a.probability_correlation);
   log_info("scores in {}", report.result_dir.string());
   return report.failures.empty() ? kExitOk : kExitItemsFailed;
 }
@@ -166,7 +178,11 @@ Action setup_eval(CLI::App& cmd, const GlobalOptions& global) {
       ->required()
       ->check(CLI::ExistingDirectory);
   cmd.add_option("--model", opt->model,
-                 "Letter classifier: builtin, a .safetensors, or a Hugging Face ViT folder")
+                 "Letter classifier: builtin, judge, a .safetensors, or a Hugging Face ViT folder")
+      ->capture_default_str();
+  cmd.add_option("--judge", opt->judge,
+                 "A second classifier (judge: the independent judge) that classifies every image again into "
+                 "<team>/similarity-judge/ with its agreement; the scores never read it")
       ->capture_default_str();
   cmd.add_option("--policy", opt->policy, "Scoring policy (2025: CLS-embedding diversity, needs the ViT)")
       ->check(CLI::IsMember({"2023", "2024", "2025"}))
@@ -181,7 +197,8 @@ Action setup_eval(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_flag("--force", opt->force, "Redo every item even when its inputs did not change");
   add_shard_option(cmd, opt->shard);
   cmd.footer(
-      "Stages: convert, simulate, classify, diversity, score. Each trial is an item: a rerun redoes only "
+      "Stages: convert, simulate, classify, [judge,] diversity, score. Each trial is an item: a rerun redoes "
+      "only "
       "the\n"
       "trials whose inputs changed (logs/batch.sqlite) and removes the files of responses that are gone.\n"
       "Writes the official files per team and <input>/result/ (constants.json, trial_scores.csv, ...).");
@@ -192,6 +209,7 @@ int merge_eval(const fs::path& dir, const Json& config, int) {
   EvalCommandOptions opt;
   opt.input = dir.string();
   opt.model = config.value("model", opt.model);
+  opt.judge = config.value("judge", opt.judge);
   opt.policy = config.value("policy", opt.policy);
   opt.trials = config.value("trials", opt.trials);
   opt.converter = config.value("converter", opt.converter);

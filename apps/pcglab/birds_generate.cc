@@ -44,6 +44,11 @@ OrderedJson generate_config(const GenerateOptions& o, const std::string& letters
 
 int generate_team(const GenerateOptions& o, const fs::path& team_dir, const GlobalOptions& global) {
   const std::string letters = birds::parse_letters(o.letters);
+  if (birds::is_judge_spec(o.model))  // the judge's similarity is only independent if it never selects
+    throw SetupError(
+        fmt::format("--model {}: the independent judge never selects candidates (it judges them in "
+                    "`birds eval --judge judge`); use builtin or another classifier",
+                    o.model));
   // Trials run in parallel on the pool; each classifies its candidates on one libtorch thread, so
   // the result does not depend on the number of threads.
   birds::LazyClassifier classifier(o.model, 1);  // opened by the first trial that runs

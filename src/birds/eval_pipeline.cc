@@ -1,5 +1,6 @@
 #include "birds/eval_pipeline.h"
 
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "core/check.h"
 #include "core/files.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "store/run_store.h"
 
 namespace pcglab::birds {
@@ -26,6 +28,25 @@ OrderedJson where(const std::string& stage, const std::string& team, const std::
 
 // The stages whose failures recorded_failures reads back, in this order.
 constexpr const char* kRecordedStages[] = {"convert", "simulate", "classify", "diversity"};
+
+// The two classifiers' agreement over a team's trials, read back from the files as the report
+// reads them, to <team>/logs/judge-agreement.json.
+void write_agreement(const fs::path& team_dir, EvalReport& report) {
+  BirdsRunOptions read;
+  read.thumbnail_px = 0;
+  read.threads = 1;
+  BirdsRun run;
+  try {
+    run = read_birds_run(team_dir, read);
+  } catch (const std::runtime_error& e) {  // SetupError, InputError: a stage file it cannot read
+    log_warn("{}: no classifier agreement: {}", team_dir.string(), e.what());
+    return;
+  }
+  for (const BirdsTeam& team : run.teams) {
+    write_file_if_changed(team_dir / "logs" / "judge-agreement.json", agreement_json(team));
+    if (team.agreement) report.agreements.emplace_back(team.name, *team.agreement);
+  }
+}
 
 }  // namespace
 
@@ -91,14 +112,17 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   LazyClassifier classifier(options.model, options.torch_threads);
   ClassifyOptions co;
   co.embeddings = cls;
-  std::vector<batch::StageRun> totals(4);
+  std::optional<LazyClassifier> judge;
+  if (!options.judge.empty()) judge.emplace(options.judge, options.torch_threads);
+  std::vector<batch::StageRun> totals(5);
   for (const fs::path& team : teams) {
     batch::Driver driver(team, pool, driver_options);
     join_stage_runs(totals[0], convert_stage(driver, {team}, options.convert));
     join_stage_runs(totals[1], simulate_stage(driver, {team}, options.simulate, dir));
     join_stage_runs(totals[2], classify_stage(driver, {team}, classifier, co));
+    if (judge) join_stage_runs(totals[3], classify_stage(driver, {team}, *judge, judge_classify_options()));
     if (options.shard.all()) {
-      join_stage_runs(totals[3],
+      join_stage_runs(totals[4],
                       diversity_stage(driver, {team}, options.scoring.trials,
                                       cls ? DiversityVectors::kClsEmbedding : DiversityVectors::kSoftmax));
     }
@@ -118,6 +142,7 @@ EvalReport evaluate_competition(const fs::path& dir, const EvalOptions& options,
   for (const fs::path& team : teams) {
     const auto failures = recorded_failures(team);
     report.failures.insert(report.failures.end(), failures.begin(), failures.end());
+    if (judge) write_agreement(team, report);
   }
 
   // Scores over the teams evaluated (one team alone: scored on its own). The 2025 policy normally

@@ -1,6 +1,6 @@
 // `birds eval`: the whole evaluation of one or many teams, stage by stage —
 //   convert (raw → intermediate → levels) → simulate (stability, images) → classify (similarity)
-//   → diversity → score (result/)
+//   [→ judge (similarity-judge/, with --judge)] → diversity → score (result/)
 // Every stage runs on the batch driver (batch/driver.h) with the folder given as its root: each
 // trial is one item of convert, simulate and classify (key "<team>/<C>/<stem>"), each character
 // one item of diversity, and each item's outcome is stored with the hash of its inputs
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "batch/shard.h"
+#include "birds/report/birds_run.h"
 #include "birds/scoring.h"
 #include "birds/simulate_pipeline.h"
 #include "birds/text_pipeline.h"
@@ -31,12 +32,17 @@ struct EvalOptions {
   ConvertOptions convert;
   SimulateOptions simulate;
   std::string model = "builtin";  // classifier spec (birds/letters/letter_classifier.h)
-  ScoringConfig scoring;          // policy 2025: CLS-embedding diversity (needs the ViT)
-  bool force = false;             // redo every item
-  batch::Shard shard;             // this process's part of the trials
-  bool progress = true;           // progress bars (on a terminal)
-  std::string config;             // the command's settings (JSON), recorded for `pcglab merge`
-  int torch_threads = -1;         // >= 0: libtorch's threads, set if a model is opened
+  // A second classifier's spec ("judge": the independent judge), or empty: none. It classifies
+  // every image again after the official classification (stage "judge"), writing
+  // <team>/similarity-judge/<C>.json in the same layout and <team>/logs/judge.json; the scores,
+  // the diversity and the official files never read it.
+  std::string judge;
+  ScoringConfig scoring;   // policy 2025: CLS-embedding diversity (needs the ViT)
+  bool force = false;      // redo every item
+  batch::Shard shard;      // this process's part of the trials
+  bool progress = true;    // progress bars (on a terminal)
+  std::string config;      // the command's settings (JSON), recorded for `pcglab merge`
+  int torch_threads = -1;  // >= 0: libtorch's threads, set if a model is opened
 };
 
 // What one stage did: items of the shard (all when unsharded), run or reused.
@@ -54,6 +60,9 @@ struct EvalReport {
   // similarity file (diversity); per value: a score that could not be read (score). Each is the
   // failed ItemOutcome with where it happened in its metadata (failure_of).
   std::vector<ItemOutcome> failures;
+  // With a judge, unsharded: per team, the agreement of the two classifiers (also written to
+  // <team>/logs/judge-agreement.json).
+  std::vector<std::pair<std::string, ClassifierAgreement>> agreements;
   ScoringResult scores;              // empty when sharded
   std::filesystem::path result_dir;  // empty when sharded
   bool complete = true;              // false for a shard: merge completes it

@@ -32,8 +32,7 @@ bool is_raw_view(const fs::path& path) {
 
 std::string model_identity(const std::string& spec) {
   std::error_code ec;
-  fs::path p = spec == "builtin" ? builtin_letter_model() : fs::path(spec);
-  if (fs::is_directory(p, ec)) p /= "model.safetensors";
+  const fs::path p = letter_model_file(spec);
   return fmt::format("{} {} {}", spec, fs::file_size(p, ec),
                      fs::last_write_time(p, ec).time_since_epoch().count());
 }
@@ -107,7 +106,8 @@ std::vector<ItemOutcome> classify_chunk(const std::vector<ImageFile>& files, con
 // Per team and character: the similarity file (none for a character with no image left); per
 // team: the log with the classifier's name and every failure.
 void write_classify_aggregates(const std::map<std::string, fs::path>& team_dirs,
-                               const std::vector<ItemOutcome>& outcomes, const std::string& spec) {
+                               const std::vector<ItemOutcome>& outcomes, const std::string& spec,
+                               const ClassifyOptions& options) {
   std::map<std::string, std::map<std::string, std::vector<ImageScores>>> by_team;
   std::map<std::string, OrderedJson> failures;
   std::map<std::string, size_t> counts;
@@ -129,17 +129,17 @@ void write_classify_aggregates(const std::map<std::string, fs::path>& team_dirs,
   for (const auto& [team, dir] : team_dirs) {
     std::set<std::string> written;
     for (const auto& [character, list] : by_team[team]) {
-      write_file_if_changed(dir / "similarity" / (character + ".json"), similarity_json(list));
+      write_file_if_changed(dir / options.folder / (character + ".json"), similarity_json(list));
       written.insert(character + ".json");
     }
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir / "similarity", ec)) {
+    for (const auto& e : fs::directory_iterator(dir / options.folder, ec)) {
       const std::string name = e.path().filename().string();
       if (name.size() == 6 && name[0] >= 'A' && name[0] <= 'Z' && name.ends_with(".json") &&
           !written.count(name))
         fs::remove(e.path(), ec);
     }
-    const fs::path log = dir / "logs" / "classify.json";
+    const fs::path log = dir / "logs" / options.log;
     if (counts[team] == 0) {
       fs::remove(log, ec);
       continue;
@@ -152,6 +152,14 @@ void write_classify_aggregates(const std::map<std::string, fs::path>& team_dirs,
 }
 
 }  // namespace
+
+ClassifyOptions judge_classify_options() {
+  ClassifyOptions o;
+  o.stage = "judge";
+  o.folder = "similarity-judge";
+  o.log = "judge.json";
+  return o;
+}
 
 LazyClassifier::LazyClassifier(std::string spec, int torch_threads)
     : spec_(std::move(spec)), identity_(model_identity(spec_)), torch_threads_(torch_threads) {}
@@ -209,12 +217,12 @@ batch::StageRun classify_stage(batch::Driver& driver, const std::vector<fs::path
   std::vector<ImageFile> files;
   std::map<std::string, fs::path> team_dirs;
   batch::StageSpec spec;
-  spec.name = "classify";
+  spec.name = options.stage;
   const std::string settings =
       fmt::format("classify {} {} {}", classifier.identity(), options.embeddings, kVersion);
   for (const fs::path& team : teams) {
     team_dirs[team_name_of(team)] = team;
-    spec.output_dirs.push_back(team / "similarity");
+    spec.output_dirs.push_back(team / options.folder);
     for (TrialFile& f : list_stage_files(team, "images", ".png")) {
       if (is_raw_view(f.path)) continue;
       batch::Item item;
@@ -238,7 +246,7 @@ batch::StageRun classify_stage(batch::Driver& driver, const std::vector<fs::path
               c.name()));
         return classify_chunk(files, which, c, options, driver.pool());
       });
-  if (driver.shard().all()) write_classify_aggregates(team_dirs, run.outcomes, classifier.spec());
+  if (driver.shard().all()) write_classify_aggregates(team_dirs, run.outcomes, classifier.spec(), options);
   return run;
 }
 

@@ -34,7 +34,16 @@ namespace pcglab::birds {
 struct ClassifyOptions {
   bool embeddings = false;  // write "cls_embedding" (2025 diversity); needs a ViT
   size_t batch = 64;        // images decoded and classified together
+  // Where the stage records and writes: the official classification by default; the independent
+  // judge (`birds eval --judge`) is the stage "judge" writing similarity-judge/ and logs/judge.json,
+  // so the official files keep their layout.
+  std::string stage = "classify";
+  std::string folder = "similarity";
+  std::string log = "classify.json";
 };
+
+// The options of the judge's classification beside the official one.
+ClassifyOptions judge_classify_options();
 
 // The classifier named by a spec (birds/letters/letter_classifier.h), opened on first use.
 class LazyClassifier {
@@ -68,7 +77,7 @@ ImageScores image_scores_of(const ItemOutcome& outcome);
 
 // The classify stage over `teams` (the driver's shard of their images). Unsharded, it also
 // writes <team>/similarity/<C>.json (removing those of characters with no image left) and
-// <team>/logs/classify.json.
+// <team>/logs/classify.json (options.folder and options.log).
 batch::StageRun classify_stage(batch::Driver& driver, const std::vector<std::filesystem::path>& teams,
                                LazyClassifier& classifier, const ClassifyOptions& options);
 

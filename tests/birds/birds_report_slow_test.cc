@@ -62,7 +62,9 @@ void write_similarity(const fs::path& team, char letter, Rng& rng) {
                               {"similarities", similarities}});
 }
 
-TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
+// With `judge`, the independent judge classifies the images too (birds classify --model judge, its
+// files moved to where `birds eval --judge judge` writes them) and the page shows both classifiers.
+void full_run_renders_in_headless_chromium(bool judge) {
   const fs::path chromium = testing::find_program({"chromium", "chromium-browser", "google-chrome"});
   if (chromium.empty())
     GTEST_SKIP()
@@ -83,6 +85,12 @@ TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
   ASSERT_EQ(convert.exit_code, 1) << convert.err;  // the two failures
   const auto simulate = run_pcglab({"birds", "simulate", dir.path().string()});
   ASSERT_EQ(simulate.exit_code, 0) << simulate.err;
+  if (judge) {
+    const auto classify = run_pcglab({"birds", "classify", dir.path().string(), "--model", "judge"});
+    ASSERT_EQ(classify.exit_code, 0) << classify.err;
+    fs::rename(team / "similarity", team / "similarity-judge");
+    fs::rename(team / "logs/classify.json", team / "logs/judge.json");
+  }
   for (char c = 'A'; c <= 'Z'; ++c) write_similarity(team, c, rng);
   const auto diversity = run_pcglab({"birds", "diversity", dir.path().string()});
   ASSERT_EQ(diversity.exit_code, 0) << diversity.err;
@@ -106,6 +114,15 @@ TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
   }
   EXPECT_EQ(html.find("not evaluated"), std::string::npos);  // every stage ran
   EXPECT_EQ(testing::count_occurrences(html, "looks like "), 258u);
+  if (judge) {
+    EXPECT_EQ(testing::count_occurrences(html, "<div class=\"judge\">judge "), 258u);
+    EXPECT_NE(html.find("similarity (independent judge)<b>"), std::string::npos);
+    EXPECT_NE(html.find("similarity (selection classifier)<b>"), std::string::npos);
+    EXPECT_NE(html.find("classifier agreement<b>"), std::string::npos);
+    EXPECT_EQ(testing::count_occurrences(html, "independent judge: mean similarity "), 26u);
+  } else {
+    EXPECT_EQ(html.find("judge"), std::string::npos);
+  }
   EXPECT_EQ(html.find("<b>drop_block</b>"), std::string::npos);  // the prompt is escaped
   EXPECT_LT(html.size(), 2u * 1024 * 1024) << "thumbnails should keep 258 images small";
 
@@ -129,6 +146,14 @@ TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
   // Text, the chart, the cards and the black level images: far from blank.
   EXPECT_GT(non_white / total, 0.05) << non_white << " non-white pixels";
   EXPECT_GT(dark / total, 0.01) << dark << " dark pixels (level images)";
+}
+
+TEST(BirdsReportSlow, FullRunRendersInHeadlessChromium) {
+  full_run_renders_in_headless_chromium(false);
+}
+
+TEST(BirdsReportSlow, FullRunWithTheIndependentJudgeRendersInHeadlessChromium) {
+  full_run_renders_in_headless_chromium(true);
 }
 
 }  // namespace

@@ -390,5 +390,74 @@ TEST(BirdsReport, BadInputsStopTheReportNamingTheFile) {
   }
 }
 
+// A judge's similarity file for letter A of write_run's team: trial 1 read as `top` with p = 0.7,
+// its similarity the probability of A.
+void write_judge(const fs::path& dir, const std::string& team, char top, double similarity) {
+  const std::string a1 = team + "_A_1";
+  OrderedJson raws = OrderedJson::array();
+  for (char c = 'A'; c <= 'Z'; ++c)
+    raws.push_back({{"id", a1 + ".png"},
+                    {"label", std::string(1, c)},
+                    {"softmax_prob", c == top   ? 0.7
+                                     : c == 'A' ? similarity
+                                                : 0.01}});
+  write_json_file(dir / "similarity-judge/A.json",
+                  OrderedJson{{"count", 1},
+                              {"similarityRate", similarity},
+                              {"trials", {{{"id", a1 + ".png"}, {"label", "A"}, {"similarity", similarity}}}},
+                              {"similarities", {{{"id", a1 + ".png"}, {"raws", raws}}}}});
+  write_json_file(dir / "logs/judge.json",
+                  OrderedJson{{"classifier", "judge"}, {"images", 1}, {"failures", OrderedJson::array()}});
+}
+
+TEST(BirdsReport, AnIndependentJudgeIsShownBesideTheSelectionClassifierWithTheirAgreement) {
+  testing::TempDir tmp;
+  const fs::path dir = write_run(tmp.path(), "teamx");
+  const std::string without = birds_report_html(read_birds_run(dir, {}));
+  EXPECT_EQ(without.find("independent judge"), std::string::npos);
+  EXPECT_NE(without.find("mean similarity"), std::string::npos);
+
+  write_judge(dir, "teamx", 'H', 0.2);  // reads H like the built-in (H 0.6 there)
+  BirdsRun run = read_birds_run(dir, {});
+  const BirdsTeam& team = run.teams.at(0);
+  ASSERT_TRUE(team.mean_judge_similarity);
+  EXPECT_DOUBLE_EQ(*team.mean_judge_similarity, 0.2);
+  ASSERT_TRUE(team.agreement);
+  EXPECT_EQ(team.agreement->classifier, "builtin");
+  EXPECT_EQ(team.agreement->judge, "judge");
+  EXPECT_EQ(team.agreement->images, 1);
+  EXPECT_DOUBLE_EQ(team.agreement->mean_similarity, 0.016);
+  EXPECT_DOUBLE_EQ(team.agreement->argmax_agreement, 1.0);
+  // Both put their mass on H: the 26 probabilities correlate almost perfectly.
+  EXPECT_GT(team.agreement->probability_correlation, 0.95);
+  const BirdsTrial& a1 = team.letters.at(0).trials.at(0);
+  EXPECT_EQ(a1.judge_predicted, "H");
+  ASSERT_EQ(a1.judge_probabilities.size(), 26u);
+  EXPECT_DOUBLE_EQ(a1.judge_probabilities[0], 0.2);
+  std::string html = birds_report_html(run);
+  EXPECT_NE(html.find("similarity (independent judge)<b>0.200</b>"), std::string::npos);
+  EXPECT_NE(html.find("similarity (selection classifier)<b>0.016</b>"), std::string::npos);
+  EXPECT_NE(html.find("classifier agreement<b>100.0% · r "), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"judge\">judge 0.200</div>"), std::string::npos);
+  EXPECT_NE(
+      html.find("independent judge: mean similarity 0.200, same letter as the selection classifier in 100%"),
+      std::string::npos);
+  EXPECT_EQ(html.find(">mean similarity<"), std::string::npos);
+
+  write_judge(dir, "teamx", 'A', 0.7);  // the judge reads A where the built-in reads H
+  run = read_birds_run(dir, {});
+  ASSERT_TRUE(run.teams.at(0).agreement);
+  EXPECT_DOUBLE_EQ(run.teams.at(0).agreement->argmax_agreement, 0.0);
+  EXPECT_LT(run.teams.at(0).agreement->probability_correlation, 0.1);
+  html = birds_report_html(run);
+  EXPECT_NE(html.find("judge 0.700, reads A"), std::string::npos);
+  EXPECT_NE(html.find("classifier agreement<b>0.0% · r "), std::string::npos);
+  const Json j = parse_json(agreement_json(run.teams.at(0)), "agreement");
+  EXPECT_EQ(j["images"], 1);
+  EXPECT_DOUBLE_EQ(j["mean_judge_similarity"].get<double>(), 0.7);
+  EXPECT_DOUBLE_EQ(j["argmax_agreement"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(j["letters"]["A"]["mean_judge_similarity"].get<double>(), 0.7);
+}
+
 }  // namespace
 }  // namespace pcglab::birds

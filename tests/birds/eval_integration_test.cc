@@ -1,6 +1,8 @@
 // `birds classify` and `birds eval` end to end on the hand-written example responses.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/files.h"
 #include "core/json.h"
 #include "nn/vit.h"
@@ -57,6 +59,43 @@ TEST(BirdsEval, RunsEveryStageWritesOfficialFilesAndListsFailures) {
   ASSERT_EQ(table.size(), 1u);
   EXPECT_EQ(table[0]["team"], "handwritten");
   EXPECT_EQ(table[0]["failed_trials"], 1);
+}
+
+TEST(BirdsEval, AJudgeWritesItsOwnFolderAndAgreementAndLeavesTheOfficialFilesAlone) {
+  testing::TempDir plain_dir, judged_dir;
+  const fs::path plain = copy_example(plain_dir), judged = copy_example(judged_dir);
+  ASSERT_EQ(testing::run_pcglab({"birds", "eval", plain.string()}).exit_code, 1);
+  const auto r = testing::run_pcglab({"birds", "eval", judged.string(), "--judge", "judge"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // the same failed trial
+  // The official files are the same bytes with or without a judge.
+  for (const char* f : {"similarity/T.json", "diversity/T.json", "logs/classify.json",
+                        "result/trial_scores.csv", "result/character_scores.csv", "result/constants.json"})
+    EXPECT_EQ(read_file(plain / f), read_file(judged / f)) << f;
+  EXPECT_FALSE(fs::exists(plain / "similarity-judge"));
+  // The judge's files: the official layout in similarity-judge/, its log, the agreement.
+  const Json sim = read_json_file(judged / "similarity-judge/T.json");
+  const Json official = read_json_file(judged / "similarity/T.json");
+  EXPECT_EQ(sim["count"], official["count"]);
+  ASSERT_EQ(sim["trials"].size(), official["trials"].size());
+  EXPECT_EQ(sim["trials"][0]["id"], official["trials"][0]["id"]);
+  EXPECT_EQ(sim["similarities"][0]["raws"].size(), 26u);
+  EXPECT_NE(sim["similarities"][0]["raws"], official["similarities"][0]["raws"]) << "another classifier";
+  EXPECT_EQ(read_json_file(judged / "logs/judge.json")["classifier"], "judge");
+  const Json a = read_json_file(judged / "logs/judge-agreement.json");
+  EXPECT_EQ(a["classifier"], "builtin");
+  EXPECT_EQ(a["judge"], "judge");
+  size_t images = 0;
+  for (const auto& e : fs::recursive_directory_iterator(judged / "images")) images += e.is_regular_file();
+  EXPECT_EQ(a["images"].get<size_t>(), images);
+  EXPECT_GE(a["argmax_agreement"].get<double>(), 0.0);
+  EXPECT_LE(a["argmax_agreement"].get<double>(), 1.0);
+  EXPECT_TRUE(a["letters"].contains("T"));
+  EXPECT_NE(r.err.find("by the independent judge (judge)"), std::string::npos) << r.err;
+  // A rerun reuses the judge's classifications like the official ones.
+  const auto again = testing::run_pcglab({"birds", "eval", judged.string(), "--judge", "judge"});
+  EXPECT_NE(again.err.find(fmt::format("judge: {} items: 0 ran, {} reused", images, images)),
+            std::string::npos)
+      << again.err;
 }
 
 TEST(BirdsEval, FinishedItemsAreReusedAndOnlyChangedTrialsRedone) {

@@ -16,12 +16,16 @@ namespace {
 
 TEST(BirdsRegistry, LetterClassifierKindsEachMatchTheirSpecsOnly) {
   const auto& r = registry<LetterClassifierKind>();
-  EXPECT_EQ(r.names(), "builtin, cnn, vit");
+  EXPECT_EQ(r.names(), "builtin, cnn, judge, vit");
   testing::TempDir dir;
   const std::string file = (dir / "m.safetensors").string();
   write_file_atomic(dir / "m.safetensors", "x");
-  for (const auto& [spec, kind] : std::vector<std::pair<std::string, std::string>>{
-           {"builtin", "builtin"}, {"", "builtin"}, {file, "cnn"}, {dir.path().string(), "vit"}}) {
+  for (const auto& [spec, kind] :
+       std::vector<std::pair<std::string, std::string>>{{"builtin", "builtin"},
+                                                        {"", "builtin"},
+                                                        {"judge", "judge"},
+                                                        {file, "cnn"},
+                                                        {dir.path().string(), "vit"}}) {
     for (const auto* e : r.entries())
       EXPECT_EQ(e->value.matches(spec), e->name == kind) << spec << " " << e->name;
   }
@@ -40,9 +44,10 @@ TEST(BirdsRegistry, TheLibtorchModuleIsRegisteredAndItsTableChecks) {
 TEST(BirdsRegistry, TheExecutableListsBirdsVerbsClassifiersAndModule) {
   const auto r = testing::run_pcglab({"cli", "registry", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* row : {"cli-groups,birds,", "cli-verbs,birds eval,", "cli-verbs,birds train-letters,",
-                          "letter-classifiers,builtin,", "letter-classifiers,cnn,", "letter-classifiers,vit,",
-                          "libtorch-modules,birds,libpcglab_birds_torch.so"})
+  for (const char* row :
+       {"cli-groups,birds,", "cli-verbs,birds eval,", "cli-verbs,birds train-letters,",
+        "letter-classifiers,builtin,", "letter-classifiers,cnn,", "letter-classifiers,judge,",
+        "letter-classifiers,vit,", "libtorch-modules,birds,libpcglab_birds_torch.so"})
     EXPECT_NE(r.out.find(std::string("\n") + row), std::string::npos) << row << "\n" << r.out;
   // The shared `nn` group names no birds verb (train-letters was there once, as an alias).
   EXPECT_EQ(r.out.find("\ncli-verbs,nn train-letters,"), std::string::npos) << r.out;

@@ -112,7 +112,18 @@ int LetterClassifier::label_index(const std::string& label) const {
 }
 
 std::filesystem::path builtin_letter_model() {
-  const std::string file = "letters-cnn.safetensors";
+  return shipped_letter_model("letters-cnn.safetensors");
+}
+
+std::filesystem::path letter_model_file(const std::string& spec) {
+  if (spec == "builtin") return builtin_letter_model();
+  if (is_judge_spec(spec)) return shipped_letter_model("letters-judge.safetensors");
+  std::error_code ec;
+  if (std::filesystem::is_directory(spec, ec)) return std::filesystem::path(spec) / "model.safetensors";
+  return spec;
+}
+
+std::filesystem::path shipped_letter_model(const std::string& file) {
   std::vector<std::filesystem::path> candidates;
   if (const char* env = std::getenv("PCGLAB_MODELS_DIR"); env != nullptr && *env != '\0')
     candidates.emplace_back(env);
@@ -125,10 +136,10 @@ std::filesystem::path builtin_letter_model() {
   for (const auto& dir : candidates)
     if (std::filesystem::exists(dir / file)) return dir / file;
   throw SetupError(
-      fmt::format("the built-in letter classifier ({}) was not found in $PCGLAB_MODELS_DIR, models/ "
-                  "beside the executable or the source tree; train it with `pcglab birds train-letters "
+      fmt::format("the letter classifier {} was not found in $PCGLAB_MODELS_DIR, models/ "
+                  "beside the executable or the source tree; train it with `pcglab birds train-letters{} "
                   "--out models/{}` or pass --model PATH",
-                  file, file));
+                  file, file == "letters-judge.safetensors" ? " --arch judge" : "", file));
 }
 
 std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec) {
@@ -152,15 +163,19 @@ bool is_builtin_spec(const std::string& spec) {
   return spec.empty() || spec == "builtin";
 }
 
+bool is_named_spec(const std::string& spec) {  // a kind's own name, never a path
+  return is_builtin_spec(spec) || is_judge_spec(spec);
+}
+
 bool is_cnn_file(const std::string& spec) {
   std::error_code ec;
-  return !is_builtin_spec(spec) && std::filesystem::exists(spec, ec) &&
+  return !is_named_spec(spec) && std::filesystem::exists(spec, ec) &&
          !std::filesystem::is_directory(spec, ec);
 }
 
 bool is_vit_folder(const std::string& spec) {
   std::error_code ec;
-  return !is_builtin_spec(spec) && std::filesystem::is_directory(spec, ec);
+  return !is_named_spec(spec) && std::filesystem::is_directory(spec, ec);
 }
 
 std::unique_ptr<LetterClassifier> open_builtin(const std::string&) {

@@ -7,6 +7,7 @@
 //   "builtin"                  the CNN shipped in models/letters-cnn.safetensors (default)
 //   "cnn": a .safetensors file a built-in-format CNN (e.g. one trained by `birds train-letters`)
 //   "vit": a folder            a Hugging Face ViTForImageClassification checkpoint
+//   "judge"                    the independent judge (letter_judge.h), never used to select
 // A new kind is one registration; open_letter_classifier() has no list of kinds.
 #pragma once
 
@@ -65,8 +66,19 @@ struct LetterClassifierKind {
 // Opens the classifier named by `spec` (see above). Throws SetupError naming the spec and the fix.
 std::unique_ptr<LetterClassifier> open_letter_classifier(const std::string& spec = "builtin");
 
+// Whether `spec` names the independent judge (letter_judge.h), which must never select candidates.
+bool is_judge_spec(const std::string& spec);
+
 // Where the shipped built-in weights are: $PCGLAB_MODELS_DIR, then models/ beside or above the
 // executable, then the source tree's models/.
 std::filesystem::path builtin_letter_model();
+
+// Where a shipped model file is, searched as for builtin_letter_model(); throws SetupError naming
+// the file and how to make it.
+std::filesystem::path shipped_letter_model(const std::string& file);
+
+// The model file behind a spec ("builtin", "judge", a .safetensors file, a ViT folder), for the
+// identity a batch hashes (its size and time); the spec itself when it names no file.
+std::filesystem::path letter_model_file(const std::string& spec);
 
 }  // namespace pcglab::birds

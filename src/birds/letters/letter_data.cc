@@ -142,6 +142,16 @@ std::vector<LetterFont> find_letter_fonts(const std::filesystem::path& root) {
     if (FT_New_Face(ft.lib, path.c_str(), 0, &face) != 0) continue;
     bool all = face->family_name != nullptr;
     for (char ch = 'A'; all && ch <= 'Z'; ++ch) all = FT_Get_Char_Index(face, static_cast<FT_ULong>(ch)) != 0;
+    // Some faces map the capitals to empty glyphs (fonts-lyx's esint10): no ink, no letter font.
+    FT_Set_Pixel_Sizes(face, 0, 24);
+    for (char ch = 'A'; all && ch <= 'Z'; ++ch) {
+      all = FT_Load_Char(face, static_cast<FT_ULong>(ch), FT_LOAD_RENDER | FT_LOAD_NO_HINTING) == 0;
+      const FT_Bitmap& bm = face->glyph->bitmap;
+      bool ink = false;
+      for (unsigned y = 0; all && !ink && y < bm.rows; ++y)
+        for (unsigned x = 0; !ink && x < bm.width; ++x) ink = bm.buffer[y * bm.pitch + x] > 0;
+      all = all && ink;
+    }
     if (all) fonts.push_back({path, face->family_name, face->style_name ? face->style_name : ""});
     FT_Done_Face(face);
   }
@@ -236,35 +246,41 @@ LetterDataset make_letter_dataset(const std::vector<GlyphSet>& fonts, int per_le
   return data;
 }
 
+double glyph_coverage_at(const GlyphSet::Glyph& glyph, double x, double y) {
+  return glyph_at(glyph, x, y);
+}
+
 std::vector<uint8_t> letter_input(const Image& image) {
-  PCGLAB_CHECK(image.width > 0 && image.height > 0) << "empty image";
+  return ink_box_filter(image, kLetterImageSize);
+}
+
+std::vector<uint8_t> ink_box_filter(const Image& image, int size) {
+  PCGLAB_CHECK(image.width > 0 && image.height > 0 && size > 0) << "empty image";
   const Image grey = image.channels == 1 ? image : convert_channels(image, 1);
-  std::vector<uint8_t> out(kLetterPixels);
-  if (grey.width % kLetterImageSize == 0 && grey.height % kLetterImageSize == 0) {
+  std::vector<uint8_t> out(static_cast<size_t>(size) * size);
+  if (grey.width % size == 0 && grey.height % size == 0) {
     // Whole blocks (the evaluator's 1024² images): integer sums, exactly the area average.
-    const int bw = grey.width / kLetterImageSize, bh = grey.height / kLetterImageSize;
-    std::vector<uint32_t> sums(kLetterImageSize, 0);
-    for (int y = 0; y < kLetterImageSize; ++y) {
+    const int bw = grey.width / size, bh = grey.height / size;
+    std::vector<uint32_t> sums(size, 0);
+    for (int y = 0; y < size; ++y) {
       std::fill(sums.begin(), sums.end(), 0u);
       for (int py = y * bh; py < (y + 1) * bh; ++py) {
         const uint8_t* row = grey.at(0, py);
-        for (int x = 0; x < kLetterImageSize; ++x) {
+        for (int x = 0; x < size; ++x) {
           uint32_t s = 0;
           for (int px = x * bw; px < (x + 1) * bw; ++px) s += 255u - row[px];
           sums[x] += s;
         }
       }
       const uint32_t area = static_cast<uint32_t>(bw * bh);
-      for (int x = 0; x < kLetterImageSize; ++x)
-        out[static_cast<size_t>(y) * kLetterImageSize + x] =
-            static_cast<uint8_t>((2 * sums[x] + area) / (2 * area));
+      for (int x = 0; x < size; ++x)
+        out[static_cast<size_t>(y) * size + x] = static_cast<uint8_t>((2 * sums[x] + area) / (2 * area));
     }
     return out;
   }
-  const double sx = static_cast<double>(grey.width) / kLetterImageSize,
-               sy = static_cast<double>(grey.height) / kLetterImageSize;
-  for (int y = 0; y < kLetterImageSize; ++y)
-    for (int x = 0; x < kLetterImageSize; ++x) {
+  const double sx = static_cast<double>(grey.width) / size, sy = static_cast<double>(grey.height) / size;
+  for (int y = 0; y < size; ++y)
+    for (int x = 0; x < size; ++x) {
       // Area average over the source rectangle [x·sx, (x+1)·sx) × [y·sy, (y+1)·sy).
       double sum = 0, area = 0;
       const double ax0 = x * sx, ax1 = (x + 1) * sx, ay0 = y * sy, ay1 = (y + 1) * sy;
@@ -278,8 +294,7 @@ std::vector<uint8_t> letter_input(const Image& image) {
           area += w;
         }
       }
-      out[static_cast<size_t>(y) * kLetterImageSize + x] =
-          static_cast<uint8_t>(std::lround(area > 0 ? sum / area : 0));
+      out[static_cast<size_t>(y) * size + x] = static_cast<uint8_t>(std::lround(area > 0 ? sum / area : 0));
     }
   return out;
 }

@@ -65,4 +65,11 @@ LetterDataset make_letter_dataset(const std::vector<GlyphSet>& fonts, int per_le
 // The classifier input of a level image of any size and channel count (box filter, ink = 255).
 std::vector<uint8_t> letter_input(const Image& image);
 
+// A level image of any size and channel count box-filtered to size × size grey, ink = 255 (exact
+// integer area averages when the size divides the image's). letter_input is this at 32.
+std::vector<uint8_t> ink_box_filter(const Image& image, int size);
+
+// A glyph's coverage at (x, y) in its pixels (bilinear, 0 outside).
+double glyph_coverage_at(const GlyphSet::Glyph& glyph, double x, double y);
+
 }  // namespace pcglab::birds

@@ -94,7 +94,23 @@ std::string summary(const BirdsTeam& team) {
   out += metric("rank", team.rank ? std::to_string(*team.rank) : kNotEvaluated,
                 "-1: baseline, -2: disqualified");
   out += metric("mean stability", value_or_na(team.mean_stability), "over the trials evaluated");
-  out += metric("mean similarity", value_or_na(team.mean_similarity), "over the trials evaluated");
+  if (team.mean_judge_similarity) {  // the independent judge's first: it is not what was selected by
+    out += metric("similarity (independent judge)", value_or_na(team.mean_judge_similarity),
+                  "mean over the trials the judge classified (similarity-judge/): a classifier the generator "
+                  "never queries");
+    out += metric("similarity (selection classifier)", value_or_na(team.mean_similarity),
+                  "mean over the trials evaluated (similarity/, what the official score uses)");
+    if (const auto& a = team.agreement) {
+      out += metric("classifier agreement",
+                    fmt::format("{}% · r {}", format_number(100 * a->argmax_agreement, 1),
+                                format_number(a->probability_correlation, 3)),
+                    fmt::format("{} trials: share whose most likely letters agree; Pearson r of the 26 "
+                                "probabilities; r of the similarities {}",
+                                a->images, format_number(a->similarity_correlation, 3)));
+    }
+  } else {
+    out += metric("mean similarity", value_or_na(team.mean_similarity), "over the trials evaluated");
+  }
   out += metric("mean diversity", value_or_na(team.mean_diversity), "over the letters evaluated");
   out += metric("failed trials", fmt::format("{} / {}", team.trials_failed, team.trials_total));
   out += "</div>\n<p class=\"stages\">Stages: ";
@@ -177,6 +193,12 @@ std::string trial_card(const BirdsTeam& team, const BirdsTrial& t) {
     out += fmt::format("<div>looks like {} ({})</div>", escape_html(t.predicted),
                        format_number(t.predicted_probability, 2));
   }
+  if (t.judge_similarity) {
+    out += fmt::format("<div class=\"judge\">judge {}{}</div>", value_or_na(t.judge_similarity),
+                       t.judge_predicted.empty() || t.judge_predicted == t.predicted
+                           ? ""
+                           : fmt::format(", reads {}", escape_html(t.judge_predicted)));
+  }
   if (t.score) out += fmt::format("<div>score {}</div>", format_number(*t.score, 5));
   return out + "</div>";
 }
@@ -191,6 +213,12 @@ std::string letter_section(const BirdsRun& run, const BirdsTeam& team, const Bir
       "character score {} · diversity {} · mean stability {} · mean similarity {} · {} trials, {} evaluated",
       value_or_na(l.score, 5), value_or_na(l.diversity), value_or_na(l.mean_stability),
       value_or_na(l.mean_similarity), l.trials.size(), evaluated);
+  if (l.mean_judge_similarity) {
+    out += fmt::format(
+        " · independent judge: mean similarity {}, same letter as the selection classifier in {}%",
+        value_or_na(l.mean_judge_similarity),
+        l.judge_agreement ? format_number(100 * *l.judge_agreement, 0) : kNotEvaluated);
+  }
   out += "</p>\n<div class=\"trials\">";
   for (const BirdsTrial& t : l.trials) out += trial_card(team, t);
   if (l.trials.empty()) out += "<p class=\"na\">no trials</p>";

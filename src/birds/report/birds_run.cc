@@ -187,6 +187,7 @@ class TeamReader {
     read_images();
     read_similarity();
     read_classify_log();
+    read_judge_log();
     read_diversity();
   }
 
@@ -370,27 +371,51 @@ class TeamReader {
   }
 
   void read_similarity() {
-    const auto files = entries_of(dir_ / "similarity", ".json");
-    stage("similarity", "pcglab birds classify", !files.empty());
+    const bool any = read_similarity_folder("similarity", false);
+    stage("similarity", "pcglab birds classify", any);
+    read_similarity_folder("similarity-judge", true);
+  }
+
+  // similarity/ (the official classification) or similarity-judge/ (the independent judge): each
+  // trial's similarity, most likely letter and A..Z probabilities. Whether any file was there.
+  bool read_similarity_folder(const std::string& folder, bool judge) {
+    const auto files = entries_of(dir_ / folder, ".json");
     for (const std::string& letter : files) {
-      const fs::path path = dir_ / "similarity" / (letter + ".json");
+      const fs::path path = dir_ / folder / (letter + ".json");
       const Json j = read_json_file(path);
       for (const Json& t : json_field<Json>(j, "trials", path.string())) {
-        trial(letter, stem_of_id(json_field<std::string>(t, "id", path.string()))).similarity =
+        BirdsTrial& trial_ = trial(letter, stem_of_id(json_field<std::string>(t, "id", path.string())));
+        (judge ? trial_.judge_similarity : trial_.similarity) =
             json_field<double>(t, "similarity", path.string());
       }
       if (!j.contains("similarities")) continue;
       for (const Json& s : json_field<Json>(j, "similarities", path.string())) {
         BirdsTrial& t = trial(letter, stem_of_id(json_field<std::string>(s, "id", path.string())));
+        std::string& predicted = judge ? t.judge_predicted : t.predicted;
+        double& best = judge ? t.judge_predicted_probability : t.predicted_probability;
+        std::vector<double>& probabilities = judge ? t.judge_probabilities : t.probabilities;
+        probabilities.assign(26, 0.0);
         for (const Json& r : json_field<Json>(s, "raws", path.string())) {
           const double p = json_field<double>(r, "softmax_prob", path.string());
-          if (t.predicted.empty() || p > t.predicted_probability) {
-            t.predicted = json_field<std::string>(r, "label", path.string());
-            t.predicted_probability = p;
+          const std::string label = json_field<std::string>(r, "label", path.string());
+          if (label.size() == 1 && label[0] >= 'A' && label[0] <= 'Z') probabilities[label[0] - 'A'] = p;
+          if (predicted.empty() || p > best) {
+            predicted = label;
+            best = p;
           }
         }
       }
     }
+    return !files.empty();
+  }
+
+  // <team>/logs/judge.json (birds eval --judge): {"classifier", ...}.
+  void read_judge_log() {
+    const fs::path path = dir_ / "logs" / "judge.json";
+    if (!is_file(path)) return;
+    const std::string judge =
+        json_field_or<std::string>(read_json_file(path), "classifier", "", path.string());
+    if (!judge.empty()) team_.run_details.emplace_back("judge", judge);
   }
 
   // <team>/logs/classify.json (birds classify): {"classifier", "images", "failures": [{character, id,
@@ -524,13 +549,17 @@ void finish_team(BirdsTeam& team, TeamReader& reader, const Scores& scores, bool
     team.rank = entry->second.rank;
   }
   team.stages.push_back({"scores", "pcglab birds score", scored && entry != scores.entries.end()});
-  std::vector<double> all_sta, all_sim, all_div;
+  std::vector<double> all_sta, all_sim, all_div, all_judge_sim;
   for (auto& [name, state] : reader.letters()) {
-    BirdsLetter letter{name, {}, state.diversity, std::nullopt, std::nullopt, std::nullopt};
+    BirdsLetter letter{name,         {},           state.diversity, std::nullopt,
+                       std::nullopt, std::nullopt, std::nullopt,    std::nullopt};
     const auto cs = scores.characters.find({team.name, name});
     if (cs != scores.characters.end()) letter.score = cs->second;
-    std::vector<double> sta, sim;
+    std::vector<double> sta, sim, judge_sim, agree;
     for (auto& [stem, t] : state.trials) {
+      if (t.judge_similarity) judge_sim.push_back(*t.judge_similarity);
+      if (!t.predicted.empty() && !t.judge_predicted.empty())
+        agree.push_back(t.predicted == t.judge_predicted);
       const auto ts = scores.trials.find({team.name, name, t.trial});
       if (ts != scores.trials.end()) t.score = ts->second;
       if (t.stability) sta.push_back(*t.stability);
@@ -541,6 +570,9 @@ void finish_team(BirdsTeam& team, TeamReader& reader, const Scores& scores, bool
                      [](const BirdsTrial& a, const BirdsTrial& b) { return a.trial < b.trial; });
     letter.mean_stability = mean_of(sta);
     letter.mean_similarity = mean_of(sim);
+    letter.mean_judge_similarity = mean_of(judge_sim);
+    letter.judge_agreement = mean_of(agree);
+    all_judge_sim.insert(all_judge_sim.end(), judge_sim.begin(), judge_sim.end());
     all_sta.insert(all_sta.end(), sta.begin(), sta.end());
     all_sim.insert(all_sim.end(), sim.begin(), sim.end());
     if (letter.diversity) all_div.push_back(*letter.diversity);
@@ -553,6 +585,8 @@ void finish_team(BirdsTeam& team, TeamReader& reader, const Scores& scores, bool
   team.mean_stability = mean_of(all_sta);
   team.mean_similarity = mean_of(all_sim);
   team.mean_diversity = mean_of(all_div);
+  team.mean_judge_similarity = mean_of(all_judge_sim);
+  team.agreement = classifier_agreement(team);
   team.failures = std::move(reader.failures());
   std::stable_sort(
       team.failures.begin(), team.failures.end(), [](const ItemOutcome& a, const ItemOutcome& b) {
@@ -619,6 +653,84 @@ BirdsRun read_birds_run(const fs::path& given, const BirdsRunOptions& options) {
     }
   });
   return run;
+}
+
+namespace {
+
+// Pearson's r of paired values; 0 when either has no spread.
+double pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const double n = static_cast<double>(a.size());
+  if (a.size() < 2) return 0;
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < a.size(); ++i) ma += a[i], mb += b[i];
+  ma /= n, mb /= n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    sab += (a[i] - ma) * (b[i] - mb), saa += (a[i] - ma) * (a[i] - ma), sbb += (b[i] - mb) * (b[i] - mb);
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
+}
+
+std::string detail_of(const BirdsTeam& team, const std::string& name) {
+  for (const auto& [key, value] : team.run_details)
+    if (key == name) return value;
+  return "";
+}
+
+}  // namespace
+
+std::optional<ClassifierAgreement> classifier_agreement(const BirdsTeam& team) {
+  ClassifierAgreement a;
+  a.classifier = detail_of(team, "classifier");
+  a.judge = detail_of(team, "judge");
+  std::vector<double> sim, judge_sim, probs, judge_probs;
+  int agree = 0;
+  for (const BirdsLetter& letter : team.letters)
+    for (const BirdsTrial& t : letter.trials) {
+      if (!t.similarity || !t.judge_similarity) continue;
+      ++a.images;
+      sim.push_back(*t.similarity);
+      judge_sim.push_back(*t.judge_similarity);
+      agree += !t.predicted.empty() && t.predicted == t.judge_predicted;
+      if (t.probabilities.size() == 26 && t.judge_probabilities.size() == 26) {
+        probs.insert(probs.end(), t.probabilities.begin(), t.probabilities.end());
+        judge_probs.insert(judge_probs.end(), t.judge_probabilities.begin(), t.judge_probabilities.end());
+      }
+    }
+  if (a.images == 0) return std::nullopt;
+  a.mean_similarity = *mean_of(sim);
+  a.mean_judge_similarity = *mean_of(judge_sim);
+  a.argmax_agreement = static_cast<double>(agree) / a.images;
+  a.probability_correlation = pearson(probs, judge_probs);
+  a.similarity_correlation = pearson(sim, judge_sim);
+  return a;
+}
+
+std::string agreement_json(const BirdsTeam& team) {
+  OrderedJson j;
+  j["team"] = team.name;
+  if (team.agreement) {
+    const ClassifierAgreement& a = *team.agreement;
+    j["classifier"] = a.classifier;
+    j["judge"] = a.judge;
+    j["images"] = a.images;
+    j["mean_similarity"] = a.mean_similarity;
+    j["mean_judge_similarity"] = a.mean_judge_similarity;
+    j["argmax_agreement"] = a.argmax_agreement;
+    j["probability_correlation"] = a.probability_correlation;
+    j["similarity_correlation"] = a.similarity_correlation;
+  } else {
+    j["images"] = 0;
+  }
+  OrderedJson letters = OrderedJson::object();
+  for (const BirdsLetter& l : team.letters) {
+    if (!l.mean_judge_similarity) continue;
+    letters[l.letter] = {
+        {"mean_similarity", l.mean_similarity ? OrderedJson(*l.mean_similarity) : OrderedJson()},
+        {"mean_judge_similarity", *l.mean_judge_similarity},
+        {"argmax_agreement", l.judge_agreement ? OrderedJson(*l.judge_agreement) : OrderedJson()}};
+  }
+  j["letters"] = std::move(letters);
+  return dump_json(j, 2) + "\n";
 }
 
 }  // namespace pcglab::birds

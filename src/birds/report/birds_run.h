@@ -10,6 +10,8 @@
 //   <team>/images/<C>/<stem>.png             the classifier's image
 //   <team>/similarity/<C>.json               official similarity format (birds classify)
 //   <team>/logs/classify.json                classifier name, unreadable images (birds classify)
+//   <team>/similarity-judge/<C>.json         the independent judge's similarity, same format
+//   <team>/logs/judge.json                   the judge's name (birds eval --judge)
 //   <team>/diversity/<C>.json                official diversity format (birds diversity)
 //   <competition>/result/*.csv|json          birds score
 // Every stage but raw/ may be missing: its values are then absent (std::nullopt), never zero.
@@ -40,7 +42,13 @@ struct BirdsTrial {
   std::optional<double> score;  // trial score from birds score
   std::string predicted;        // the classifier's most likely letter (empty when unknown)
   double predicted_probability = 0;
-  std::string thumbnail_png;  // downscaled classifier image (empty when there is no image)
+  std::vector<double> probabilities;  // A..Z from similarity/<C>.json (empty when unknown)
+  // The independent judge (similarity-judge/<C>.json), when it classified this trial.
+  std::optional<double> judge_similarity;
+  std::string judge_predicted;
+  double judge_predicted_probability = 0;
+  std::vector<double> judge_probabilities;  // A..Z
+  std::string thumbnail_png;                // downscaled classifier image (empty when there is no image)
 };
 
 struct BirdsLetter {
@@ -50,6 +58,19 @@ struct BirdsLetter {
   std::optional<double> score;            // character score from birds score
   std::optional<double> mean_stability;   // over the trials that have one
   std::optional<double> mean_similarity;  // over the trials that have one
+  std::optional<double> mean_judge_similarity;
+  std::optional<double> judge_agreement;  // share of trials whose most likely letters agree
+};
+
+// How far the classifier the similarity was selected by and the independent judge agree, over the
+// trials both classified.
+struct ClassifierAgreement {
+  std::string classifier, judge;                          // their names (logs/classify.json, logs/judge.json)
+  int images = 0;                                         // trials both classified
+  double mean_similarity = 0, mean_judge_similarity = 0;  // over those trials
+  double argmax_agreement = 0;                            // share whose most likely letters are the same
+  double probability_correlation = 0;  // Pearson r of the 26 probabilities, pooled over the trials
+  double similarity_correlation = 0;   // Pearson r of the trials' similarities
 };
 
 // Whether a stage's output exists for a team, in pipeline order.
@@ -73,8 +94,10 @@ struct BirdsTeam {
   std::optional<double> prompt_score, normalized_score;
   std::optional<int> rank;
   std::optional<double> mean_stability, mean_similarity, mean_diversity;
-  int trials_total = 0;   // trials seen in any stage or expected by run.json
-  int trials_failed = 0;  // trials with a failure
+  std::optional<double> mean_judge_similarity;   // over the trials the judge classified
+  std::optional<ClassifierAgreement> agreement;  // when similarity-judge/ has a letter both classified
+  int trials_total = 0;                          // trials seen in any stage or expected by run.json
+  int trials_failed = 0;                         // trials with a failure
 };
 
 struct BirdsRun {
@@ -93,5 +116,12 @@ struct BirdsRunOptions {
 // Reads a team folder or a folder of team folders (a team folder has a raw/ sub-folder).
 // Throws SetupError for a missing folder, no team, an unknown --team, or an unreadable file.
 BirdsRun read_birds_run(const std::filesystem::path& dir, const BirdsRunOptions& options);
+
+// The agreement of the two classifiers over a team's trials; nullopt when no trial has both.
+std::optional<ClassifierAgreement> classifier_agreement(const BirdsTeam& team);
+
+// The agreement as JSON (flat numbers, for scripts: `birds eval --judge` writes it to
+// <team>/logs/judge-agreement.json), with per letter the two means and the argmax agreement.
+std::string agreement_json(const BirdsTeam& team);
 
 }  // namespace pcglab::birds
