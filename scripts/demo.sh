@@ -31,7 +31,7 @@ python_free_summary() {
   # character_scores.csv: team, character, score, mean stability, mean similarity, diversity;
   # generate.csv: letter, trials, mean_stability, mean_similarity, diversity, objective, candidates,
   # eligible, similarity_floor, simulated
-  printf '| letter | stability | similarity | diversity | score | candidates |\n|---|---|---|---|---|---|\n'
+  printf '| letter | stability | similarity (selection classifier) | diversity | score | candidates |\n|---|---|---|---|---|---|\n'
   tail -n +2 "$out/$team/result/character_scores.csv" | tr -d '"' |
     awk -F, -v gen="$out/generate.csv" '
       BEGIN { while ((getline line < gen) > 0) { split(line, g, ","); cand[g[1]] = g[10] " / " g[7] } }
@@ -42,10 +42,9 @@ python_free_summary() {
 python_free_summary
 echo
 judge_summary() {
-  # `birds eval --judge judge` classified the images again with the independent judge, a second
-  # classifier the generator never queries: its similarity is the one printed as the similarity.
   # logs/judge-agreement.json (birds eval --judge judge): the independent judge, a classifier the
-  # generator never queries, beside the built-in one it selected its candidates by.
+  # generator never queries, beside the built-in one it selected its candidates by; the judge's
+  # similarity is the one printed as the similarity.
   local a="$out/$team/logs/judge-agreement.json"
   [ -f "$a" ] || { echo "(no independent judge: run birds eval --judge judge)"; return; }
   num() { sed -n "s/^  \"$1\": \([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$a"; }
