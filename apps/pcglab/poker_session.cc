@@ -1,9 +1,10 @@
 // `pcglab poker session` (a session in the terminal) and `pcglab poker serve` (the same behind a
 // local web page): an IGE session with a model, saved after every turn and resumable
 // (docs/poker.md, "Sessions"; the turn loop is poker/interact.h, the server poker/session_server.h).
-#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -188,6 +189,8 @@ Action setup_session(CLI::App& cmd, const GlobalOptions&) {
   return [o] { return run_session(*o); };
 }
 
+int g_stop_pipe[2] = {-1, -1};
+
 int run_serve(const SessionCliOptions& o) {
   if (!o.allow_remote && !poker::is_loopback_host(o.host)) {
     throw SetupError(fmt::format(
@@ -196,17 +199,23 @@ int run_serve(const SessionCliOptions& o) {
         o.host));
   }
   Setup s = open(o);
-  // SIGINT and SIGTERM stop the server from a thread of their own (the server's threads block them).
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // SIGINT and SIGTERM stop the server: the handler (whichever thread takes the signal) writes a
+  // byte to a pipe, and a thread of its own reads it and stops the server.
   poker::SessionServer server(*s.interaction, o.allow_remote);
   const int port = server.bind(o.host, o.port);
-  std::thread([&server, stop_signals] {
-    int signal = 0;
-    sigwait(&stop_signals, &signal);
+  if (::pipe(g_stop_pipe) != 0) throw SetupError("cannot create a pipe for the stop signals");
+  struct sigaction action {};
+  action.sa_handler = [](int) {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t n = ::write(g_stop_pipe[1], &byte, 1);
+  };
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+  std::thread([&server] {
+    char byte = 0;
+    while (::read(g_stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
     server.stop();
   }).detach();
   const std::string shown = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;

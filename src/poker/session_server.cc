@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <thread>
+
 #include "core/check.h"
 #include "core/json.h"
 
@@ -54,6 +57,7 @@ struct SessionServer::Impl {
   Interaction& interaction;
   bool allow_remote;
   httplib::Server server;
+  std::atomic<bool> listened{false};  // listen() has returned
 
   Impl(Interaction& i, bool remote) : interaction(i), allow_remote(remote) {}
 
@@ -172,9 +176,13 @@ int SessionServer::bind(const std::string& host, int port) {
 
 void SessionServer::listen() {
   impl_->server.listen_after_bind();
+  impl_->listened = true;
 }
 
 void SessionServer::stop() {
+  // A stop that comes before listen() has started would be lost (cpp-httplib stops only a running
+  // server): wait for it to run, or to have returned.
+  while (!impl_->server.is_running() && !impl_->listened) std::this_thread::yield();
   impl_->server.stop();
 }
 

@@ -34,7 +34,7 @@ class SessionServer {
   // Binds host:port (port 0: a free one) and returns the port; SetupError naming the address when
   // it cannot be bound.
   int bind(const std::string& host, int port);
-  // Serves until stop() (from any thread).
+  // Serves until stop() (from any thread; a stop() that comes first waits for listen() to start).
   void listen();
   void stop();
 
