@@ -43,6 +43,7 @@ void add_session_options(CLI::App& cmd, SessionCliOptions& o) {
   cmd.add_option("--session", o.file, "The session file: resumed when it exists, written after every turn")
       ->capture_default_str();
   cmd.add_option("--seed", o.seed, "Seed of the first round (each round after it uses the next seed)")
+      ->check(any_number<int64_t>())
       ->capture_default_str();
   cmd.add_option("--game-timeout", o.game_timeout, "Wall-clock seconds a round may take in the sandbox")
       ->check(number_in(0.01, 86400.0))
