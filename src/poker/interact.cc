@@ -166,9 +166,9 @@ void Interaction::save_locked() const {
 }
 
 TurnOutcome Interaction::say(const std::string& text) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard turn_lock(turn_mutex_);  // one turn at a time; readers still see the session
   TurnOutcome outcome;
-  Session next = session_;  // the session stays as it was until the model has answered
+  Session next = session();  // the session stays as it was until the turn is complete
   next.add_user_turn(text);
   llm::ChatRequest request;
   request.model = options_.model;
@@ -202,6 +202,7 @@ TurnOutcome Interaction::say(const std::string& text) {
   }
   const int64_t sent = next.settings.value("requests", int64_t{0});
   next.settings["requests"] = sent + outcome.requests;
+  std::lock_guard lock(mutex_);
   session_ = std::move(next);
   save_locked();
   return outcome;

@@ -72,7 +72,8 @@ class Interaction {
  public:
   Interaction(Session session, llm::Completer& completer, InteractOptions options);
 
-  // One message of the user (see above). Thread-safe: calls run one at a time.
+  // One message of the user (see above). Thread-safe: calls run one at a time, and session() keeps
+  // answering (with the session before the message) while one runs.
   TurnOutcome say(const std::string& text);
 
   // A copy of the session now (thread-safe).
@@ -84,7 +85,8 @@ class Interaction {
  private:
   void save_locked() const;
 
-  mutable std::mutex mutex_;
+  std::mutex turn_mutex_;     // held through a whole turn
+  mutable std::mutex mutex_;  // guards session_ (held briefly)
   Session session_;
   llm::Completer& completer_;
   InteractOptions options_;

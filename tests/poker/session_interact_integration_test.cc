@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <future>
 
 #include "core/files.h"
 #include "poker/interact.h"
@@ -205,6 +206,32 @@ TEST(PokerSessionInteract, AModelThatCannotBeReachedLeavesTheSessionAsItWas) {
   ASSERT_TRUE(session.say("the blind").applied);
   EXPECT_EQ(model.requests.back().messages.size(), 4u);
   EXPECT_EQ(model.requests.back().messages[3].content, "the blind");
+}
+
+TEST(PokerSessionInteract, TheSessionCanBeReadWhileATurnWaitsForTheModel) {
+  PCGLAB_REQUIRE_SANDBOX();
+  pcglab::testing::TempDir dir;
+  std::promise<void> asked, answer;
+  std::shared_future<void> answered = answer.get_future().share();
+  llm::FunctionCompleter model([&](const llm::ChatRequest&, const llm::CallContext&) {
+    asked.set_value();
+    answered.wait();
+    llm::ChatResponse r;
+    r.content = testing::kConfigTurn;
+    return Result<llm::ChatResponse>(r);
+  });
+  Interaction session(open_session(dir / "s.json", Json::object()), model, options(dir / "s.json"));
+  auto turn = std::async(std::launch::async, [&] { return session.say("config"); });
+  asked.get_future().wait();
+  // The model has the request and has not answered: the session still reads, as before the message.
+  auto read = std::async(std::launch::async, [&] { return session.session().turns.size(); });
+  const bool read_in_time =
+      read.wait_for(std::chrono::seconds(60)) == std::future_status::ready;  // a hang guard
+  answer.set_value();
+  ASSERT_TRUE(read_in_time) << "session() waited for the turn";
+  EXPECT_EQ(read.get(), 0u);
+  EXPECT_TRUE(turn.get().applied);
+  EXPECT_EQ(session.session().turns.size(), 2u);
 }
 
 TEST(PokerSessionInteract, ASavedSessionResumesWithItsSeedsAndConversation) {
