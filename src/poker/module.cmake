@@ -1,11 +1,15 @@
 # The poker track (IGE: a custom poker game built in conversation with an LLM, run on a native
 # GameBase engine): the shared modules it links.
-pcglab_module(poker DEPS pcglab_core pcglab_batch pcglab_sandbox pcglab_llm pcglab_store pcglab_refine pcglab_report)
+# cpp-httplib serves `poker serve`'s page and API (poker/session_server.h).
+pcglab_module(poker DEPS pcglab_core pcglab_batch pcglab_sandbox pcglab_llm pcglab_store pcglab_refine pcglab_report
+              PkgConfig::HTTPLIB)
 # The default game script (Config, Phase, Flow with the official template's keys, in pcglab's own
 # words), embedded at build time (poker/script.h: default_script()).
 pcglab_embed_file(pcglab_poker src/poker/data/default_script.json kPokerDefaultScript pcglab::poker)
 # The assistant's system prompt (poker/session.h: assistant_system_prompt()), pcglab's own words.
 pcglab_embed_file(pcglab_poker src/poker/prompts/assistant.txt kPokerAssistantPrompt pcglab::poker)
+# The page of `poker serve` (poker/session_server.h: session_page()), HTML and JS in one file.
+pcglab_embed_file(pcglab_poker src/poker/web/session.html kPokerSessionPage pcglab::poker)
 # src/poker/python/ is the engine's Python face, no part of the library: GameBase.py and runner.py
 # (embedded, preloaded and loaded into sandbox workers by poker/run.h) and the pybind11 extension
 # _pcglab_poker (the native showdown GameBase.py calls), built from poker/hand.cc alone into
