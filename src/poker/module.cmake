@@ -33,3 +33,8 @@ add_dependencies(pcglab_poker pcglab_poker_python)
 target_compile_definitions(pcglab_poker PRIVATE PCGLAB_POKER_PYTHON_DIR="${PROJECT_BINARY_DIR}/poker_python")
 pcglab_embed_file(pcglab_poker src/poker/python/GameBase.py kGameBasePy pcglab::poker)
 pcglab_embed_file(pcglab_poker src/poker/python/runner.py kPokerRunnerPy pcglab::poker)
+# `poker synth` (poker/synth.h): pcglab's own phase variants and preset flows, and its prompts.
+pcglab_embed_file(pcglab_poker src/poker/data/variants/phases.json kPokerSynthVariants pcglab::poker)
+pcglab_embed_file(pcglab_poker src/poker/prompts/synth_mutate.txt kPokerSynthMutatePrompt pcglab::poker)
+pcglab_embed_file(pcglab_poker src/poker/prompts/synth_segment.txt kPokerSynthSegmentPrompt pcglab::poker)
+pcglab_embed_file(pcglab_poker src/poker/prompts/synth_complete.txt kPokerSynthCompletePrompt pcglab::poker)
