@@ -291,5 +291,30 @@ TEST(PokerSynthCli, SeedGamesAreKeptOnlyIfTheyExecuteOnEverySeed) {
   EXPECT_EQ(server.request_count(), static_cast<size_t>(kept));  // one segment dialogue per kept game
 }
 
+// Two shards take whole games (every stage of a game in one shard); `pcglab merge` sends nothing
+// more and writes the files one unsharded run writes.
+TEST(PokerSynthCli, TwoShardsAndAMergeGiveTheFilesOfOneRun) {
+  PCGLAB_REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  Scripted scripted;
+  server.set_responder([&](const std::string& body, int) { return scripted(body); });
+  ::pcglab::testing::TempDir dir;
+  const fs::path out = dir.path() / "sharded";
+  for (const char* shard : {"1/2", "2/2"}) {
+    std::vector<std::string> args = synth_args(out);
+    args.insert(args.end(), {"--shard", shard});
+    const auto r = run_pcglab(args, server_env(server));
+    ASSERT_EQ(r.exit_code, 0) << shard << r.err;
+  }
+  EXPECT_EQ(server.request_count(), 17u);
+  EXPECT_FALSE(fs::exists(out / "train.jsonl"));  // the export needs every item
+  const auto merged = run_pcglab({"merge", out.string()}, server_env(server));
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(server.request_count(), 17u);
+  const auto one = run_pcglab(synth_args(dir.path() / "one"), server_env(server));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(run_files(out), run_files(dir.path() / "one"));
+}
+
 }  // namespace
 }  // namespace pcglab::poker
