@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <map>
@@ -214,6 +215,17 @@ TEST(PokerSynthCli, KillNineMidStageThenTheRerunRepeatsNoAnsweredRequest) {
   const std::vector<std::string> first = server.requests();
   ASSERT_EQ(first.size(), kAnswered + 1u);
   server.open_gate();
+  // The items finished before the kill (games, segments, the mutation round) are reused, not redone:
+  // their files are not written again (an atomic write replaces the inode).
+  const std::vector<fs::path> finished = {out / "games" / "g000.json", out / "games" / "c001.json",
+                                          out / "segments" / "g001.json",
+                                          out / "mutations" / "round-1" / "g000.json"};
+  std::vector<ino_t> inodes;
+  for (const fs::path& f : finished) {
+    struct stat st {};
+    ASSERT_EQ(stat(f.c_str(), &st), 0) << f;
+    inodes.push_back(st.st_ino);
+  }
 
   const auto r = run_pcglab(synth_args(out), server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -222,6 +234,11 @@ TEST(PokerSynthCli, KillNineMidStageThenTheRerunRepeatsNoAnsweredRequest) {
   const std::set<std::string> answered(first.begin(), first.begin() + kAnswered);
   for (size_t i = first.size(); i < all.size(); ++i) EXPECT_EQ(answered.count(all[i]), 0u) << "request " << i;
   EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), 17u);
+  for (size_t i = 0; i < finished.size(); ++i) {
+    struct stat st {};
+    ASSERT_EQ(stat(finished[i].c_str(), &st), 0) << finished[i];
+    EXPECT_EQ(st.st_ino, inodes[i]) << finished[i] << " was written again";
+  }
 
   const auto fresh = run_pcglab(synth_args(dir.path() / "fresh"), server_env(server));
   ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
