@@ -66,7 +66,12 @@ int run_synth(const SynthCliOptions& o, const GlobalOptions& global) {
   s.segment_dialogues = o.segment_dialogues;
   if (!o.variants.empty())
     s.variants = as_setup_input([&] { return poker::parse_variants(read_file(o.variants), o.variants); });
-  s.game_seeds = as_setup_input([&] { return poker::parse_seeds(o.game_seeds); });
+  try {
+    s.game_seeds = poker::parse_seeds(o.game_seeds);
+  } catch (const InputError&) {
+    throw SetupError(
+        fmt::format("--game-seeds '{}': not a list of seeds (write e.g. 1-40 or 1,5,9-12)", o.game_seeds));
+  }
   s.run.worker.limits.call_timeout_s = o.timeout;
   s.run.worker.limits.memory_mb = o.memory;
   s.run.worker.isolation = o.sandbox.isolation(s.run.worker);

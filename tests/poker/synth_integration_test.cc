@@ -333,5 +333,24 @@ TEST(PokerSynthCli, TwoShardsAndAMergeGiveTheFilesOfOneRun) {
   EXPECT_EQ(run_files(out), run_files(dir.path() / "one"));
 }
 
+// Bad setup stops before anything runs: exit 2 with one message naming the input.
+TEST(PokerSynthCli, BadVariantsOrSeedsExitTwoNamingTheInput) {
+  ::pcglab::testing::TempDir dir;
+  write_file_atomic(dir.path() / "variants.json", R"({"blind": [], "flows": [["start"]]})");
+  const std::vector<std::string> base = {"poker", "synth", "--model",
+                                         "m",     "--out", (dir.path() / "out").string()};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--variants", (dir.path() / "variants.json").string()});
+  auto r = run_pcglab(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("variants.json: blind: not a non-empty list of variants"));
+  args = base;
+  args.insert(args.end(), {"--game-seeds", "1-b"});
+  r = run_pcglab(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--game-seeds '1-b': not a list of seeds"));
+  EXPECT_FALSE(fs::exists(dir.path() / "out" / "games"));
+}
+
 }  // namespace
 }  // namespace pcglab::poker
