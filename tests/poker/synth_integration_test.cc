@@ -352,5 +352,53 @@ TEST(PokerSynthCli, BadVariantsOrSeedsExitTwoNamingTheInput) {
   EXPECT_FALSE(fs::exists(dir.path() / "out" / "games"));
 }
 
+// A mutation reply that does not follow the format is that item's error (exit 1), and the run goes
+// on: the game's dialogues are still written and exported.
+TEST(PokerSynthCli, AMalformedMutationReplyIsTheItemsErrorAndTheRunGoesOn) {
+  PCGLAB_REQUIRE_SANDBOX();
+  FakeOpenAiServer server;
+  Scripted scripted;
+  server.set_responder([&](const std::string& body, int) {
+    FakeReply r = scripted(body);
+    if (body.find("Answer with exactly two blocks") != std::string::npos) r.content = "I would rather not.";
+    return r;
+  });
+  ::pcglab::testing::TempDir dir;
+  const fs::path out = dir.path() / "out";
+  const auto r = run_pcglab({"poker",
+                             "synth",
+                             "--model",
+                             "scripted/m",
+                             "--out",
+                             out.string(),
+                             "--seed",
+                             "5",
+                             "--seed-games",
+                             "1",
+                             "--rounds",
+                             "1",
+                             "--complete",
+                             "0",
+                             "--segment-dialogues",
+                             "1",
+                             "--game-seeds",
+                             "1-3",
+                             "--concurrency",
+                             "1",
+                             "--no-cache"},
+                            server_env(server));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const Json summary = parse_json(read_file(out / "summary.json"), "summary.json");
+  const Json& round = summary["mutations"][0];
+  EXPECT_EQ(round["kept"], 0);
+  ASSERT_EQ(round["errors"].size(), 1u);
+  EXPECT_EQ(round["errors"][0]["key"], "g000");
+  EXPECT_THAT(round["errors"][0]["message"].get<std::string>(),
+              HasSubstr("the reply does not follow the format: the reply has no <description> block"));
+  EXPECT_FALSE(fs::exists(out / "mutations" / "round-1" / "g000.json"));
+  EXPECT_EQ(summary["dialogues"]["kept"].get<int>() + summary["dialogues"]["rejected"].size(), 1u);
+  EXPECT_EQ(server.request_count(), 2u);
+}
+
 }  // namespace
 }  // namespace pcglab::poker
