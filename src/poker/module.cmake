@@ -41,3 +41,8 @@ pcglab_embed_file(pcglab_poker src/poker/python/runner.py kPokerRunnerPy pcglab:
 # interaction-quality judge.
 pcglab_embed_file(pcglab_poker src/poker/prompts/interactor.txt kPokerInteractorPrompt pcglab::poker)
 pcglab_embed_file(pcglab_poker src/poker/prompts/judge.txt kPokerJudgePrompt pcglab::poker)
+# `poker synth` (poker/synth.h): pcglab's own phase variants and preset flows, and its prompts.
+pcglab_embed_file(pcglab_poker src/poker/data/variants/phases.json kPokerSynthVariants pcglab::poker)
+pcglab_embed_file(pcglab_poker src/poker/prompts/synth_mutate.txt kPokerSynthMutatePrompt pcglab::poker)
+pcglab_embed_file(pcglab_poker src/poker/prompts/synth_segment.txt kPokerSynthSegmentPrompt pcglab::poker)
+pcglab_embed_file(pcglab_poker src/poker/prompts/synth_complete.txt kPokerSynthCompletePrompt pcglab::poker)

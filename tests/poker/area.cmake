@@ -12,3 +12,5 @@ add_test(NAME PokerPython.Lint
                  ${PROJECT_SOURCE_DIR}/src/poker/python/GameBase.py ${PROJECT_SOURCE_DIR}/src/poker/python/runner.py
                  ${CMAKE_CURRENT_SOURCE_DIR}/poker/gamebase_test.py)
 set_tests_properties(PokerPython.Lint PROPERTIES LABELS unit)
+# The fake OpenAI-compatible server of the synthesis tests (tests/llm/fake_openai_server.h) uses cpp-httplib.
+set(area_deps PkgConfig::HTTPLIB)
