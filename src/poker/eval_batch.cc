@@ -1,6 +1,7 @@
 // run_eval: the evaluation's three stages on the batch driver (poker/eval.h).
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -161,35 +162,49 @@ EvalReport run_eval(const EvalRun& run, const EvalCompleterFactory& completers, 
   });
   const auto interacted = by_key(stages.interact);
 
-  // Stage 2: the code metrics of each dialogue.
-  const GameRunner runner = sandbox_game_runner(run.engine);
-  batch::StageSpec score;
-  score.name = "score";
-  score.output_dirs = {run.out / "scores"};
-  for (const TestGame& g : games) {
-    batch::Item item;
-    item.key = g.key;
-    item.outputs = {run.out / "scores" / (g.key + ".json")};
-    const ItemOutcome* before = find(interacted, g.key);
-    if (before && before->ok()) {
-      batch::ContentHash h;
-      h.add("poker eval score 1")
-          .add(read_or_empty(session_file(g.key)))
-          .add(g.code)
-          .add(seeds_json(run.seeds))
-          .add(gamebase_source())
-          .add(fmt::format("{} {} {}", run.engine.native, run.engine.worker.limits.call_timeout_s,
-                           run.engine.worker.limits.memory_mb));
-      item.hash = h.hex();
-    }
-    score.items.push_back(std::move(item));
-  }
-  fs::create_directories(run.out / "scores");
-  stages.score = driver.run(score, [&](size_t i) -> ItemOutcome {
-    const TestGame& g = games[i];
+  // Stages 2 and 3 take the dialogue stage 1 wrote: one item per game, hashed (and so reusable)
+  // only when its dialogue exists; an item without one fails with the dialogue's error.
+  const auto stage_after_interact =
+      [&](const std::string& name, const fs::path& dir, const std::string& tag,
+          const std::function<void(const TestGame&, batch::ContentHash&)>& hash) {
+        batch::StageSpec spec;
+        spec.name = name;
+        spec.output_dirs = {dir};
+        for (const TestGame& g : games) {
+          batch::Item item;
+          item.key = g.key;
+          item.outputs = {dir / (g.key + ".json")};
+          const ItemOutcome* before = find(interacted, g.key);
+          if (before && before->ok()) {
+            batch::ContentHash h;
+            h.add(tag).add(read_or_empty(session_file(g.key)));
+            hash(g, h);
+            item.hash = h.hex();
+          }
+          spec.items.push_back(std::move(item));
+        }
+        fs::create_directories(dir);
+        return spec;
+      };
+  const auto dialogue_of = [&](const TestGame& g) {
     const ItemOutcome* before = find(interacted, g.key);
     if (!before || !before->ok()) fail_after(before, "interact");
-    const Session session = Session::load(session_file(g.key));
+    return Session::load(session_file(g.key));
+  };
+
+  // Stage 2: the code metrics of each dialogue.
+  const GameRunner runner = sandbox_game_runner(run.engine);
+  const batch::StageSpec score = stage_after_interact(
+      "score", run.out / "scores", "poker eval score 1", [&](const TestGame& g, batch::ContentHash& h) {
+        h.add(g.code)
+            .add(seeds_json(run.seeds))
+            .add(gamebase_source())
+            .add(fmt::format("{} {} {}", run.engine.native, run.engine.worker.limits.call_timeout_s,
+                             run.engine.worker.limits.memory_mb));
+      });
+  stages.score = driver.run(score, [&](size_t i) -> ItemOutcome {
+    const TestGame& g = games[i];
+    const Session session = dialogue_of(g);
     ScoredDialogue dialogue{g.key, g.code, {}};
     for (const SessionTurn& t : session.turns)
       if (t.role == TurnRole::kAssistant) dialogue.assistant_turns.push_back(t.text);
@@ -203,31 +218,13 @@ EvalReport run_eval(const EvalRun& run, const EvalCompleterFactory& completers, 
 
   // Stage 3: the interaction-quality judge.
   if (!run.no_judge) {
-    batch::StageSpec judge;
-    judge.name = "judge";
-    judge.output_dirs = {run.out / "judge"};
-    for (const TestGame& g : games) {
-      batch::Item item;
-      item.key = g.key;
-      item.outputs = {run.out / "judge" / (g.key + ".json")};
-      const ItemOutcome* before = find(interacted, g.key);
-      if (before && before->ok()) {
-        batch::ContentHash h;
-        h.add("poker eval judge 1")
-            .add(read_or_empty(session_file(g.key)))
-            .add(request_settings(run.judge))
-            .add(std::to_string(run.judge_runs))
-            .add(judge_prompt_template());
-        item.hash = h.hex();
-      }
-      judge.items.push_back(std::move(item));
-    }
-    fs::create_directories(run.out / "judge");
+    const batch::StageSpec judge = stage_after_interact(
+        "judge", run.out / "judge", "poker eval judge 1", [&](const TestGame&, batch::ContentHash& h) {
+          h.add(request_settings(run.judge)).add(std::to_string(run.judge_runs)).add(judge_prompt_template());
+        });
     stages.judge = driver.run(judge, [&](size_t i) -> ItemOutcome {
       const TestGame& g = games[i];
-      const ItemOutcome* before = find(interacted, g.key);
-      if (!before || !before->ok()) fail_after(before, "interact");
-      const Session session = Session::load(session_file(g.key));
+      const Session session = dialogue_of(g);
       const llm::ChatRequest request = [&] {
         llm::ChatRequest r = run.judge;
         r.messages = {{"user", judge_prompt(session)}};
