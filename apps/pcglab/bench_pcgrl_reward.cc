@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "bench_stats.h"
 #include "command.h"
 #include "core/check.h"
 #include "core/files.h"
@@ -31,13 +32,6 @@ struct RewardBenchOptions {
   int calls = 50;
   SandboxOptions sandbox;
 };
-
-double median(std::vector<double> v) {
-  PCGLAB_CHECK(!v.empty());
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Per-update env steps/s of one training run.
 std::vector<double> training_rates(const pcgrl::TrainConfig& config) {

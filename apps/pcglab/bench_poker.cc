@@ -15,6 +15,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "bench_stats.h"
 #include "command.h"
 #include "core/check.h"
 #include "core/files.h"
@@ -140,11 +141,6 @@ GamesRun bench_games(const std::vector<poker::GameFile>& games, const std::vecto
     }
   }
   return r;
-}
-
-double median(std::vector<double> x) {
-  std::sort(x.begin(), x.end());
-  return x.size() % 2 == 1 ? x[x.size() / 2] : (x[x.size() / 2 - 1] + x[x.size() / 2]) / 2;
 }
 
 int run_poker_bench(const PokerBenchOptions& o, const GlobalOptions& global) {

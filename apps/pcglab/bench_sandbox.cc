@@ -59,7 +59,7 @@ struct SandboxBenchOptions {
   bool floors = false;
 };
 
-double median(std::vector<double> v) {
+double upper_median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
@@ -298,8 +298,8 @@ Table floors_table(const sandbox::WorkerConfig& base, int spin_us, int trips) {
   table.columns = {"step", "sleep at once (median us)", fmt::format("spin {} us (median us)", spin_us),
                    "sleep at once (p90 us)", fmt::format("spin {} us (p90 us)", spin_us)};
   for (size_t s = 0; s < steps.size(); ++s)
-    table.add_row({steps[s].name, median(us[s * 2]), median(us[s * 2 + 1]), percentile(us[s * 2], 0.9),
-                   percentile(us[s * 2 + 1], 0.9)});
+    table.add_row({steps[s].name, upper_median(us[s * 2]), upper_median(us[s * 2 + 1]),
+                   percentile(us[s * 2], 0.9), percentile(us[s * 2 + 1], 0.9)});
   return table;
 }
 
@@ -413,17 +413,17 @@ int run_sandbox_bench(const SandboxBenchOptions& opt, const GlobalOptions& globa
   const Json plain = in_process_numbers(opt);
   Table table;
   table.columns = {"measure", "sandbox", "unsandboxed", "ratio", "target"};
-  const double s_start = median(sandboxed_start), p_start = median(plain_start);
-  const double d_start = median(direct_start);
+  const double s_start = upper_median(sandboxed_start), p_start = upper_median(plain_start);
+  const double d_start = upper_median(direct_start);
   table.add_row({"worker start-up, numpy imported, forked by the zygote (median ms)", s_start, p_start,
                  s_start / p_start, "< 150 ms"});
   table.add_row({"worker start-up, one bwrap + python3 per worker (median ms)", d_start, p_start,
                  d_start / p_start, ""});
   table.add_row({"first worker of a new zygote (bwrap, python3, numpy, fork; ms)", first_start, p_start,
                  first_start / p_start, ""});
-  const double s_call = median(call_us), p_call = plain.value("call_us", 0.0);
+  const double s_call = upper_median(call_us), p_call = plain.value("call_us", 0.0);
   table.add_row({"call f(a, b), two 16x16 int8 (median us)", s_call, p_call, s_call / p_call, "< 30 us"});
-  const double floor = median(floor_us);
+  const double floor = upper_median(floor_us);
   table.add_row({"call f(a, b) beside the floor: a bare two-process pipe round trip of 8 bytes (median us)",
                  s_call, floor, s_call / floor, ""});
   table.add_row({"call f(a, b) (p90 us)", percentile(call_us, 0.9), plain.value("call_p90_us", 0.0),

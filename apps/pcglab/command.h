@@ -132,17 +132,17 @@ void print_table(const Table& table, const GlobalOptions& global);
 #define PCGLAB_CLI_CONCAT(a, b) PCGLAB_CLI_CONCAT_INNER(a, b)
 
 // PCGLAB_REGISTER_GROUP("birds", "Science Birds (ChatGPT4PCG) ...");
-#define PCGLAB_REGISTER_GROUP(name, description)                                     \
-  static const ::pcglab::cli::Registrar PCGLAB_CLI_CONCAT(pcglab_group_, __LINE__) { \
-    ::pcglab::cli::GroupRegistration {                                               \
-      name, description                                                              \
-    }                                                                                \
+#define PCGLAB_REGISTER_GROUP(name, description)                                        \
+  static const ::pcglab::cli::Registrar PCGLAB_CLI_CONCAT(pcglab_group_, __COUNTER__) { \
+    ::pcglab::cli::GroupRegistration {                                                  \
+      name, description                                                                 \
+    }                                                                                   \
   }
 
 // PCGLAB_REGISTER_COMMAND("birds", "extract", "Extract ... code", setup_extract);
-#define PCGLAB_REGISTER_COMMAND(group, name, description, setup)                       \
-  static const ::pcglab::cli::Registrar PCGLAB_CLI_CONCAT(pcglab_command_, __LINE__) { \
-    ::pcglab::cli::CommandRegistration {                                               \
-      group, name, description, setup                                                  \
-    }                                                                                  \
+#define PCGLAB_REGISTER_COMMAND(group, name, description, setup)                          \
+  static const ::pcglab::cli::Registrar PCGLAB_CLI_CONCAT(pcglab_command_, __COUNTER__) { \
+    ::pcglab::cli::CommandRegistration {                                                  \
+      group, name, description, setup                                                     \
+    }                                                                                     \
   }

@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kRunName = "poker eval";
+constexpr const char* kPokerEvalRunName = "poker eval";
 
 struct PokerEvalOptions {
   std::string test;
@@ -262,7 +262,7 @@ int merge_eval(const fs::path& dir, const Json& c, int) {
 
 }  // namespace
 
-PCGLAB_REGISTER_MERGER(kRunName,
+PCGLAB_REGISTER_MERGER(kPokerEvalRunName,
                        "result.{md,csv,json} and games.{md,csv,json} (items no shard finished are run)",
                        merge_eval);
 PCGLAB_REGISTER_COMMAND(

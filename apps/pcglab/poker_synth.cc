@@ -16,7 +16,7 @@
 namespace pcglab::cli {
 namespace {
 
-constexpr const char* kRunName = "poker synth";
+constexpr const char* kPokerSynthRunName = "poker synth";
 
 struct SynthCliOptions {
   LlmOptions llm;
@@ -84,7 +84,7 @@ int run_synth(const SynthCliOptions& o, const GlobalOptions& global) {
   s.stack.cache = o.llm.cache_file(std::filesystem::path(o.out) / "llm-cache.sqlite");
   s.driver.shard = shard_of(o.shard);
   s.driver.force = o.force;
-  s.driver.run_name = kRunName;
+  s.driver.run_name = kPokerSynthRunName;
   s.driver.config = dump_json(synth_config(o));
   s.concurrency = o.llm.concurrency;
   const poker::SynthRun run = poker::run_synthesis(s);
@@ -185,7 +185,7 @@ int merge_synth(const std::filesystem::path& dir, const Json& c, int) {
 
 }  // namespace
 
-PCGLAB_REGISTER_MERGER(kRunName,
+PCGLAB_REGISTER_MERGER(kPokerSynthRunName,
                        "train.jsonl, train_complete.jsonl and summary.json (items no shard finished are run)",
                        merge_synth);
 PCGLAB_REGISTER_COMMAND(

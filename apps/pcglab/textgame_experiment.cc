@@ -29,7 +29,7 @@ std::vector<std::string> experiment_list(const std::string& text) {
   return list;
 }
 
-constexpr const char* kRunName = "textgame experiment";
+constexpr const char* kTextgameExperimentRunName = "textgame experiment";
 
 int run_experiment(ExperimentOptions& o, const GlobalOptions& global) {
   const std::vector<textgame::GenerationJob> jobs =
@@ -39,7 +39,7 @@ int run_experiment(ExperimentOptions& o, const GlobalOptions& global) {
   OrderedJson config = generation_config(o.common);
   config["experiments"] = o.experiments;
   config["corpus"] = std::filesystem::absolute(o.corpus).string();
-  b.driver.run_name = kRunName;
+  b.driver.run_name = kTextgameExperimentRunName;
   b.driver.config = dump_json(config);
   const textgame::GenerationBatch batch = textgame::run_generation_batch(jobs, b, validity);
   return print_generation_table(batch, global);
@@ -74,7 +74,7 @@ int merge_experiment(const std::filesystem::path& dir, const Json& config, int) 
 
 }  // namespace
 
-PCGLAB_REGISTER_MERGER(kRunName,
+PCGLAB_REGISTER_MERGER(kTextgameExperimentRunName,
                        "results.json and logs/generate.json (games no shard finished are generated)",
                        merge_experiment);
 PCGLAB_REGISTER_COMMAND("textgame", "experiment",

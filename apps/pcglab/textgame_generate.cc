@@ -15,7 +15,7 @@ struct GenerateOptions {
   std::string spec, reference, name;
 };
 
-constexpr const char* kRunName = "textgame generate";
+constexpr const char* kTextgameGenerateRunName = "textgame generate";
 
 int run_generate(GenerateOptions& o, const GlobalOptions& global) {
   const std::string model = o.common.llm.model.substr(o.common.llm.model.rfind('/') + 1);
@@ -33,7 +33,7 @@ int run_generate(GenerateOptions& o, const GlobalOptions& global) {
   config["spec"] = fs::absolute(o.spec).string();
   config["reference"] = fs::absolute(o.reference).string();
   config["name"] = job.name;
-  b.driver.run_name = kRunName;
+  b.driver.run_name = kTextgameGenerateRunName;
   b.driver.config = dump_json(config);
   const textgame::GenerationBatch batch = textgame::run_generation_batch({job}, b, validity);
   return print_generation_table(batch, global);
@@ -68,7 +68,7 @@ int merge_generate(const fs::path& dir, const Json& config, int) {
 
 }  // namespace
 
-PCGLAB_REGISTER_MERGER(kRunName, "the game's files and results.json", merge_generate);
+PCGLAB_REGISTER_MERGER(kTextgameGenerateRunName, "the game's files and results.json", merge_generate);
 PCGLAB_REGISTER_COMMAND("textgame", "generate",
                         "BYTESIZED32: one game written by an LLM from a spec and a reference game, then "
                         "reflections on its validity error",

@@ -56,7 +56,7 @@ std::vector<std::string> split_metrics(const std::string& text) {
   return out;
 }
 
-constexpr const char* kRunName = "textgame judge";
+constexpr const char* kTextgameJudgeRunName = "textgame judge";
 constexpr const char* kRecordScope = "textgame-judge";
 
 std::string absolute_or_empty(const std::string& p) {
@@ -252,7 +252,8 @@ int merge_judge(const fs::path& dir, const Json& c, int) {
 
 }  // namespace
 
-PCGLAB_REGISTER_MERGER(kRunName, "judgements/ and results.{md,csv,json} (items no shard finished are judged)",
+PCGLAB_REGISTER_MERGER(kTextgameJudgeRunName,
+                       "judgements/ and results.{md,csv,json} (items no shard finished are judged)",
                        merge_judge);
 PCGLAB_REGISTER_COMMAND("textgame", "judge",
                         "Judge text games with an LLM: specification compliance, physical-reality alignment, "

@@ -57,17 +57,17 @@ int merge_folder(const std::filesystem::path& dir, int threads);
 #define PCGLAB_BATCH_CONCAT_INNER(a, b) a##b
 #define PCGLAB_BATCH_CONCAT(a, b) PCGLAB_BATCH_CONCAT_INNER(a, b)
 // PCGLAB_REGISTER_MERGER("birds eval", "...", [](const fs::path&, const Json&, int) { ... });
-#define PCGLAB_REGISTER_MERGER(run_name, description, fn)                                       \
-  static const ::pcglab::batch::MergerRegistrar PCGLAB_BATCH_CONCAT(pcglab_merger_, __LINE__) { \
-    ::pcglab::batch::Merger {                                                                   \
-      run_name, description, fn, {}                                                             \
-    }                                                                                           \
+#define PCGLAB_REGISTER_MERGER(run_name, description, fn)                                          \
+  static const ::pcglab::batch::MergerRegistrar PCGLAB_BATCH_CONCAT(pcglab_merger_, __COUNTER__) { \
+    ::pcglab::batch::Merger {                                                                      \
+      run_name, description, fn, {}                                                                \
+    }                                                                                              \
   }
 // PCGLAB_REGISTER_NOTHING_TO_MERGE("pcgrl refine", "one sequential chain ..."): a command whose
 // runs are never sharded; `pcglab merge` on its folder says why there is nothing to merge.
-#define PCGLAB_REGISTER_NOTHING_TO_MERGE(run_name, why)                                         \
-  static const ::pcglab::batch::MergerRegistrar PCGLAB_BATCH_CONCAT(pcglab_merger_, __LINE__) { \
-    ::pcglab::batch::Merger {                                                                   \
-      run_name, std::string("nothing to merge: ") + (why), {}, why                              \
-    }                                                                                           \
+#define PCGLAB_REGISTER_NOTHING_TO_MERGE(run_name, why)                                            \
+  static const ::pcglab::batch::MergerRegistrar PCGLAB_BATCH_CONCAT(pcglab_merger_, __COUNTER__) { \
+    ::pcglab::batch::Merger {                                                                      \
+      run_name, std::string("nothing to merge: ") + (why), {}, why                                 \
+    }                                                                                              \
   }

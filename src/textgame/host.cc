@@ -33,7 +33,7 @@ namespace {
 constexpr const char* kHostFile = "pcglab_textgame_host.py";
 constexpr size_t kMaxOutput = 1 << 20;  // the game's printed output kept between take_output() calls
 
-std::string read_file(const std::filesystem::path& path, bool* found) {
+std::string read_game_file(const std::filesystem::path& path, bool* found) {
   std::ifstream in(path, std::ios::binary);
   *found = static_cast<bool>(in);
   if (!in) return {};
@@ -56,12 +56,12 @@ std::string join(const std::vector<std::string>& lines) {
 GameSource read_game(const std::filesystem::path& path, const std::filesystem::path& corpus) {
   GameSource game;
   bool found = false;
-  game.source = read_file(path, &found);
+  game.source = read_game_file(path, &found);
   if (!found) throw InputError(fmt::format("{}: the game file cannot be read", path.string()));
   game.filename = path.filename().string();
   if (!corpus.empty()) {
     const std::filesystem::path library = corpus / "data" / "library" / "GameBasic.py";
-    GameLibrary lib{"data.library.GameBasic", "GameBasic.py", read_file(library, &found)};
+    GameLibrary lib{"data.library.GameBasic", "GameBasic.py", read_game_file(library, &found)};
     if (!found)
       throw SetupError(fmt::format("--corpus {}: {} cannot be read (give a BYTESIZED32-Refactored checkout)",
                                    corpus.string(), library.string()));

@@ -26,7 +26,8 @@ using llm::testing::FakeOpenAiServer;
 using llm::testing::FakeReply;
 using llm::testing::reply;
 
-std::map<std::string, std::string> server_env(const FakeOpenAiServer& server, const std::string& key = "") {
+std::map<std::string, std::string> billing_server_env(const FakeOpenAiServer& server,
+                                                      const std::string& key = "") {
   return {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", key}};
 }
 
@@ -62,7 +63,7 @@ TEST(BirdsRunBilling, AServerThatReadsAndNeverAnswersGetsTwoRequestsForATrial) {
     return r;
   });
   testing::TempDir dir;
-  const auto r = testing::run_pcglab(run_args(dir, {"--timeout", "0.3"}), server_env(server));
+  const auto r = testing::run_pcglab(run_args(dir, {"--timeout", "0.3"}), billing_server_env(server));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_LE(server.request_count(), 2u);
   EXPECT_EQ(row_of_a1(r.out).rfind("A,1,error,2,2,0,0,", 0), 0u) << r.out;
@@ -78,7 +79,7 @@ TEST(BirdsRunBilling, A200WithAnHtmlBodyGetsTwoRequestsForATrial) {
   FakeOpenAiServer server;
   server.set_responder([](const std::string&, int) { return reply(200, "<html><body>oops</body></html>"); });
   testing::TempDir dir;
-  const auto r = testing::run_pcglab(run_args(dir), server_env(server));
+  const auto r = testing::run_pcglab(run_args(dir), billing_server_env(server));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(server.request_count(), 2u);
   EXPECT_EQ(row_of_a1(r.out).rfind("A,1,error,2,2,0,0,", 0), 0u) << r.out;
@@ -92,7 +93,7 @@ TEST(BirdsRunBilling, A429IsRetriedFreelyCountedAndShownInProgress) {
                  reply(429, R"({"error":{"message":"slow down"}})", "", "0"),
                  reply(200, "", "drop_block('b11', 3)")});
   testing::TempDir dir;
-  const auto r = testing::run_pcglab(run_args(dir), server_env(server));
+  const auto r = testing::run_pcglab(run_args(dir), billing_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(server.request_count(), 3u);
   EXPECT_EQ(row_of_a1(r.out).rfind("A,1,ok,3,3,0,18,", 0), 0u) << r.out;
@@ -106,7 +107,7 @@ TEST(BirdsRunBilling, A429IsRetriedFreelyCountedAndShownInProgress) {
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(read_file(dir / "report.html").find(" · requests 3"), std::string::npos);
   // A rerun sends nothing; the stored count stays the trial's.
-  const auto again = testing::run_pcglab(run_args(dir), server_env(server));
+  const auto again = testing::run_pcglab(run_args(dir), billing_server_env(server));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(row_of_a1(again.out).rfind("A,1,resumed,0,0,0,", 0), 0u) << again.out;
   EXPECT_EQ(read_json_file(dir / "out/t/run.json")["requests"], 3);
@@ -120,7 +121,7 @@ TEST(BirdsRunBilling, AReplyOverTheSizeLimitFailsItsTrialNamingTheSizeAndIsNever
     return r;
   });
   testing::TempDir dir;
-  const auto r = testing::run_pcglab(run_args(dir, {"--max-response-mb", "1"}), server_env(server));
+  const auto r = testing::run_pcglab(run_args(dir, {"--max-response-mb", "1"}), billing_server_env(server));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(server.request_count(), 1u);  // not retried
   const std::string why = "the reply is more than 1048576 bytes, over the limit of 1 MiB (--max-response-mb)";
@@ -140,7 +141,8 @@ TEST(BirdsRunBilling, ControlCharactersInTheKeyUrlOrModelStopTheRunNamingOnlyThe
   FakeOpenAiServer server;
   testing::TempDir dir;
   const std::string secret = "sk-birds-secret-31337";
-  const auto key = testing::run_pcglab(run_args(dir), server_env(server, secret + "\r\nX-Injected: yes"));
+  const auto key =
+      testing::run_pcglab(run_args(dir), billing_server_env(server, secret + "\r\nX-Injected: yes"));
   EXPECT_EQ(key.exit_code, 2);
   EXPECT_NE(key.err.find("OPENAI_API_KEY contains a control character"), std::string::npos) << key.err;
   const auto url = testing::run_pcglab(
@@ -151,7 +153,7 @@ TEST(BirdsRunBilling, ControlCharactersInTheKeyUrlOrModelStopTheRunNamingOnlyThe
       << url.err;
   auto args = run_args(dir);
   *(std::find(args.begin(), args.end(), "--model") + 1) = "fake-model\nX-Injected: yes";
-  const auto model = testing::run_pcglab(args, server_env(server, secret));
+  const auto model = testing::run_pcglab(args, billing_server_env(server, secret));
   EXPECT_EQ(model.exit_code, 2);
   EXPECT_NE(model.err.find("--model contains a control character"), std::string::npos) << model.err;
   for (const auto* r : {&key, &url, &model}) {
@@ -172,7 +174,7 @@ TEST(BirdsRunBilling, AKeyTheServerEchoesIsInNoFileAndNoLogLine) {
   });
   testing::TempDir dir;
   auto args = run_args(dir, {"--log-level", "debug"});
-  const auto r = testing::run_pcglab(args, server_env(server, secret));
+  const auto r = testing::run_pcglab(args, billing_server_env(server, secret));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("Incorrect API key provided: [API key]"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(secret), std::string::npos) << r.err;
@@ -189,10 +191,10 @@ TEST(BirdsRunBilling, ARerunOfAFailedTrialAddsItsRequestsToTheStoredOnes) {
   // First run: two 500s with --max-retries 1 fail the trial; the rerun gets a completion.
   server.script({reply(500), reply(500), reply(200, "", "drop_block('b11', 3)")});
   testing::TempDir dir;
-  const auto first = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), server_env(server));
+  const auto first = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), billing_server_env(server));
   EXPECT_EQ(first.exit_code, 1) << first.err;
   EXPECT_EQ(trial_outcomes(dir / "out/t").at(0).requests, 2);
-  const auto second = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), server_env(server));
+  const auto second = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), billing_server_env(server));
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(server.request_count(), 3u);
   // The table shows this run's request; the store and run.json every run's.
@@ -204,7 +206,7 @@ TEST(BirdsRunBilling, ARerunOfAFailedTrialAddsItsRequestsToTheStoredOnes) {
   EXPECT_EQ(store::RunStore(dir / "out/t/logs/batch.sqlite").requests("run"), 3);
   EXPECT_EQ(read_json_file(dir / "out/t/run.json")["requests"], 3);
   // A third run reuses the trial, which keeps its count.
-  const auto third = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), server_env(server));
+  const auto third = testing::run_pcglab(run_args(dir, {"--max-retries", "1"}), billing_server_env(server));
   ASSERT_EQ(third.exit_code, 0) << third.err;
   EXPECT_EQ(server.request_count(), 3u);
   EXPECT_EQ(trial_outcomes(dir / "out/t").at(0).requests, 3);

@@ -15,9 +15,9 @@
 namespace pcglab::llm {
 namespace {
 
-constexpr const char* kKey = "sk-test-BILLING-5150-secret";
+constexpr const char* kBillingKey = "sk-test-BILLING-5150-secret";
 
-ChatRequest hello() {
+ChatRequest billing_hello() {
   ChatRequest r;
   r.model = "test-model";
   r.messages = {{"user", "draw A"}};
@@ -28,7 +28,7 @@ ChatRequest hello() {
 ClientConfig defaults(const std::string& url, double timeout_s = 10) {
   ClientConfig c;
   c.base_url = url;
-  c.api_key = kKey;
+  c.api_key = kBillingKey;
   c.timeout_s = timeout_s;
   c.backoff_base_s = 0.001;
   c.backoff_max_s = 0.01;
@@ -61,7 +61,7 @@ TEST(ChatClientBilling, AServerThatReadsAndNeverAnswersGetsTwoRequestsAtMost) {
   });
   ChatClient client(defaults(server.base_url(), 0.3));
   CountedCall call;
-  const auto r = client.complete(hello(), call.context);
+  const auto r = client.complete(billing_hello(), call.context);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(call.attempts, 2);  // one try and one retry, of the 6 the settings allow
   EXPECT_EQ(call.sent, 2);
@@ -79,7 +79,7 @@ TEST(ChatClientBilling, A200WithAnHtmlBodyIsRetriedOnce) {
   });
   ChatClient client(defaults(server.base_url()));
   CountedCall call;
-  const auto r = client.complete(hello(), call.context);
+  const auto r = client.complete(billing_hello(), call.context);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(server.request_count(), 2u);
   EXPECT_EQ(call.attempts, 2);
@@ -97,7 +97,7 @@ TEST(ChatClientBilling, RateLimitsAndServerErrorsAreRetriedFreelyAndCounted) {
                  testing::reply(200, "", "finally")});
   ChatClient client(defaults(server.base_url()));
   CountedCall call;
-  const auto r = client.complete(hello(), call.context);
+  const auto r = client.complete(billing_hello(), call.context);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r.value().content, "finally");
   EXPECT_EQ(r.value().attempts, 6);
@@ -116,7 +116,7 @@ TEST(ChatClientBilling, RateLimitsAndServerErrorsAreRetriedFreelyAndCounted) {
 TEST(ChatClientBilling, AnUnreachableServerIsRetriedFreelyAndSendsNothing) {
   ChatClient client(defaults("http://127.0.0.1:9/v1"));  // nothing listens on the discard port
   CountedCall call;
-  const auto r = client.complete(hello(), call.context);
+  const auto r = client.complete(billing_hello(), call.context);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(call.attempts, 6);
   EXPECT_EQ(call.sent, 0);
@@ -138,7 +138,7 @@ TEST(ChatClientLimits, AReplyOverTheLimitFailsNamingItsSizeAndIsNotRetried) {
     config.max_response_bytes = 1 << 20;
     ChatClient client(config);
     CountedCall call;
-    const auto r = client.complete(hello(), call.context);
+    const auto r = client.complete(billing_hello(), call.context);
     ASSERT_FALSE(r.ok()) << chunked;
     EXPECT_EQ(call.attempts, 1) << chunked;
     const std::string& message = r.error().message;
@@ -152,26 +152,26 @@ TEST(ChatClientLimits, AReplyOverTheLimitFailsNamingItsSizeAndIsNotRetried) {
   server.set_responder([](const std::string&, int) { return completion_of(900 << 10, true); });
   ClientConfig config = defaults(server.base_url());
   config.max_response_bytes = 1 << 20;
-  const auto under = ChatClient(config).complete(hello());
+  const auto under = ChatClient(config).complete(billing_hello());
   ASSERT_TRUE(under.ok()) << under.error().describe();
   EXPECT_EQ(under.value().content.size(), size_t{900} << 10);
 }
 
 TEST(ChatClientSecrets, AKeyTheServerEchoesIsRedactedFromEveryError) {
   testing::FakeOpenAiServer server;
-  const std::string echoed = std::string(R"({"headers":{"Authorization":"Bearer )") + kKey + R"("}})";
+  const std::string echoed = std::string(R"({"headers":{"Authorization":"Bearer )") + kBillingKey + R"("}})";
   server.script({testing::reply(200, echoed), testing::reply(200, echoed),
                  testing::reply(400, std::string(R"({"error":{"message":"Incorrect API key provided: )") +
-                                         kKey + R"("}})")});
+                                         kBillingKey + R"("}})")});
   ChatClient client(defaults(server.base_url()));
   CountedCall call;
-  const auto r = client.complete(hello(), call.context);
+  const auto r = client.complete(billing_hello(), call.context);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().describe().find(kKey), std::string::npos) << r.error().describe();
+  EXPECT_EQ(r.error().describe().find(kBillingKey), std::string::npos) << r.error().describe();
   EXPECT_NE(r.error().message.find("Bearer [API key]"), std::string::npos) << r.error().message;
   ASSERT_EQ(call.retries.size(), 1u);
-  EXPECT_EQ(call.retries[0].why.find(kKey), std::string::npos) << call.retries[0].why;
-  const auto rejected = client.complete(hello());
+  EXPECT_EQ(call.retries[0].why.find(kBillingKey), std::string::npos) << call.retries[0].why;
+  const auto rejected = client.complete(billing_hello());
   ASSERT_FALSE(rejected.ok());
   EXPECT_EQ(rejected.error().message, "HTTP 400: Incorrect API key provided: [API key]");
 }
@@ -181,11 +181,11 @@ using testing::setup_error;
 TEST(ChatClientSecrets, ControlCharactersInTheKeyUrlOrModelAreRefusedNamingOnlyTheVariable) {
   const std::string injected = "\r\nX-Injected: yes";
   ClientConfig c = defaults("http://127.0.0.1:9/v1");
-  c.api_key = std::string(kKey) + injected;
+  c.api_key = std::string(kBillingKey) + injected;
   std::string e = setup_error(c);
   EXPECT_EQ(e.rfind("OPENAI_API_KEY contains a control character (byte 0x0d)", 0), 0u) << e;
   EXPECT_EQ(e.find("X-Injected"), std::string::npos) << e;
-  EXPECT_EQ(e.find(kKey), std::string::npos) << e;
+  EXPECT_EQ(e.find(kBillingKey), std::string::npos) << e;
   for (const char bad : {'\n', '\t', '\0', '\x7f'}) {
     c.api_key = std::string("sk-") + bad + "rest";
     EXPECT_NE(setup_error(c).find("OPENAI_API_KEY contains a control character"), std::string::npos)
@@ -198,7 +198,7 @@ TEST(ChatClientSecrets, ControlCharactersInTheKeyUrlOrModelAreRefusedNamingOnlyT
 
   testing::FakeOpenAiServer server;
   ChatClient client(defaults(server.base_url()));
-  ChatRequest request = hello();
+  ChatRequest request = billing_hello();
   request.model = "m" + injected;
   const auto r = client.complete(request);
   ASSERT_FALSE(r.ok());

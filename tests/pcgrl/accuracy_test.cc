@@ -10,7 +10,7 @@
 namespace pcglab::pcgrl {
 namespace {
 
-using testing::level;
+using test_levels::level;
 
 const std::vector<std::string> kCorridor = {
     "################", "#@..k.........D#", "################", "################",

@@ -14,7 +14,7 @@
 #include "pcgrl/level_picture.h"
 #include "pcgrl/test_levels.h"
 
-namespace pcglab::pcgrl::testing {
+namespace pcglab::pcgrl::report_fixture {
 
 inline void write_refine_folder(const std::filesystem::path& dir) {
   const std::string code1 =
@@ -77,11 +77,11 @@ inline void write_refine_folder(const std::filesystem::path& dir) {
                                   {"std", 0.5},
                                   {"zero_percent", 93.5}}
                           .dump());
-  const Map level =
-      pcgrl::testing::level({"################", "#@.....b.......#", "#..............#", "#......k.......#",
-                             "#..............#", "#..............#", "#..............#", "#..............#",
-                             "#..............#", "#..............#", "#..............#", "#..............#",
-                             "#..............#", "#..............#", "#.............D#", "################"});
+  const Map level = pcgrl::test_levels::level(
+      {"################", "#@.....b.......#", "#..............#", "#......k.......#", "#..............#",
+       "#..............#", "#..............#", "#..............#", "#..............#", "#..............#",
+       "#..............#", "#..............#", "#..............#", "#..............#", "#.............D#",
+       "################"});
   // Node 1's training log (ppo_trainer.h's columns): returns over four updates, none finished in
   // the first; node 3 stopped after one update.
   const std::string header =
@@ -98,4 +98,4 @@ inline void write_refine_folder(const std::filesystem::path& dir) {
   write_png(n1 / "levels/level_001.png", level_picture(level, 4));
 }
 
-}  // namespace pcglab::pcgrl::testing
+}  // namespace pcglab::pcgrl::report_fixture

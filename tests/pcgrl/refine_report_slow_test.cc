@@ -41,7 +41,7 @@ TEST(RefineReportSlow, RendersInHeadlessChromium) {
     GTEST_SKIP()
         << "chromium not found on PATH (Debian: apt-get install chromium); the screenshot test needs it";
   testing::TempDir dir;
-  pcgrl::testing::write_refine_folder(dir / "run");
+  pcgrl::report_fixture::write_refine_folder(dir / "run");
   const auto report = testing::run_pcglab({"pcgrl", "report", (dir / "run").string()});
   ASSERT_EQ(report.exit_code, 0) << report.err;
   const fs::path shot = dir / "shot.png";

@@ -51,7 +51,7 @@ TEST(LineDiff, RebuildsBothSidesOnRandomTexts) {
 
 TEST(RefineReport, ShowsTheGraphCodeDiffsAlignmentLevelsFeedbackAndErrors) {
   pcglab::testing::TempDir dir;
-  testing::write_refine_folder(dir.path());
+  report_fixture::write_refine_folder(dir.path());
   const std::string html = refine_report_html(dir.path());
   // The graph: three nodes with their parents, two parent links, one auxiliary link.
   EXPECT_EQ(count_occurrences(html, "<g class=\"node\""), 3u);
@@ -89,7 +89,7 @@ TEST(RefineReport, ShowsTheGraphCodeDiffsAlignmentLevelsFeedbackAndErrors) {
 
 TEST(RefineReport, ARunStillGoingShowsItsCurrentNodeAndAMissingGraphIsAnError) {
   pcglab::testing::TempDir dir;
-  testing::write_refine_folder(dir.path());
+  report_fixture::write_refine_folder(dir.path());
   Json graph = read_json_file(dir / "graph.json");
   graph["nodes"][2].erase("error");
   graph["nodes"][2]["status"] = "after generate";
@@ -110,7 +110,7 @@ TEST(RefineReport, ARunStillGoingShowsItsCurrentNodeAndAMissingGraphIsAnError) {
 // The settings that matter lead the page, before every section.
 TEST(RefineReport, LeadsWithTheKeySettings) {
   pcglab::testing::TempDir dir;
-  testing::write_refine_folder(dir.path());
+  report_fixture::write_refine_folder(dir.path());
   write_file_atomic(dir / "settings.json",
                     OrderedJson{{"scenario", 2}, {"pe", "got"}, {"model", "gpt-x"}, {"seed", 42}}.dump());
   Json graph = read_json_file(dir / "graph.json");
@@ -141,7 +141,7 @@ TEST(RefineReport, LeadsWithTheKeySettings) {
 
 TEST(RefineReport, DrawsLevelsAtAReadableSizeWithATileLegend) {
   pcglab::testing::TempDir dir;
-  testing::write_refine_folder(dir.path());
+  report_fixture::write_refine_folder(dir.path());
   const std::string html = refine_report_html(dir.path());
   EXPECT_EQ(count_occurrences(html, "alt=\"level_000\" width=\"256\">"), 1u);
   EXPECT_EQ(count_occurrences(html, "alt=\"level_001\" width=\"256\">"), 1u);
@@ -158,7 +158,7 @@ TEST(RefineReport, DrawsLevelsAtAReadableSizeWithATileLegend) {
 
 TEST(RefineReport, PlotsEachNodesTrainingReturnOverSteps) {
   pcglab::testing::TempDir dir;
-  testing::write_refine_folder(dir.path());
+  report_fixture::write_refine_folder(dir.path());
   const std::string html = refine_report_html(dir.path());
   EXPECT_EQ(count_occurrences(html, "class=\"chart line-chart\""), 2u);  // nodes 1 and 3 trained
   EXPECT_NE(html.find("Node 1: training return (fitness 0.100)"), std::string::npos);
@@ -188,7 +188,7 @@ int node_x(const std::string& html, int id) {
 
 TEST(RefineReport, AFailedNodeIsADeadEnd) {
   pcglab::testing::TempDir dir;
-  testing::write_refine_folder(dir.path());
+  report_fixture::write_refine_folder(dir.path());
   std::string html = refine_report_html(dir.path());
   EXPECT_NE(html.find("data-id=\"3\" data-parent=\"2\" data-dead-end=\"true\">"), std::string::npos);
   EXPECT_EQ(count_occurrences(html, "data-dead-end=\"true\""), 2u);  // the node and the edge into it
@@ -229,7 +229,7 @@ TEST(RefineReport, AFailedNodeIsADeadEnd) {
 
 TEST(RefineReport, CliWritesThePage) {
   pcglab::testing::TempDir dir;
-  testing::write_refine_folder(dir.path());
+  report_fixture::write_refine_folder(dir.path());
   const auto r = pcglab::testing::run_pcglab({"pcgrl", "report", dir.path().string(), "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir / "report.html"));

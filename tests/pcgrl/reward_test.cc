@@ -9,7 +9,7 @@
 namespace pcglab::pcgrl {
 namespace {
 
-using testing::level;
+using test_levels::level;
 
 std::vector<std::string> playable_rows() {
   std::vector<std::string> rows(16, "################");

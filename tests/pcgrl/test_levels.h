@@ -6,7 +6,7 @@
 
 #include "pcgrl/accuracy.h"
 
-namespace pcglab::pcgrl::testing {
+namespace pcglab::pcgrl::test_levels {
 
 inline Map level(const std::vector<std::string>& rows) {
   std::string text;
@@ -14,4 +14,4 @@ inline Map level(const std::vector<std::string>& rows) {
   return parse_levels(text, "test").at(0);
 }
 
-}  // namespace pcglab::pcgrl::testing
+}  // namespace pcglab::pcgrl::test_levels

@@ -9,7 +9,7 @@
 namespace pcglab::poker {
 namespace {
 
-std::string error_of(const std::string& snippet) {
+std::string code_error_of(const std::string& snippet) {
   try {
     parse_snippet(snippet);
   } catch (const InputError& e) {
@@ -125,7 +125,7 @@ TEST(PokerGameCode, MalformedSnippetsAreErrorsNamingTheLine) {
        "<code> line 3: unterminated triple"},
   };
   for (const Malformed& c : cases) {
-    const std::string e = error_of(c.snippet);
+    const std::string e = code_error_of(c.snippet);
     EXPECT_EQ(e.rfind(c.message, 0), 0u) << "snippet:\n" << c.snippet << "\nerror: " << e;
   }
 }

@@ -8,7 +8,7 @@
 namespace pcglab::poker {
 namespace {
 
-std::string error_of(const std::string& block) {
+std::string edit_error_of(const std::string& block) {
   try {
     parse_script_edits(block);
   } catch (const InputError& e) {
@@ -116,14 +116,14 @@ TEST(PokerScriptEdits, RejectsAnythingButAssignmentsOfLiterals) {
       {"'just a string'", "a statement must start with script[...]"},
   };
   for (const Rejected& c : cases) {
-    const std::string e = error_of(c.block);
+    const std::string e = edit_error_of(c.block);
     EXPECT_NE(e.find(c.message), std::string::npos) << "block: " << c.block << "\nerror: " << e;
     EXPECT_EQ(e.rfind("<script> line ", 0), 0u) << e;
   }
 }
 
 TEST(PokerScriptEdits, NamesTheLineOfTheBadStatement) {
-  const std::string e = error_of("script['a'] = 1\n\n# note\nscript['b'] = eval('2')\n");
+  const std::string e = edit_error_of("script['a'] = 1\n\n# note\nscript['b'] = eval('2')\n");
   EXPECT_EQ(e, "<script> line 4 (`script['b'] = eval('2')`): calls are not allowed ('eval(...)')");
 }
 

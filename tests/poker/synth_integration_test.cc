@@ -35,12 +35,12 @@ std::string between(const std::string& text, const std::string& a, const std::st
   return text.substr(start + a.size(), end - start - a.size());
 }
 
-// Scripted replies by the prompt's kind. Mutations: the first distinct mutation prompt gets its
+// SynthScripted replies by the prompt's kind. Mutations: the first distinct mutation prompt gets its
 // method with a harmless line added (kept), the next one a method that raises (rejected), and so on.
 // Segment dialogues: one exchange holding the segment's code; a dialogue about the Flow misses its
 // <utter> block (rejected). Whole-game dialogues: the first distinct one rebuilds the game exactly
 // (kept); the next one also empties blind() in a second turn (its states differ: rejected).
-class Scripted {
+class SynthScripted {
  public:
   FakeReply operator()(const std::string& body) {
     const std::string prompt = Json::parse(body)["messages"][0]["content"].get<std::string>();
@@ -88,7 +88,7 @@ class Scripted {
   int flow_dialogues_ = 0, segment_dialogues_ = 0;
 };
 
-std::map<std::string, std::string> server_env(const FakeOpenAiServer& server) {
+std::map<std::string, std::string> synth_server_env(const FakeOpenAiServer& server) {
   return {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}};
 }
 
@@ -136,11 +136,11 @@ void expect_chat_format(const Json& record) {
 TEST(PokerSynthCli, TwoSeedGamesOneRoundAndTwoWholeGamesGiveKnownCountsAndChatJsonl) {
   PCGLAB_REQUIRE_SANDBOX();
   FakeOpenAiServer server;
-  Scripted scripted;
+  SynthScripted scripted;
   server.set_responder([&](const std::string& body, int) { return scripted(body); });
   ::pcglab::testing::TempDir dir;
   const fs::path out = dir.path() / "out";
-  const auto r = run_pcglab(synth_args(out), server_env(server));
+  const auto r = run_pcglab(synth_args(out), synth_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
 
   const Json summary = parse_json(read_file(out / "summary.json"), "summary.json");
@@ -176,13 +176,13 @@ TEST(PokerSynthCli, TwoSeedGamesOneRoundAndTwoWholeGamesGiveKnownCountsAndChatJs
   EXPECT_EQ(summary["export"]["train.jsonl"], 13 - flows);
 
   // The same seed and the same replies: the same bytes, in another folder.
-  const auto again = run_pcglab(synth_args(dir.path() / "again"), server_env(server));
+  const auto again = run_pcglab(synth_args(dir.path() / "again"), synth_server_env(server));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(run_files(out), run_files(dir.path() / "again"));
   EXPECT_EQ(server.request_count(), 2u * 17u);
 
   // A rerun in the same folder reuses every item and sends nothing.
-  const auto rerun = run_pcglab(synth_args(out), server_env(server));
+  const auto rerun = run_pcglab(synth_args(out), synth_server_env(server));
   ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
   EXPECT_EQ(server.request_count(), 2u * 17u);
   EXPECT_EQ(run_files(out), run_files(dir.path() / "again"));
@@ -193,7 +193,7 @@ TEST(PokerSynthCli, TwoSeedGamesOneRoundAndTwoWholeGamesGiveKnownCountsAndChatJs
 TEST(PokerSynthCli, KillNineMidStageThenTheRerunRepeatsNoAnsweredRequest) {
   PCGLAB_REQUIRE_SANDBOX();
   FakeOpenAiServer server;
-  Scripted scripted;
+  SynthScripted scripted;
   constexpr int kAnswered = 6;  // both mutations and four segment dialogues
   server.set_responder([&](const std::string& body, int index) {
     FakeReply r = scripted(body);
@@ -203,7 +203,7 @@ TEST(PokerSynthCli, KillNineMidStageThenTheRerunRepeatsNoAnsweredRequest) {
   ::pcglab::testing::TempDir dir;
   const fs::path out = dir.path() / "out";
   const pid_t pid =
-      ::pcglab::testing::spawn_pcglab(synth_args(out), server_env(server), dir.path() / "first.log");
+      ::pcglab::testing::spawn_pcglab(synth_args(out), synth_server_env(server), dir.path() / "first.log");
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(server.wait_until([](size_t received, int waiting) {
     return received > kAnswered && waiting >= 1;
@@ -227,7 +227,7 @@ TEST(PokerSynthCli, KillNineMidStageThenTheRerunRepeatsNoAnsweredRequest) {
     inodes.push_back(st.st_ino);
   }
 
-  const auto r = run_pcglab(synth_args(out), server_env(server));
+  const auto r = run_pcglab(synth_args(out), synth_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> all = server.requests();
   EXPECT_EQ(all.size(), 17u + 1u);  // the request in flight at the kill was never answered: asked again
@@ -240,7 +240,7 @@ TEST(PokerSynthCli, KillNineMidStageThenTheRerunRepeatsNoAnsweredRequest) {
     EXPECT_EQ(st.st_ino, inodes[i]) << finished[i] << " was written again";
   }
 
-  const auto fresh = run_pcglab(synth_args(dir.path() / "fresh"), server_env(server));
+  const auto fresh = run_pcglab(synth_args(dir.path() / "fresh"), synth_server_env(server));
   ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
   EXPECT_EQ(run_files(out), run_files(dir.path() / "fresh"));
 }
@@ -250,7 +250,7 @@ TEST(PokerSynthCli, KillNineMidStageThenTheRerunRepeatsNoAnsweredRequest) {
 TEST(PokerSynthCli, SeedGamesAreKeptOnlyIfTheyExecuteOnEverySeed) {
   PCGLAB_REQUIRE_SANDBOX();
   FakeOpenAiServer server;
-  Scripted scripted;
+  SynthScripted scripted;
   server.set_responder([&](const std::string& body, int) { return scripted(body); });
   ::pcglab::testing::TempDir dir;
   Json variants =
@@ -284,7 +284,7 @@ TEST(PokerSynthCli, SeedGamesAreKeptOnlyIfTheyExecuteOnEverySeed) {
                              "--no-cache",
                              "--variants",
                              (dir.path() / "variants.json").string()},
-                            server_env(server));
+                            synth_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int kept = 0, rejected = 0;
   for (int i = 0; i < 8; ++i) {
@@ -313,22 +313,22 @@ TEST(PokerSynthCli, SeedGamesAreKeptOnlyIfTheyExecuteOnEverySeed) {
 TEST(PokerSynthCli, TwoShardsAndAMergeGiveTheFilesOfOneRun) {
   PCGLAB_REQUIRE_SANDBOX();
   FakeOpenAiServer server;
-  Scripted scripted;
+  SynthScripted scripted;
   server.set_responder([&](const std::string& body, int) { return scripted(body); });
   ::pcglab::testing::TempDir dir;
   const fs::path out = dir.path() / "sharded";
   for (const char* shard : {"1/2", "2/2"}) {
     std::vector<std::string> args = synth_args(out);
     args.insert(args.end(), {"--shard", shard});
-    const auto r = run_pcglab(args, server_env(server));
+    const auto r = run_pcglab(args, synth_server_env(server));
     ASSERT_EQ(r.exit_code, 0) << shard << r.err;
   }
   EXPECT_EQ(server.request_count(), 17u);
   EXPECT_FALSE(fs::exists(out / "train.jsonl"));  // the export needs every item
-  const auto merged = run_pcglab({"merge", out.string()}, server_env(server));
+  const auto merged = run_pcglab({"merge", out.string()}, synth_server_env(server));
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   EXPECT_EQ(server.request_count(), 17u);
-  const auto one = run_pcglab(synth_args(dir.path() / "one"), server_env(server));
+  const auto one = run_pcglab(synth_args(dir.path() / "one"), synth_server_env(server));
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_EQ(run_files(out), run_files(dir.path() / "one"));
 }
@@ -357,7 +357,7 @@ TEST(PokerSynthCli, BadVariantsOrSeedsExitTwoNamingTheInput) {
 TEST(PokerSynthCli, AMalformedMutationReplyIsTheItemsErrorAndTheRunGoesOn) {
   PCGLAB_REQUIRE_SANDBOX();
   FakeOpenAiServer server;
-  Scripted scripted;
+  SynthScripted scripted;
   server.set_responder([&](const std::string& body, int) {
     FakeReply r = scripted(body);
     if (body.find("Answer with exactly two blocks") != std::string::npos) r.content = "I would rather not.";
@@ -386,7 +386,7 @@ TEST(PokerSynthCli, AMalformedMutationReplyIsTheItemsErrorAndTheRunGoesOn) {
                              "--concurrency",
                              "1",
                              "--no-cache"},
-                            server_env(server));
+                            synth_server_env(server));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const Json summary = parse_json(read_file(out / "summary.json"), "summary.json");
   const Json& round = summary["mutations"][0];

@@ -9,7 +9,7 @@
 namespace pcglab::poker {
 namespace {
 
-std::string error_of(const std::string& text) {
+std::string turn_error_of(const std::string& text) {
   try {
     parse_turn(text);
   } catch (const InputError& e) {
@@ -52,24 +52,24 @@ TEST(PokerTurn, ToleratesSurroundingTextAnyOrderAndFences) {
 }
 
 TEST(PokerTurn, AMissingBlockIsAnErrorNamingIt) {
-  EXPECT_NE(error_of("<script></script><utter>hi</utter>").find("the turn has no <code> block"),
+  EXPECT_NE(turn_error_of("<script></script><utter>hi</utter>").find("the turn has no <code> block"),
             std::string::npos);
-  EXPECT_NE(error_of("just text").find("no <script> or <code> or <utter> blocks"), std::string::npos);
-  EXPECT_NE(error_of("<script></script><code></code>").find("<utter>"), std::string::npos);
+  EXPECT_NE(turn_error_of("just text").find("no <script> or <code> or <utter> blocks"), std::string::npos);
+  EXPECT_NE(turn_error_of("<script></script><code></code>").find("<utter>"), std::string::npos);
 }
 
 TEST(PokerTurn, ADuplicatedBlockIsAnErrorNamingIt) {
-  const std::string e = error_of("<script></script><code>a</code><code>b</code><utter></utter>");
+  const std::string e = turn_error_of("<script></script><code>a</code><code>b</code><utter></utter>");
   EXPECT_NE(e.find("holds the <code> block twice"), std::string::npos) << e;
 }
 
 TEST(PokerTurn, AnUnclosedBlockIsAnError) {
-  const std::string e = error_of("<script></script><code>def a(self):\n    pass\n<utter>x</utter>");
+  const std::string e = turn_error_of("<script></script><code>def a(self):\n    pass\n<utter>x</utter>");
   EXPECT_NE(e.find("the <code> block is not closed (no </code>)"), std::string::npos) << e;
 }
 
 TEST(PokerTurn, AStrayClosingTagIsAnError) {
-  const std::string e = error_of("<script></script></code><code></code><utter></utter>");
+  const std::string e = turn_error_of("<script></script></code><code></code><utter></utter>");
   EXPECT_NE(e.find("</code> without an opening <code>"), std::string::npos) << e;
 }
 

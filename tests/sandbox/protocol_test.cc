@@ -230,7 +230,7 @@ TEST(SandboxProtocol, RefusesAForeignHeader) {
 
 TEST(SandboxProtocol, RefusesMalformedPayloads) {
   const auto bad = [](std::string payload) {
-    EXPECT_THROW(decode_payload(payload), ProtocolError) << testing::PrintToString(payload);
+    EXPECT_THROW(decode_payload(payload), ProtocolError) << ::testing::PrintToString(payload);
   };
   bad("");                                           // nothing
   bad("Q");                                          // unknown tag

@@ -23,7 +23,7 @@ using llm::testing::FakeReply;
 using ::pcglab::testing::run_pcglab;
 using ::testing::HasSubstr;
 
-fs::path games() {
+fs::path judge_games() {
   return ::pcglab::testing::source_dir() / "tests" / "textgame" / "games";
 }
 
@@ -40,7 +40,7 @@ std::map<std::string, std::string> server_env(const FakeOpenAiServer& server) {
 
 // The agent (a system message) plays host_win.py's solution in the fresh mode; every compliance
 // question is answered yes.
-FakeReply scripted(const std::string& body) {
+FakeReply judge_scripted(const std::string& body) {
   const Json j = Json::parse(body);
   FakeReply r;
   if (j["messages"][0]["role"] != "system") {
@@ -56,7 +56,7 @@ FakeReply scripted(const std::string& body) {
 TEST(TextgameJudge, JudgesEachGameAndMetricAsAnItemAndARerunSendsNoRequest) {
   PCGLAB_REQUIRE_SANDBOX();
   FakeOpenAiServer server;
-  server.set_responder([](const std::string& body, int) { return scripted(body); });
+  server.set_responder([](const std::string& body, int) { return judge_scripted(body); });
   ::pcglab::testing::TempDir dir;
   write_file_atomic(dir.path() / "spec.py", kSpec);
   const fs::path out = dir.path() / "out";
@@ -64,8 +64,8 @@ TEST(TextgameJudge, JudgesEachGameAndMetricAsAnItemAndARerunSendsNoRequest) {
                                          "json",
                                          "textgame",
                                          "judge",
-                                         (games() / "host_win.py").string(),
-                                         (games() / "host_syntax.py").string(),
+                                         (judge_games() / "host_win.py").string(),
+                                         (judge_games() / "host_syntax.py").string(),
                                          "--spec",
                                          (dir.path() / "spec.py").string(),
                                          "--metrics",
@@ -121,13 +121,13 @@ TEST(TextgameJudge, JudgesEachGameAndMetricAsAnItemAndARerunSendsNoRequest) {
 
 TEST(TextgameJudge, WithTheEvaluationFormEachGameGetsTheOfficialsOneQuestion) {
   FakeOpenAiServer server;
-  server.set_responder([](const std::string& body, int) { return scripted(body); });
+  server.set_responder([](const std::string& body, int) { return judge_scripted(body); });
   ::pcglab::testing::TempDir dir;
   fs::create_directories(dir.path() / "specs");
   write_file_atomic(dir.path() / "specs" / "test_2.py", kSpec);
   write_file_atomic(dir.path() / "form.csv", "test,object,action,distractor\ntest_2,Door,open/close,0\n");
   const fs::path game = dir.path() / "gpt-4_object_test_2_p_generation.py";
-  write_file_atomic(game, read_file(games() / "host_win.py"));
+  write_file_atomic(game, read_file(judge_games() / "host_win.py"));
   const auto r = run_pcglab(
       {"--format", "json", "textgame", "judge", game.string(), "--spec", (dir.path() / "specs").string(),
        "--eval-form", (dir.path() / "form.csv").string(), "--metrics", "compliance", "--votes", "3",
@@ -149,7 +149,7 @@ TEST(TextgameJudge, KillNineWithNoCacheThenTheRerunRepeatsNoAnsweredRequest) {
   FakeOpenAiServer server;
   constexpr int kAnswered = 4;
   server.set_responder([](const std::string& body, int index) {
-    FakeReply r = scripted(body);
+    FakeReply r = judge_scripted(body);
     r.hold = index >= kAnswered;  // held until the gate opens: the first run is killed waiting
     return r;
   });
@@ -160,7 +160,7 @@ TEST(TextgameJudge, KillNineWithNoCacheThenTheRerunRepeatsNoAnsweredRequest) {
                                          "1",
                                          "textgame",
                                          "judge",
-                                         (games() / "host_win.py").string(),
+                                         (judge_games() / "host_win.py").string(),
                                          "--metrics",
                                          "alignment,winnability",
                                          "--samples",
@@ -201,7 +201,7 @@ TEST(TextgameJudge, KillNineWithNoCacheThenTheRerunRepeatsNoAnsweredRequest) {
 TEST(TextgameJudge, TwoShardsAndAMergeJudgeEveryItemOnce) {
   PCGLAB_REQUIRE_SANDBOX();
   FakeOpenAiServer server;
-  server.set_responder([](const std::string& body, int) { return scripted(body); });
+  server.set_responder([](const std::string& body, int) { return judge_scripted(body); });
   ::pcglab::testing::TempDir dir;
   write_file_atomic(dir.path() / "spec.py", kSpec);
   const auto args = [&](const fs::path& out, const std::string& shard) {
@@ -209,9 +209,9 @@ TEST(TextgameJudge, TwoShardsAndAMergeJudgeEveryItemOnce) {
                                   "json",
                                   "textgame",
                                   "judge",
-                                  (games() / "host_win.py").string(),
-                                  (games() / "validity_wins.py").string(),
-                                  (games() / "validity_kitchen.py").string(),
+                                  (judge_games() / "host_win.py").string(),
+                                  (judge_games() / "validity_wins.py").string(),
+                                  (judge_games() / "validity_kitchen.py").string(),
                                   "--spec",
                                   (dir.path() / "spec.py").string(),
                                   "--metrics",
@@ -247,7 +247,7 @@ TEST(TextgameJudge, TwoShardsAndAMergeJudgeEveryItemOnce) {
 TEST(TextgameJudge, BadSetupIsExitTwoNamingTheInput) {
   FakeOpenAiServer server;
   ::pcglab::testing::TempDir dir;
-  const std::string game = (games() / "host_win.py").string();
+  const std::string game = (judge_games() / "host_win.py").string();
   auto r = run_pcglab({"textgame", "judge", game, "--metrics", "compliance,beauty", "--model", "m", "--out",
                        (dir.path() / "o").string(), "--spec", game},
                       server_env(server));

@@ -26,7 +26,7 @@ using llm::testing::FakeReply;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-fs::path games() {
+fs::path judge_games() {
   return ::pcglab::testing::source_dir() / "tests" / "textgame" / "games";
 }
 
@@ -281,7 +281,7 @@ MetricResult play(const std::vector<std::string>& replies, JudgeSettings s, Fake
   for (const std::string& r : replies) script.push_back(says(r));
   server.script(script);
   sandbox::Worker worker(game_config());
-  GameSession session(worker, read_game(games() / "host_win.py"));
+  GameSession session(worker, read_game(judge_games() / "host_win.py"));
   const llm::CompleterStack stack = stack_for(server);
   return judge_winnability(stack.completer(), s, JudgePrompts::builtin(), session, "host_win/winnability");
 }
@@ -391,7 +391,7 @@ TEST(JudgeAlignment, SamplesEvenlyOverTheLastVerbThenTopsUpAtRandomDeterministic
 TEST(JudgeAlignment, CrawlsEveryPrefixFromTheInitialActionsWithThePerVerbCap) {
   PCGLAB_REQUIRE_SANDBOX();
   sandbox::Worker worker(game_config());
-  GameSession session(worker, read_game(games() / "host_win.py"));
+  GameSession session(worker, read_game(judge_games() / "host_win.py"));
   JudgeSettings s = settings();
   const std::vector<CrawledPath> paths = crawl_paths(session, s);
   // 5 initial actions, each a verb of its own; "take key" is never a candidate (the quirk).
@@ -431,7 +431,7 @@ TEST(JudgeAlignment, PicksThePathsThatTheOfficialPythonCrawlPicks) {
   // adds one after the deeper one reached the limit).
   PCGLAB_REQUIRE_SANDBOX();
   sandbox::Worker worker(game_config());
-  GameSession session(worker, read_game(games() / "validity_kitchen.py"));
+  GameSession session(worker, read_game(judge_games() / "validity_kitchen.py"));
   JudgeSettings s = settings();
   s.max_paths = 30;
   const std::vector<CrawledPath> paths = crawl_paths(session, s);
@@ -479,7 +479,7 @@ TEST(JudgeAlignment, JudgesTheSampledPathsAndScoresTheShareOfYes) {
   FakeOpenAiServer server;
   server.set_responder([](const std::string&, int index) { return says(index % 4 == 0 ? "Yes." : "No."); });
   sandbox::Worker worker(game_config());
-  GameSession session(worker, read_game(games() / "host_win.py"));
+  GameSession session(worker, read_game(judge_games() / "host_win.py"));
   JudgeSettings s = settings();
   s.alignment_samples = 8;
   const llm::CompleterStack stack = stack_for(server);

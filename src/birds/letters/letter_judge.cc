@@ -18,9 +18,9 @@
 namespace pcglab::birds {
 namespace {
 
-constexpr int kCanvas = 2 * kJudgeImageSize;       // drawn at 2× and box-filtered
-constexpr double kFit = 824.0 / 1024.0 * kCanvas;  // the evaluator's 824 of 1024
-constexpr double kPi = 3.14159265358979323846;
+constexpr int kJudgeCanvas = 2 * kJudgeImageSize;            // drawn at 2× and box-filtered
+constexpr double kJudgeFit = 824.0 / 1024.0 * kJudgeCanvas;  // the evaluator's 824 of 1024
+constexpr double kJudgePi = 3.14159265358979323846;
 constexpr int kHogCell = 8, kHogCells = kJudgeImageSize / kHogCell, kBins = 9;
 constexpr int kHogFeatures = (kHogCells - 1) * (kHogCells - 1) * 4 * kBins;
 constexpr int kThumb = 16;
@@ -33,26 +33,27 @@ struct Shape {
   std::function<bool(double, double)> ink;
 };
 
-// Draws `shape` rotated by `angle`, its longer side fitted into kFit·scale, centred and shifted by
+// Draws `shape` rotated by `angle`, its longer side fitted into kJudgeFit·scale, centred and shifted by
 // (dx, dy) canvas pixels, then box-filters the 2× canvas to the 64² image (ink = 255).
 std::vector<uint8_t> draw_shape(const Shape& shape, double angle, double scale, double dx, double dy) {
   const double c = std::cos(angle), s = std::sin(angle);
-  const double k = kFit * scale / std::max(shape.width, shape.height);  // canvas pixels per unit
+  const double k = kJudgeFit * scale / std::max(shape.width, shape.height);  // canvas pixels per unit
   const double cx = shape.width / 2, cy = shape.height / 2;
-  std::vector<uint8_t> canvas(static_cast<size_t>(kCanvas) * kCanvas, 0);
-  for (int y = 0; y < kCanvas; ++y)
-    for (int x = 0; x < kCanvas; ++x) {
-      const double px = (x + 0.5 - kCanvas / 2.0 - dx) / k, py = (y + 0.5 - kCanvas / 2.0 - dy) / k;
+  std::vector<uint8_t> canvas(static_cast<size_t>(kJudgeCanvas) * kJudgeCanvas, 0);
+  for (int y = 0; y < kJudgeCanvas; ++y)
+    for (int x = 0; x < kJudgeCanvas; ++x) {
+      const double px = (x + 0.5 - kJudgeCanvas / 2.0 - dx) / k, py = (y + 0.5 - kJudgeCanvas / 2.0 - dy) / k;
       const double u = c * px + s * py + cx, v = -s * px + c * py + cy;  // into the shape's frame
       if (u >= 0 && v >= 0 && u < shape.width && v < shape.height && shape.ink(u, v))
-        canvas[static_cast<size_t>(y) * kCanvas + x] = 1;
+        canvas[static_cast<size_t>(y) * kJudgeCanvas + x] = 1;
     }
   std::vector<uint8_t> out(kJudgePixels);
   for (int y = 0; y < kJudgeImageSize; ++y)
     for (int x = 0; x < kJudgeImageSize; ++x) {
       int sum = 0;
       for (int yy = 0; yy < 2; ++yy)
-        for (int xx = 0; xx < 2; ++xx) sum += canvas[static_cast<size_t>(2 * y + yy) * kCanvas + 2 * x + xx];
+        for (int xx = 0; xx < 2; ++xx)
+          sum += canvas[static_cast<size_t>(2 * y + yy) * kJudgeCanvas + 2 * x + xx];
       out[static_cast<size_t>(y) * kJudgeImageSize + x] = static_cast<uint8_t>((sum * 255 + 2) / 4);
     }
   return out;
@@ -168,7 +169,7 @@ Shape stroke_shape(const GlyphSet::Glyph& g, Rng& rng) {
 
 double cosine_lr(double lr, int epoch, int epochs) {  // epoch from 0; lr → lr/20
   const double t = epochs > 1 ? static_cast<double>(epoch) / (epochs - 1) : 1.0;
-  return lr / 20 + (lr - lr / 20) * 0.5 * (1 + std::cos(kPi * t));
+  return lr / 20 + (lr - lr / 20) * 0.5 * (1 + std::cos(kJudgePi * t));
 }
 
 }  // namespace
@@ -192,8 +193,8 @@ std::vector<float> judge_features(const uint8_t* pixels) {
       const float mag = std::sqrt(gx * gx + gy * gy);
       if (mag == 0.0f) continue;
       float angle = std::atan2(gy, gx);
-      if (angle < 0) angle += static_cast<float>(kPi);
-      float pos = angle / static_cast<float>(kPi) * kBins - 0.5f;
+      if (angle < 0) angle += static_cast<float>(kJudgePi);
+      float pos = angle / static_cast<float>(kJudgePi) * kBins - 0.5f;
       if (pos < 0) pos += kBins;
       const int b0 = static_cast<int>(pos) % kBins, b1 = (b0 + 1) % kBins;
       const float f = pos - std::floor(pos);
@@ -240,7 +241,7 @@ bool is_judge_test_family(const std::string& family) {
 std::vector<uint8_t> judge_augment(const GlyphSet::Glyph& glyph, uint64_t seed, JudgeStyle style) {
   Rng rng(seed);
   if (style == JudgeStyle::kAny) style = rng.uniform() < 0.65 ? JudgeStyle::kDropGrid : JudgeStyle::kStroke;
-  const double angle = rng.uniform(-3.0, 3.0) * kPi / 180.0;
+  const double angle = rng.uniform(-3.0, 3.0) * kJudgePi / 180.0;
   const double scale = rng.uniform(0.9, 1.0), dx = rng.uniform(-3, 3), dy = rng.uniform(-3, 3);
   const Shape shape = style == JudgeStyle::kDropGrid ? grid_shape(glyph, rng) : stroke_shape(glyph, rng);
   return draw_shape(shape, angle, scale, dx, dy);
