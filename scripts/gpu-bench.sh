@@ -12,11 +12,14 @@
 #                                             # build/release/pcglab) and DEVICE (default cuda): with
 #                                             # DEVICE=cpu ENVS=4 UPDATES=2 a dry run of the script here
 #
-# The timings (measure): every speed option of `pcglab bench pcgrl-ppo` (--update-graph,
-# --input-channels 12|16, --channels-last, their combination, and --bf16, which changes the
-# numerics) against the baseline, at the official setting (ENVS=600 × 128 steps, 8 host threads,
-# --cudnn-benchmark), alternating, each the median of UPDATES updates; then the fastest float32
-# variant and the baseline REPEATS (2) more times each. No new timing run starts after BUDGET
+# The timings (measure): the variants named in ORDER (default: every speed option of `pcglab bench
+# pcgrl-ppo`, --update-graph, --input-channels 12|16, --channels-last, their combination, and
+# --bf16, which changes the numerics; also base16/graph16 with 16 host threads) against the
+# baseline, at the official setting (ENVS=600 × 128 steps, THREADS=8 host threads,
+# --cudnn-benchmark), ROUNDS (1) times alternating, each run the median of UPDATES (6) updates;
+# then the fastest float32 variant and the baseline REPEATS (2) more times each. AGREE names the
+# variants whose losses after one update of 16 environments are compared with the CPU's (default:
+# ORDER's); PROFILE=1 adds scripts/ppo_step_profile.py. No new timing run starts after BUDGET
 # seconds (default 300) so that the call ends inside its limit with the summary printed.
 #
 # The executable and libpcglab_core.so are the ones built here; only the modules, which talk to
@@ -153,31 +156,44 @@ measure() {
   local out=${1:-${OUT:-$root/.gpu/out}}
   mkdir -p "$out"
   : >"$out/rows.csv"
-  local dev=${DEVICE:-cuda} envs=${ENVS:-600} u=${UPDATES:-6} threads=${THREADS:-8}
+  local dev=${DEVICE:-cuda} envs=${ENVS:-600} u=${UPDATES:-6} t=${THREADS:-8}
   local budget=${BUDGET:-300} t0=$SECONDS
   local -A opts=(
-    [base]=""
-    [graph]="--update-graph"
-    [ic16]="--input-channels 16"
-    [ic12]="--input-channels 12"
-    [chlast]="--channels-last"
-    [combo]="--update-graph --input-channels 16 --channels-last"
-    [bf16]="--bf16"
+    [base]="--train-threads $t"
+    [graph]="--train-threads $t --update-graph"
+    [ic16]="--train-threads $t --input-channels 16"
+    [ic12]="--train-threads $t --input-channels 12"
+    [chlast]="--train-threads $t --channels-last"
+    [combo]="--train-threads $t --update-graph --input-channels 16 --channels-last"
+    [bf16]="--train-threads $t --bf16"
+    [base16]="--train-threads 16"
+    [graph16]="--train-threads 16 --update-graph"
+    [all0]="--train-threads $t --cudnn-benchmark-limit 0"
+    [graph0]="--train-threads $t --update-graph --cudnn-benchmark-limit 0"
+    [best16]="--train-threads 16 --update-graph --cudnn-benchmark-limit 0"
   )
-  local order=(base graph ic16 ic12 chlast combo bf16)
+  local order
+  read -r -a order <<<"${ORDER:-base graph ic16 ic12 chlast combo bf16}"
+  local agree
+  read -r -a agree <<<"${AGREE:-${order[*]}}"
   # Agreement first: one update of 16 environments from the same seed, on the CPU (dense first
   # layers) and on the device with each variant; the losses must agree within float rounding.
   bench_run "$out" agree_cpu --envs "${AGREE_ENVS:-16}" --updates 1 --device cpu --first-layers dense --train-threads 8
   local v
-  for v in "${order[@]}"; do
+  for v in "${agree[@]}"; do
     # shellcheck disable=SC2086
-    bench_run "$out" "agree_$v" --envs "${AGREE_ENVS:-16}" --updates 1 --device "$dev" --first-layers dense ${opts[$v]}
+    bench_run "$out" "agree_$v" --envs "${AGREE_ENVS:-16}" --updates 1 --device "$dev" --first-layers dense \
+      ${opts[$v]}
   done
-  local common=(--envs "$envs" --updates "$u" --device "$dev" --train-threads "$threads" --cudnn-benchmark)
-  for v in "${order[@]}"; do
-    [ $((SECONDS - t0)) -lt "$budget" ] || { echo "budget: $v skipped"; continue; }
-    # shellcheck disable=SC2086
-    bench_run "$out" "time_$v" "${common[@]}" ${opts[$v]}
+  # The variants in ORDER, ROUNDS times over, alternating; each run the median of its updates.
+  local common=(--envs "$envs" --updates "$u" --device "$dev" --cudnn-benchmark)
+  local r
+  for r in $(seq 1 "${ROUNDS:-1}"); do
+    for v in "${order[@]}"; do
+      [ $((SECONDS - t0)) -lt "$budget" ] || { echo "budget: $v skipped"; continue; }
+      # shellcheck disable=SC2086
+      bench_run "$out" "time_$v" "${common[@]}" ${opts[$v]}
+    done
   done
   # The fastest float32 variant (bf16 is never the headline) and the baseline, REPEATS more times.
   local best
@@ -185,7 +201,6 @@ measure() {
   echo "fastest float32 variant so far: $best"
   local again=(base)
   [ "$best" = base ] || again+=("$best")
-  local r
   for r in $(seq 1 "${REPEATS:-2}"); do
     for v in "${again[@]}"; do
       [ $((SECONDS - t0)) -lt "$budget" ] || { echo "budget: repeat $r of $v skipped"; continue; }
@@ -194,6 +209,10 @@ measure() {
     done
   done
   python3 "$root/scripts/gpu_bench_summary.py" table "$out/rows.csv" | tee "$out/summary.md"
+  if [ -n "${PROFILE:-}" ]; then
+    echo "== the minibatch step in PyTorch (scripts/ppo_step_profile.py)"
+    timeout "${LIMIT:-240}" python3 "$root/scripts/ppo_step_profile.py" 2>&1 | tee "$out/profile.txt"
+  fi
 }
 
 case $mode in

@@ -71,6 +71,11 @@ void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
                  "padding; the same sums, tensor-core friendly widths on CUDA)")
       ->check(number_in(0, 64))
       ->capture_default_str();
+  cmd.add_option("--cudnn-benchmark-limit", c.ppo.cudnn_benchmark_limit,
+                 "With --cudnn-benchmark: how many convolution algorithms cuDNN times per shape (0: all; "
+                 "libtorch's default 10)")
+      ->check(number_in(0, 1000))
+      ->capture_default_str();
   cmd.add_flag("--channels-last", c.ppo.channels_last,
                "Keep the convolutions' weights in channels-last layout");
   cmd.add_flag("--bf16", c.ppo.bf16,
@@ -231,6 +236,8 @@ std::string speed_options(const pcgrl::PpoConfig& c) {
   if (c.input_channels) on.push_back(fmt::format("input_channels={}", c.input_channels));
   if (c.channels_last) on.push_back("channels_last");
   if (c.bf16) on.push_back("bf16");
+  if (c.cudnn_benchmark_limit != pcgrl::PpoConfig{}.cudnn_benchmark_limit)
+    on.push_back(fmt::format("cudnn_benchmark_limit={}", c.cudnn_benchmark_limit));
   return on.empty() ? "none" : fmt::format("{}", fmt::join(on, "+"));
 }
 

@@ -50,7 +50,8 @@ PcglabPpoConfig to_c(const PpoConfig& c) {
           c.update_graph ? 1 : 0,
           c.input_channels,
           c.channels_last ? 1 : 0,
-          c.bf16 ? 1 : 0};
+          c.bf16 ? 1 : 0,
+          c.cudnn_benchmark_limit};
 }
 
 const PcglabPcgrlTorchTable& table() {

@@ -44,6 +44,9 @@ struct PpoConfig {
   int input_channels = 0;
   bool channels_last = false;
   bool bf16 = false;
+  // With cudnn_benchmark: how many algorithms cuDNN times per shape (0: all of them; 10 is
+  // libtorch's default).
+  int cudnn_benchmark_limit = 10;
 };
 
 // One rollout, flattened time-major (T·N samples).

@@ -176,10 +176,11 @@ TEST(PpoCli, BenchNamesTheSpeedOptionsItRuns) {
   const auto plain = run({});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(nlohmann::json::parse(plain.out)[0].at("options"), "none");
-  const auto fast = run({"--update-graph", "--input-channels", "16", "--channels-last"});
+  const auto fast =
+      run({"--update-graph", "--input-channels", "16", "--channels-last", "--cudnn-benchmark-limit", "0"});
   ASSERT_EQ(fast.exit_code, 0) << fast.err;
   const auto row = nlohmann::json::parse(fast.out)[0];
-  EXPECT_EQ(row.at("options"), "update_graph+input_channels=16+channels_last");
+  EXPECT_EQ(row.at("options"), "update_graph+input_channels=16+channels_last+cudnn_benchmark_limit=0");
   EXPECT_NEAR(row.at("last_entropy").get<double>(),
               nlohmann::json::parse(plain.out)[0].at("last_entropy").get<double>(), 1e-4);
   const auto narrow = run({"--input-channels", "4"});

@@ -598,6 +598,7 @@ void* ppo_create(const PcglabPpoConfig* config, char* error, size_t error_size) 
       at::globalContext().setAllowTF32CuBLAS(true);
       at::globalContext().setAllowTF32CuDNN(true);
       at::globalContext().setBenchmarkCuDNN(config->cudnn_benchmark != 0);
+      at::globalContext().setBenchmarkLimitCuDNN(config->cudnn_benchmark_limit);
     }
     // Weights are drawn on the CPU (the same initial weights on every device), then moved.
     return pcglab::nn::torch_detail::seeded_build(config->seed, [&] { return new Agent(*config, device); })

@@ -7,7 +7,8 @@
 extern "C" {
 
 // 2: the device and the one-hot gathers in PcglabPpoConfig; ppo_create reports its failure.
-// 4: the CUDA speed options (update graph, padded one-hot channels, channels-last weights, bf16).
+// 4: the CUDA speed options (update graph, padded one-hot channels, channels-last weights, bf16,
+//    cuDNN's benchmark limit).
 #define PCGLAB_PCGRL_TORCH_ABI 4
 
 // Where the network and the update run (PcglabPpoConfig::device).
@@ -30,6 +31,8 @@ struct PcglabPpoConfig {
                         // zero channels (and the first layers' weights with zero rows, kept zero)
   int channels_last;    // 1: the convolutions' weights in channels-last memory format
   int bf16;             // 1: CUDA autocast to bfloat16 (changes the numerics; the official runs float32)
+  int cudnn_benchmark_limit;  // with cudnn_benchmark: the algorithms cuDNN times per shape (0: all;
+                              // libtorch's default is 10; a process-wide libtorch setting)
 };
 
 struct PcglabPcgrlTorchTable {
