@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cmath>
 
+#include <fmt/ranges.h>
+
 #include "command.h"
 #include "core/files.h"
 #include "core/image.h"
@@ -60,6 +62,25 @@ void add_ppo_options(CLI::App& cmd, pcgrl::TrainConfig& c) {
   cmd.add_flag("--cudnn-benchmark", c.ppo.cudnn_benchmark,
                "With --device cuda: let cuDNN time its convolution algorithms and keep the fastest (runs "
                "then agree only within float rounding)");
+  cmd.add_flag("--update-graph", c.ppo.update_graph,
+               "Adam as pcglab's own tensor operations with its step count on the device and, with --device "
+               "cuda (modules built with PCGLAB_CUDA_GRAPH), every minibatch step as one replayed CUDA graph "
+               "(Adam then agrees with libtorch's within float rounding)");
+  cmd.add_option("--input-channels", c.ppo.input_channels,
+                 "Dense first layers: pad the 10 one-hot input channels with zeros to this many (0: no "
+                 "padding; the same sums, tensor-core friendly widths on CUDA)")
+      ->check(number_in(0, 64))
+      ->capture_default_str();
+  cmd.add_option("--cudnn-benchmark-limit", c.ppo.cudnn_benchmark_limit,
+                 "With --cudnn-benchmark: how many convolution algorithms cuDNN times per shape (0: all; "
+                 "libtorch's default 10)")
+      ->check(number_in(0, 1000))
+      ->capture_default_str();
+  cmd.add_flag("--channels-last", c.ppo.channels_last,
+               "Keep the convolutions' weights in channels-last layout");
+  cmd.add_flag("--bf16", c.ppo.bf16,
+               "With --device cuda: autocast the network to bfloat16 (other numerics than the official "
+               "float32/TF32 runs)");
   cmd.add_option_function<std::string>(
          "--first-layers", [&c](const std::string& v) { c.ppo.one_hot_gathers = v == "gather"; },
          "The actor's first conv and the critic's first layer on the CPU: gather (sums of weight rows "
@@ -207,6 +228,19 @@ struct PpoBenchOptions {
   bool compare = false;
 };
 
+// The speed options a run of `c` uses, joined by "+" ("none" when it uses none).
+std::string speed_options(const pcgrl::PpoConfig& c) {
+  std::vector<std::string> on;
+  if (c.cudnn_benchmark) on.push_back("cudnn_benchmark");
+  if (c.update_graph) on.push_back("update_graph");
+  if (c.input_channels) on.push_back(fmt::format("input_channels={}", c.input_channels));
+  if (c.channels_last) on.push_back("channels_last");
+  if (c.bf16) on.push_back("bf16");
+  if (c.cudnn_benchmark_limit != pcgrl::PpoConfig{}.cudnn_benchmark_limit)
+    on.push_back(fmt::format("cudnn_benchmark_limit={}", c.cudnn_benchmark_limit));
+  return on.empty() ? "none" : fmt::format("{}", fmt::join(on, "+"));
+}
+
 // One training run of `config`: each update's env steps/s and the last update's losses.
 pcgrl::TrainResult bench_train(const pcgrl::TrainConfig& config) {
   const fs::path out = fs::temp_directory_path() / fmt::format("pcglab-ppo-bench-{}", ::getpid());
@@ -246,6 +280,7 @@ int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
   Table t;
   t.columns = {"device",
                "first_layers",
+               "options",
                "envs",
                "rollout",
                "epochs",
@@ -267,9 +302,10 @@ int run_ppo_bench(PpoBenchOptions& o, const GlobalOptions& global) {
     const auto& l = last[v].losses;
     // The gathers are a CPU path: CUDA always runs the dense first layers.
     const bool gathers = variants[v] && o.config.ppo.device == "cpu";
-    t.add_row({o.config.ppo.device, gathers ? "gather" : "dense", o.config.n_envs, o.config.rollout,
-               o.config.ppo.epochs, o.config.ppo.minibatches, o.config.torch_threads, o.updates, o.rounds,
-               rates[v][rates[v].size() / 2], update_shares[v][update_shares[v].size() / 2],
+    t.add_row({o.config.ppo.device, gathers ? "gather" : "dense", speed_options(o.config.ppo),
+               o.config.n_envs, o.config.rollout, o.config.ppo.epochs, o.config.ppo.minibatches,
+               o.config.torch_threads, o.updates, o.rounds, rates[v][rates[v].size() / 2],
+               update_shares[v][update_shares[v].size() / 2],
                evaluate_shares[v][evaluate_shares[v].size() / 2], env_shares[v][env_shares[v].size() / 2],
                l.policy, l.value, l.entropy});
   }

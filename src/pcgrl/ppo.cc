@@ -46,7 +46,12 @@ PcglabPpoConfig to_c(const PpoConfig& c) {
           c.seed,
           device_code(c.device),
           c.one_hot_gathers ? 1 : 0,
-          c.cudnn_benchmark ? 1 : 0};
+          c.cudnn_benchmark ? 1 : 0,
+          c.update_graph ? 1 : 0,
+          c.input_channels,
+          c.channels_last ? 1 : 0,
+          c.bf16 ? 1 : 0,
+          c.cudnn_benchmark_limit};
 }
 
 const PcglabPcgrlTorchTable& table() {

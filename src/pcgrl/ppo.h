@@ -34,6 +34,19 @@ struct PpoConfig {
   // shapes are fixed in training: the rollout's envs and the minibatch). The algorithm picked may
   // differ between runs, so CUDA runs then agree only within float rounding.
   bool cudnn_benchmark = false;
+  // Speed options (docs/PERFORMANCE.md, "PPO training on a GPU"), all off by default. update_graph:
+  // Adam as own tensor ops with its step count on the device (equal to libtorch's Adam within float
+  // rounding) and, on CUDA, every minibatch step as one replayed CUDA graph. input_channels: the
+  // dense path's one-hot input padded with zero channels to this width (0: none; CUDA's tensor-core
+  // convolutions want a multiple of 4 or 8). channels_last: conv weights in channels-last layout.
+  // bf16: CUDA autocast to bfloat16 (other numerics than the official float32; never the headline).
+  bool update_graph = false;
+  int input_channels = 0;
+  bool channels_last = false;
+  bool bf16 = false;
+  // With cudnn_benchmark: how many algorithms cuDNN times per shape (0: all of them; 10 is
+  // libtorch's default).
+  int cudnn_benchmark_limit = 10;
 };
 
 // One rollout, flattened time-major (T·N samples).

@@ -1,4 +1,5 @@
 // `pcglab pcgrl train` and `pcgrl generate` end to end, and their errors.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -161,6 +162,33 @@ TEST(PpoCli, BenchReportsTheUpdatesShareOfTheTime) {
   EXPECT_LT(share, 1.0) << rows[0];
   for (const char* loss : {"last_policy_loss", "last_value_loss", "last_entropy"})
     EXPECT_EQ(rows[0].at(loss), rows[1].at(loss)) << loss;
+}
+
+// The speed options reach the agent and the bench names them; one it cannot use is bad setup.
+TEST(PpoCli, BenchNamesTheSpeedOptionsItRuns) {
+  auto run = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"bench",          "pcgrl-ppo", "--envs",    "2", "--rollout", "8",
+                                     "--epochs",       "1",         "--updates", "1", "--format",  "json",
+                                     "--first-layers", "dense"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return testing::run_pcglab(args);
+  };
+  const auto plain = run({});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(nlohmann::json::parse(plain.out)[0].at("options"), "none");
+  const auto fast =
+      run({"--update-graph", "--input-channels", "16", "--channels-last", "--cudnn-benchmark-limit", "0"});
+  ASSERT_EQ(fast.exit_code, 0) << fast.err;
+  const auto row = nlohmann::json::parse(fast.out)[0];
+  EXPECT_EQ(row.at("options"), "update_graph+input_channels=16+channels_last+cudnn_benchmark_limit=0");
+  EXPECT_NEAR(row.at("last_entropy").get<double>(),
+              nlohmann::json::parse(plain.out)[0].at("last_entropy").get<double>(), 1e-4);
+  const auto narrow = run({"--input-channels", "4"});
+  EXPECT_EQ(narrow.exit_code, 2);
+  EXPECT_THAT(narrow.err, ::testing::HasSubstr("input channels 4 are fewer than the network's 10"));
+  const auto bf16 = run({"--bf16"});
+  EXPECT_EQ(bf16.exit_code, 2);
+  EXPECT_THAT(bf16.err, ::testing::HasSubstr("bf16 autocast is a CUDA option"));
 }
 
 }  // namespace

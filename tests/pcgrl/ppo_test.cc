@@ -195,6 +195,110 @@ TEST(PpoAgent, GatherAndDenseFirstLayersGiveTheSameGradients) {
   }
 }
 
+// One update of `config` on a fixed batch of 64 random observations: the losses and each
+// parameter's move (after − before).
+struct UpdateMoves {
+  pcgrl::PpoLosses losses;
+  std::map<std::string, nn::Tensor> moves;
+};
+UpdateMoves update_moves(const pcgrl::PpoConfig& config) {
+  const int n = 64;
+  pcgrl::PpoBatch batch;
+  batch.observations = random_observations(n, 31);
+  Rng rng(32);
+  for (int i = 0; i < n; ++i) {
+    batch.actions.push_back(static_cast<int32_t>(rng.below(6)));
+    batch.log_probs.push_back(static_cast<float>(std::log(1.0 / 6) + 0.05 * (rng.uniform() - 0.5)));
+    batch.values.push_back(static_cast<float>(rng.uniform() - 0.5));
+    batch.advantages.push_back(static_cast<float>(rng.uniform() * 2 - 1));
+    batch.returns.push_back(static_cast<float>(rng.uniform() * 4 - 2));
+  }
+  testing::TempDir dir;
+  pcgrl::PpoAgent agent = pcgrl::PpoAgent::create(config);
+  agent.save(dir / "before.safetensors");
+  UpdateMoves out;
+  out.losses = agent.update(batch, 3);
+  agent.save(dir / "after.safetensors");
+  const auto before = nn::read_safetensors(dir / "before.safetensors");
+  for (auto [name, t] : nn::read_safetensors(dir / "after.safetensors").tensors) {
+    for (size_t i = 0; i < t.values.size(); ++i) t.values[i] -= before.tensors.at(name).values[i];
+    out.moves[name] = t;
+  }
+  return out;
+}
+
+// Every parameter of `got` moved as in `want`, within float rounding, and the losses agree.
+void expect_same_moves(const UpdateMoves& got, const UpdateMoves& want, const std::string& what) {
+  EXPECT_NEAR(got.losses.policy, want.losses.policy, 1e-6) << what;
+  EXPECT_NEAR(got.losses.value, want.losses.value, 1e-5 * (1 + std::abs(want.losses.value))) << what;
+  EXPECT_NEAR(got.losses.entropy, want.losses.entropy, 1e-6) << what;
+  ASSERT_EQ(got.moves.size(), 14u) << what;
+  for (const auto& [name, w] : want.moves) {
+    const auto& g = got.moves.at(name);
+    ASSERT_EQ(g.shape, w.shape) << what << ": " << name;
+    float largest = 0, worst = 0;
+    for (size_t i = 0; i < w.values.size(); ++i) {
+      largest = std::max(largest, std::abs(w.values[i]));
+      worst = std::max(worst, std::abs(g.values[i] - w.values[i]));
+    }
+    EXPECT_GT(largest, 1e-5) << what << ": " << name << " did not move";
+    EXPECT_LE(worst, 1e-7 + 1e-3 * largest) << what << ": " << name;
+  }
+}
+
+pcgrl::PpoConfig speed_test_config() {
+  pcgrl::PpoConfig c = first_layers(false, 17);
+  c.lr = 1e-3;
+  c.epochs = 2;
+  c.minibatches = 2;
+  return c;
+}
+
+// --input-channels pads the dense path's one-hot input with zero channels (CUDA's tensor-core
+// convolutions want such widths): the same sums, so the same outputs and the same update, and the
+// parameters keep their shapes (checkpoints stay interchangeable).
+TEST(PpoSpeedOptions, PaddedInputChannelsGiveTheSameUpdate) {
+  nn::set_torch_threads(2);
+  const UpdateMoves plain = update_moves(speed_test_config());
+  for (int width : {12, 16}) {
+    pcgrl::PpoConfig c = speed_test_config();
+    c.input_channels = width;
+    expect_same_moves(update_moves(c), plain, fmt::format("input_channels {}", width));
+  }
+  pcgrl::PpoConfig narrow = speed_test_config();
+  narrow.input_channels = 9;
+  EXPECT_THAT([&] { pcgrl::PpoAgent::create(narrow); },
+              ::testing::ThrowsMessage<SetupError>(
+                  ::testing::HasSubstr("input channels 9 are fewer than the network's 10 one-hot channels")));
+}
+
+// --update-graph's Adam (own tensor operations, step count on the device, so that a CUDA graph of
+// the step replays with the right bias corrections) moves every weight as libtorch's Adam does,
+// over several steps; channels-last weights change nothing either.
+TEST(PpoSpeedOptions, OwnAdamAndChannelsLastGiveTheSameUpdate) {
+  nn::set_torch_threads(2);
+  const UpdateMoves plain = update_moves(speed_test_config());
+  pcgrl::PpoConfig own = speed_test_config();
+  own.update_graph = true;
+  expect_same_moves(update_moves(own), plain, "update_graph");
+  pcgrl::PpoConfig last = speed_test_config();
+  last.channels_last = true;
+  expect_same_moves(update_moves(last), plain, "channels_last");
+  // All the float32 options together (4 Adam steps: the bias corrections change from step to step).
+  pcgrl::PpoConfig both = own;
+  both.input_channels = 16;
+  both.channels_last = true;
+  expect_same_moves(update_moves(both), plain, "all float32 options");
+}
+
+// bf16 autocast is a CUDA option: refused on the CPU naming it.
+TEST(PpoSpeedOptions, Bf16IsRefusedOnTheCpu) {
+  pcgrl::PpoConfig c;
+  c.bf16 = true;
+  EXPECT_THAT([&] { pcgrl::PpoAgent::create(c); },
+              ::testing::ThrowsMessage<SetupError>(::testing::HasSubstr("bf16 autocast is a CUDA option")));
+}
+
 // `cuda` on a build or machine without it is refused naming the cause; an unknown device too.
 TEST(PpoAgent, UnavailableDevicesAreRefusedNamingTheCause) {
   pcgrl::PpoConfig c;

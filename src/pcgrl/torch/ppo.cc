@@ -17,8 +17,15 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#if defined(PCGLAB_TORCH_CUDA) && !defined(PCGLAB_NO_AUTOCAST) && \
+    (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
+#include <ATen/autocast_mode.h>
+#define PCGLAB_TORCH_AUTOCAST 1
+#endif
 
 #ifdef PCGLAB_CUDA_GRAPH
 #include <ATen/cuda/CUDAGraph.h>
@@ -49,9 +56,21 @@ struct OneHotShape {
   int64_t cells() const { return size * size; }
 };
 
-// Throws like the dense path's one_hot does for a tile id outside [0, channels − 1).
+// Throws like the dense path's one_hot does for a tile id outside [0, channels − 1). The largest
+// tile id first, in blocks of 64 bytes (a loop the compiler vectorises at -O2), then, only for a
+// refused batch, the first offender's place for the message.
 void check_tiles(const torch::Tensor& bytes, const OneHotShape& shape) {
   const uint8_t* o = bytes.data_ptr<uint8_t>();
+  const int64_t n = bytes.numel();
+  uint8_t largest = 0;
+  int64_t k = 0;
+  for (; k + 64 <= n; k += 64) {
+    uint8_t block = 0;
+    for (int j = 0; j < 64; ++j) block = std::max<uint8_t>(block, o[k + j] & 15);
+    largest = std::max(largest, block);
+  }
+  for (; k < n; ++k) largest = std::max<uint8_t>(largest, o[k] & 15);
+  if (largest < shape.channels - 1) return;
   for (int64_t k = 0; k < bytes.numel(); ++k)
     if ((o[k] & 15) >= shape.channels - 1)
       throw std::runtime_error("observation byte " + std::to_string(o[k]) + " of sample " +
@@ -256,22 +275,32 @@ struct ActorCriticImpl : torch::nn::Module {
     critic_out->bias.zero_();
   }
 
-  // The one-hot row of every byte value (256 × channels): tile id (byte & 15) one-hot, then the
-  // static bit (byte >= 16). Ids past the tile channels give zero rows (check_tiles refuses them
-  // before they get here).
-  torch::Tensor expansion_table() const {
+  // The one-hot row of every byte value (256 × width): tile id (byte & 15) one-hot, then the
+  // static bit (byte >= 16), then width − channels zero columns. Ids past the tile channels give
+  // zero rows (check_tiles refuses them before they get here).
+  torch::Tensor expansion_table(int64_t width) const {
     const auto b = torch::arange(256, torch::kLong);
     const auto tiles = b.bitwise_and(15).unsqueeze(1).eq(torch::arange(channels - 1, torch::kLong));
-    return torch::cat({tiles, b.ge(16).unsqueeze(1)}, 1).to(torch::kFloat32);
+    const auto rows = torch::cat({tiles, b.ge(16).unsqueeze(1)}, 1).to(torch::kFloat32);
+    return width == channels ? rows : torch::constant_pad_nd(rows, {0, width - channels});
   }
-  // Compact bytes (n × obs × obs: tile id + 16·static) → n × obs × obs × channels one-hot floats:
+  // Compact bytes (n × obs × obs: tile id + 16·static) → n × obs × obs × width one-hot floats:
   // one gather of `table`'s rows (expansion_table(), on the bytes' device), with no device wait.
   torch::Tensor expand(const torch::Tensor& bytes, const torch::Tensor& table) const {
-    return table.index_select(0, bytes.flatten().to(torch::kLong)).view({bytes.size(0), obs, obs, channels});
+    return table.index_select(0, bytes.flatten().to(torch::kLong))
+        .view({bytes.size(0), obs, obs, table.size(1)});
   }
-  // Dense path: logits and values of one-hot floats x (n × obs × obs × channels).
+  // Dense path: logits and values of one-hot floats x (n × obs × obs × width). A width over the
+  // network's channels is zero padding: the first layers see their weights padded with zero rows
+  // (the same sums; the padded rows get no gradient, the parameters keep their shapes).
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& x) {
-    return heads(conv1(x.permute({0, 3, 1, 2})), critic1(x.flatten(1)));
+    const int64_t extra = x.size(3) - channels;
+    if (extra == 0) return heads(conv1(x.permute({0, 3, 1, 2})), critic1(x.flatten(1)));
+    const auto w1 = torch::constant_pad_nd(conv1->weight, {0, 0, 0, 0, 0, extra});
+    const auto a = torch::conv2d(x.permute({0, 3, 1, 2}), w1, conv1->bias, kStride, kPad);
+    const auto wc =
+        torch::constant_pad_nd(critic1->weight.reshape({kHidden, obs * obs, channels}), {0, extra});
+    return heads(a, torch::linear(x.flatten(1), wc.reshape({kHidden, obs * obs * x.size(3)}), critic1->bias));
   }
   // Gather path: the same from n compact observations (bytes, n × obs × obs, on the CPU; their
   // tile ids checked by check_tiles).
@@ -322,20 +351,104 @@ torch::Device device_of(const PcglabPpoConfig& c) {
   return {torch::kCUDA, 0};
 }
 
+// Adam (libtorch's arithmetic: betas 0.9 and 0.999, no weight decay) as plain tensor operations
+// with its step count in a device tensor, so that a CUDA graph of the step replays correctly (the
+// bias corrections are computed on the device from the count, not baked in as host numbers).
+// Equal to torch::optim::Adam within float rounding (a division by a tensor where libtorch divides
+// by a host number).
+struct DeviceAdam {
+  static constexpr double kBeta1 = 0.9, kBeta2 = 0.999;
+  std::vector<torch::Tensor> params, exp_avg, exp_avg_sq;
+  torch::Tensor count;  // float64 scalar on the parameters' device
+  double lr, eps;
+  DeviceAdam(std::vector<torch::Tensor> p, double lr_, double eps_)
+      : params(std::move(p)), lr(lr_), eps(eps_) {
+    for (const auto& t : params) {
+      exp_avg.push_back(torch::zeros_like(t));
+      exp_avg_sq.push_back(torch::zeros_like(t));
+    }
+    count = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(params.at(0).device()));
+  }
+  // Gradients set to none: the next backward writes fresh ones (in a graph capture, into its pool).
+  void clear_grads() {
+    for (auto& t : params) t.mutable_grad() = torch::Tensor();
+  }
+  void step() {
+    torch::NoGradGuard no_grad;
+    count.add_(1);
+    const auto step_size = (lr / (1 - torch::pow(kBeta1, count))).to(torch::kFloat32);
+    const auto bias2_sqrt = (1 - torch::pow(kBeta2, count)).sqrt().to(torch::kFloat32);
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& g = params[i].grad();
+      exp_avg[i].mul_(kBeta1).add_(g, 1 - kBeta1);
+      exp_avg_sq[i].mul_(kBeta2).addcmul_(g, g, 1 - kBeta2);
+      const auto denom = (exp_avg_sq[i].sqrt() / bias2_sqrt).add_(eps);
+      params[i].sub_(exp_avg[i] * step_size / denom);
+    }
+  }
+};
+
+// One minibatch's inputs on the device.
+struct Minibatch {
+  torch::Tensor obs, act, old_logp, old_v, adv, ret;
+};
+
+#ifdef PCGLAB_TORCH_AUTOCAST
+// CUDA autocast to bfloat16 while alive (when on), with autocast's weight cache off (the weights
+// change in place between steps, and a graph must cast the current ones); the previous state after.
+class Bf16Scope {
+ public:
+  explicit Bf16Scope(bool on) : on_(on) {
+    if (!on_) return;
+    was_on_ = at::autocast::is_autocast_enabled(at::kCUDA);
+    was_cache_ = at::autocast::is_autocast_cache_enabled();
+    was_dtype_ = at::autocast::get_autocast_dtype(at::kCUDA);
+    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+    at::autocast::set_autocast_cache_enabled(false);
+  }
+  ~Bf16Scope() {
+    if (!on_) return;
+    at::autocast::set_autocast_enabled(at::kCUDA, was_on_);
+    at::autocast::set_autocast_dtype(at::kCUDA, was_dtype_);
+    at::autocast::set_autocast_cache_enabled(was_cache_);
+  }
+  Bf16Scope(const Bf16Scope&) = delete;
+  Bf16Scope& operator=(const Bf16Scope&) = delete;
+
+ private:
+  bool on_, was_on_ = false, was_cache_ = true;
+  at::ScalarType was_dtype_ = at::kBFloat16;
+};
+constexpr bool kHasBf16 = true;
+#else
+struct Bf16Scope {
+  explicit Bf16Scope(bool) {}
+};
+constexpr bool kHasBf16 = false;
+#endif
+
 struct Agent {
   PcglabPpoConfig config;
   torch::Device device;
   bool gathers;  // the gather path (CPU only)
   ActorCritic net;
-  torch::Tensor expansion;  // net->expansion_table() on the device
+  torch::Tensor expansion;  // net->expansion_table(width) on the device
   std::unique_ptr<torch::optim::Adam> optimizer;
+  std::unique_ptr<DeviceAdam> device_adam;  // with config.update_graph, instead of `optimizer`
   std::string error;
   Agent(const PcglabPpoConfig& c, torch::Device d)
       : config(c), device(d), gathers(c.one_hot_gathers != 0 && d.is_cpu()), net(c) {
     net->to(device);
-    expansion = net->expansion_table().to(device);
+    if (c.channels_last) {
+      torch::NoGradGuard no_grad;
+      for (auto* w : {&net->conv1->weight, &net->conv2->weight})
+        w->set_data(w->contiguous(at::MemoryFormat::ChannelsLast));
+    }
+    expansion = net->expansion_table(c.input_channels ? c.input_channels : net->channels).to(device);
     optimizer = std::make_unique<torch::optim::Adam>(net->parameters(),
                                                      torch::optim::AdamOptions(c.lr).eps(c.adam_eps));
+    if (c.update_graph) device_adam = std::make_unique<DeviceAdam>(net->parameters(), c.lr, c.adam_eps);
   }
 
   // Logits and values of compact bytes on the host (n × obs × obs). The dense path copies them to
@@ -410,16 +523,82 @@ struct Agent {
   }
 #endif
   torch::Tensor pinned_obs, pinned_out, device_obs;
+
+  // --update-graph: each minibatch's inputs are gathered into these fixed tensors and one step of
+  // own_step() runs on them; on CUDA graph builds the first kWarmupSteps run eagerly (cuDNN and
+  // autograd set themselves up), the next is captured and every later one replays the capture.
+  Minibatch fixed;
+  torch::Tensor fixed_sums;  // the losses' sums, float64 × 4, added to by every step
+  int eager_steps = 0;
+  static constexpr int kWarmupSteps = 3;
+  void prepare_fixed(int64_t mb) {
+    if (fixed.obs.defined() && fixed.obs.size(0) == mb) return;
+    const auto on = torch::TensorOptions().device(device);
+    fixed = {torch::empty({mb, config.obs_size, config.obs_size}, on.dtype(torch::kUInt8)),
+             torch::empty({mb}, on.dtype(torch::kLong)),
+             torch::empty({mb}, on.dtype(torch::kFloat32)),
+             torch::empty({mb}, on.dtype(torch::kFloat32)),
+             torch::empty({mb}, on.dtype(torch::kFloat32)),
+             torch::empty({mb}, on.dtype(torch::kFloat32))};
+    fixed_sums = torch::zeros({4}, on.dtype(torch::kFloat64));
+    reset_update_graph();
+  }
+  void own_step();
+  void fixed_step() {
+#ifdef PCGLAB_CUDA_GRAPH
+    if (device.is_cuda()) {
+      if (update_graph) {
+        update_graph->replay();
+        return;
+      }
+      if (eager_steps >= kWarmupSteps) {
+        torch::cuda::synchronize();
+        device_adam->clear_grads();  // the capture's backward allocates the gradients in its pool
+        auto g = std::make_unique<at::cuda::CUDAGraph>();
+        g->capture_begin();
+        own_step();
+        g->capture_end();
+        update_graph = std::move(g);
+        update_graph->replay();  // the captured step has not run yet
+        return;
+      }
+    }
+#endif
+    device_adam->clear_grads();
+    own_step();
+    ++eager_steps;
+  }
+#ifdef PCGLAB_CUDA_GRAPH
+  std::unique_ptr<at::cuda::CUDAGraph> update_graph;
+  void reset_update_graph() {
+    update_graph.reset();
+    eager_steps = 0;
+  }
+#else
+  void reset_update_graph() {
+    eager_steps = 0;
+  }
+#endif
 };
 
 void* ppo_create(const PcglabPpoConfig* config, char* error, size_t error_size) {
   try {
     const torch::Device device = device_of(*config);
+    const int channels = config->tile_channels + 1;
+    if (config->input_channels != 0 && config->input_channels < channels)
+      throw std::runtime_error("input channels " + std::to_string(config->input_channels) +
+                               " are fewer than the network's " + std::to_string(channels) +
+                               " one-hot channels (0: no padding)");
+    if (config->bf16 && !device.is_cuda()) throw std::runtime_error("bf16 autocast is a CUDA option");
+    if (config->bf16 && !kHasBf16)
+      throw std::runtime_error(std::string("bf16 autocast needs a CUDA libtorch 2.4 or newer (this is ") +
+                               TORCH_VERSION + ")");
     if (device.is_cuda()) {
       // TF32 matrix products and convolutions: float32 storage, 10-bit mantissa products.
       at::globalContext().setAllowTF32CuBLAS(true);
       at::globalContext().setAllowTF32CuDNN(true);
       at::globalContext().setBenchmarkCuDNN(config->cudnn_benchmark != 0);
+      at::globalContext().setBenchmarkLimitCuDNN(config->cudnn_benchmark_limit);
     }
     // Weights are drawn on the CPU (the same initial weights on every device), then moved.
     return pcglab::nn::torch_detail::seeded_build(config->seed, [&] { return new Agent(*config, device); })
@@ -462,6 +641,7 @@ int ppo_evaluate(void* handle, const uint8_t* obs, int64_t n, float* probs, floa
   auto* a = static_cast<Agent*>(handle);
   try {
     torch::InferenceMode guard;
+    const Bf16Scope bf16(a->config.bf16 != 0);
     if (a->device.is_cuda()) {
       a->evaluate_cuda(obs, n, probs, values);
       return 0;
@@ -492,6 +672,55 @@ void clip_grad_norm(const std::vector<torch::Tensor>& parameters, double max_nor
   for (auto& g : grads) g.mul_(coef);
 }
 
+// The PPO loss of one minibatch and its statistics (policy, value, entropy, approximate KL) as
+// float64 × 4, without a device wait.
+std::pair<torch::Tensor, torch::Tensor> minibatch_loss(Agent& a, const Minibatch& in) {
+  const auto& c = a.config;
+  const auto adv = (in.adv - in.adv.mean()) / (in.adv.std() + 1e-8);
+  auto [logits, v] = a.forward(in.obs);
+  const auto logp_all = torch::log_softmax(logits, -1);
+  const auto logp = logp_all.gather(1, in.act.unsqueeze(1)).squeeze(1);
+  const auto entropy = -(logp_all.exp() * logp_all).sum(-1).mean();
+  const auto v_clipped = in.old_v + (v - in.old_v).clamp(-c.clip, c.clip);
+  const auto value_loss = 0.5 * torch::max((v - in.ret).pow(2), (v_clipped - in.ret).pow(2)).mean();
+  const auto ratio = (logp - in.old_logp).exp();
+  const auto policy_loss = -torch::min(ratio * adv, ratio.clamp(1 - c.clip, 1 + c.clip) * adv).mean();
+  const auto loss = policy_loss + c.vf_coef * value_loss - c.ent_coef * entropy;
+  return {loss, torch::stack({policy_loss, value_loss, entropy, (in.old_logp - logp).mean()})
+                    .detach()
+                    .to(torch::kFloat64)};
+}
+
+// One gradient step on the fixed minibatch with the device-side Adam (what --update-graph captures).
+void Agent::own_step() {
+  auto [loss, stats] = minibatch_loss(*this, fixed);
+  loss.backward();
+  clip_grad_norm(device_adam->params, config.max_grad_norm);
+  device_adam->step();
+  fixed_sums.add_(stats);
+}
+
+#ifdef PCGLAB_CUDA_GRAPH
+// The update's work on a side stream (a capture cannot run on the default stream), with the device
+// idle on entry and exit, so the rollout's work on the default stream is ordered with it.
+struct SideStream {
+  explicit SideStream(bool on) {
+    if (!on) return;
+    torch::cuda::synchronize();
+    guard.emplace(c10::cuda::getStreamFromPool());
+  }
+  ~SideStream() {
+    if (!guard) return;
+    torch::cuda::synchronize();
+  }
+  std::optional<c10::cuda::CUDAStreamGuard> guard;
+};
+#else
+struct SideStream {
+  explicit SideStream(bool) {}
+};
+#endif
+
 // epochs × minibatches gradient steps; `order` holds one permutation of [0, n) per epoch.
 // losses: policy, value, entropy, approximate KL (means over the steps).
 int ppo_update(void* handle, const uint8_t* obs, const int32_t* actions, const float* log_probs,
@@ -501,6 +730,9 @@ int ppo_update(void* handle, const uint8_t* obs, const int32_t* actions, const f
   try {
     const auto& c = a->config;
     const auto dev = a->device;
+    const bool own = a->device_adam != nullptr;
+    const SideStream side(own && dev.is_cuda());
+    const Bf16Scope bf16(c.bf16 != 0);
     // The per-sample numbers go to the device once per update; observations stay compact bytes.
     const auto all_act =
         torch::from_blob(const_cast<int32_t*>(actions), {n}, torch::kInt32).to(dev, torch::kLong);
@@ -517,37 +749,41 @@ int ppo_update(void* handle, const uint8_t* obs, const int32_t* actions, const f
     const int64_t mb = n / c.minibatches;
     // Sums of the losses in double, read back once at the end (no device wait per step).
     auto sums = torch::zeros({4}, torch::TensorOptions().dtype(torch::kFloat64).device(dev));
+    if (own) {
+      a->prepare_fixed(mb);
+      a->fixed_sums.zero_();
+    }
     int steps = 0;
     a->net->train();
     for (int e = 0; e < c.epochs; ++e) {
       const auto perm = all_order.slice(0, e * n, (e + 1) * n);
       for (int m = 0; m < c.minibatches; ++m) {
         const auto idx = perm.slice(0, m * mb, (m + 1) * mb);
-        const auto act = all_act.index_select(0, idx), old_logp = all_logp.index_select(0, idx);
-        const auto old_v = all_val.index_select(0, idx), ret = all_ret.index_select(0, idx);
-        auto adv = all_adv.index_select(0, idx);
-        adv = (adv - adv.mean()) / (adv.std() + 1e-8);
-        auto [logits, v] = a->forward(all_obs.index_select(0, idx));
-        const auto logp_all = torch::log_softmax(logits, -1);
-        const auto logp = logp_all.gather(1, act.unsqueeze(1)).squeeze(1);
-        const auto entropy = -(logp_all.exp() * logp_all).sum(-1).mean();
-        const auto v_clipped = old_v + (v - old_v).clamp(-c.clip, c.clip);
-        const auto value_loss = 0.5 * torch::max((v - ret).pow(2), (v_clipped - ret).pow(2)).mean();
-        const auto ratio = (logp - old_logp).exp();
-        const auto policy_loss = -torch::min(ratio * adv, ratio.clamp(1 - c.clip, 1 + c.clip) * adv).mean();
-        const auto loss = policy_loss + c.vf_coef * value_loss - c.ent_coef * entropy;
+        ++steps;
+        if (own) {
+          Minibatch& f = a->fixed;
+          torch::index_select_out(f.obs, all_obs, 0, idx);
+          torch::index_select_out(f.act, all_act, 0, idx);
+          torch::index_select_out(f.old_logp, all_logp, 0, idx);
+          torch::index_select_out(f.old_v, all_val, 0, idx);
+          torch::index_select_out(f.adv, all_adv, 0, idx);
+          torch::index_select_out(f.ret, all_ret, 0, idx);
+          a->fixed_step();
+          continue;
+        }
+        const Minibatch in{all_obs.index_select(0, idx),  all_act.index_select(0, idx),
+                           all_logp.index_select(0, idx), all_val.index_select(0, idx),
+                           all_adv.index_select(0, idx),  all_ret.index_select(0, idx)};
+        auto [loss, stats] = minibatch_loss(*a, in);
         a->optimizer->zero_grad();
         loss.backward();
         clip_grad_norm(a->net->parameters(), c.max_grad_norm);
         a->optimizer->step();
-        sums += torch::stack({policy_loss, value_loss, entropy, (old_logp - logp).mean()})
-                    .detach()
-                    .to(torch::kFloat64);
-        ++steps;
+        sums += stats;
       }
     }
     a->net->eval();
-    const auto host = sums.to(torch::kCPU);
+    const auto host = (own ? a->fixed_sums : sums).to(torch::kCPU);
     for (int i = 0; i < 4; ++i) losses[i] = steps ? host[i].item<double>() / steps : 0;
     return 0;
   } catch (const std::exception& e) {

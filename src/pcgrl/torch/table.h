@@ -7,7 +7,9 @@
 extern "C" {
 
 // 2: the device and the one-hot gathers in PcglabPpoConfig; ppo_create reports its failure.
-#define PCGLAB_PCGRL_TORCH_ABI 3
+// 4: the CUDA speed options (update graph, padded one-hot channels, channels-last weights, bf16,
+//    cuDNN's benchmark limit).
+#define PCGLAB_PCGRL_TORCH_ABI 4
 
 // Where the network and the update run (PcglabPpoConfig::device).
 enum { PCGLAB_PPO_DEVICE_CPU = 0, PCGLAB_PPO_DEVICE_CUDA = 1 };
@@ -22,6 +24,15 @@ struct PcglabPpoConfig {
                         // rows picked by the one-hot input (CPU only); 0: dense conv and matmul
   int cudnn_benchmark;  // 1: cuDNN times its convolution algorithms per shape and keeps the fastest
                         // (CUDA only; a process-wide libtorch setting)
+  int update_graph;     // 1: Adam as pcglab's own tensor ops with its step count on the device, and
+                        // on CUDA (modules built with PCGLAB_CUDA_GRAPH) each minibatch step
+                        // (forward, backward, clipping, Adam) captured once and replayed as one graph
+  int input_channels;   // the dense path's one-hot width: 0 = tile_channels + 1; more pads it with
+                        // zero channels (and the first layers' weights with zero rows, kept zero)
+  int channels_last;    // 1: the convolutions' weights in channels-last memory format
+  int bf16;             // 1: CUDA autocast to bfloat16 (changes the numerics; the official runs float32)
+  int cudnn_benchmark_limit;  // with cudnn_benchmark: the algorithms cuDNN times per shape (0: all;
+                              // libtorch's default is 10; a process-wide libtorch setting)
 };
 
 struct PcglabPcgrlTorchTable {
