@@ -40,7 +40,7 @@ std::string settings_text(const ValidityOptions& o, const sandbox::WorkerConfig&
 
 std::vector<std::string> corpus_games(const std::string& dir) {
   // A BYTESIZED32-Refactored checkout keeps its 32 games in data/refactored_programs (its
-  // data/programs holds a few games in the original's format); the original's in data/programs.
+  // data/programs holds 8 other games); the original's in data/programs.
   fs::path folder = dir;
   for (const char* sub : {"data/refactored_programs", "data/programs"})
     if (fs::is_directory(fs::path(dir) / sub)) {

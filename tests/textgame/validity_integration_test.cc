@@ -234,7 +234,7 @@ TEST(TextgameValidity, CorpusFolderWithTheRefactoredLibrary) {
 }
 
 // A BYTESIZED32-Refactored checkout: its corpus is data/refactored_programs/*.py (its data/programs
-// holds a few games of the original's format, which --corpus leaves out).
+// holds 8 other games, which --corpus leaves out).
 TEST(TextgameValidity, RefactoredCheckoutChecksItsRefactoredPrograms) {
   PCGLAB_REQUIRE_SANDBOX();
   pcglab::testing::TempDir dir;
