@@ -515,7 +515,7 @@ class InPlaceLeaves:
         self.data = out.getvalue()
         self.random_states = [r.getstate() for r in self.randoms]
         if self.actions is not None:
-            self.expected = copy_actions(self.actions, self.objects, index, pickler.memo.copy())
+            self.expected = copy_actions(self.actions, index, pickler.memo.copy())
         self.plain = None  # once a leaf changed the shared dictionary: plain copies
 
     def restore(self):
@@ -575,28 +575,40 @@ def collect_objects(game, actions):
     return objects, randoms
 
 
-def copy_actions(actions, objects, index, in_state):
+def copy_actions(actions, index, in_state):
     """A copy of the action dictionary to compare it with before each leaf (its lists and tuples
     copied, the state's objects kept), after checking that the leaves may share it: its values are
     plain values, the state's objects (`index`), and lists and tuples of those, and no list in it is
-    also in the rest of the state (`in_state`: the ids the state's pickler memoised)."""
-    class ActionPickler(pickle.Pickler):
-        def persistent_id(self, obj):
-            klass = obj.__class__
-            if klass in PLAIN_VALUES or klass is tuple:
-                return None
-            i = index.get(id(obj))
-            if i is not None:
-                return i
-            if klass is list and id(obj) not in in_state or obj is actions:
-                return None
-            raise NotInPlace()
+    also in the rest of the state (`in_state`: the ids the state's pickler memoised). The usual value,
+    a list of argument lists of strings and objects, is checked and copied in one loop."""
+    def copied(value):
+        klass = value.__class__
+        if klass in PLAIN_VALUES or id(value) in index:
+            return value
+        if klass is list:
+            if id(value) in in_state:
+                raise NotInPlace()
+            return [copied(v) for v in value]
+        if klass is tuple:
+            return tuple([copied(v) for v in value])
+        raise NotInPlace()
 
-    out = io.BytesIO()
-    ActionPickler(out, pickle.HIGHEST_PROTOCOL).dump(actions)
-    unpickler = StateUnpickler(io.BytesIO(out.getvalue()))
-    unpickler.objects = objects
-    return unpickler.load()
+    out = {}
+    for key, value in actions.items():
+        fast = value.__class__ is list and id(value) not in in_state
+        if fast:
+            for args in value:
+                if args.__class__ is not list or id(args) in in_state:
+                    fast = False
+                    break
+                for x in args:
+                    if x.__class__ is not str and id(x) not in index:
+                        fast = False
+                        break
+                if not fast:
+                    break
+        out[key] = [args[:] for args in value] if fast else copied(value)
+    return out
 
 
 class MemoHit(Exception):
