@@ -128,7 +128,8 @@ Action setup_validity(CLI::App& cmd, const GlobalOptions& global) {
   auto opt = std::make_shared<ValidityCliOptions>();
   cmd.add_option("games", opt->games, "Game files (Python, a TextGame class): one row each");
   cmd.add_option("--corpus", opt->corpus,
-                 "A BYTESIZED32 checkout: its data/programs/*.py (or DIR/*.py) are checked too");
+                 "A BYTESIZED32 checkout: its data/programs/*.py (a BYTESIZED32-Refactored checkout: "
+                 "data/refactored_programs/*.py; else DIR/*.py) are checked too");
   cmd.add_option("--validity", opt->mode,
                  "official: the action dictionary taken once after init (the official crawl); fresh: "
                  "regenerated after every step, as the games' own main() does")

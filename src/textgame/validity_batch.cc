@@ -39,8 +39,14 @@ std::string settings_text(const ValidityOptions& o, const sandbox::WorkerConfig&
 }  // namespace
 
 std::vector<std::string> corpus_games(const std::string& dir) {
-  fs::path folder = fs::path(dir) / "data" / "programs";
-  if (!fs::is_directory(folder)) folder = dir;
+  // A BYTESIZED32-Refactored checkout keeps its 32 games in data/refactored_programs (its
+  // data/programs holds 8 other games); the original's in data/programs.
+  fs::path folder = dir;
+  for (const char* sub : {"data/refactored_programs", "data/programs"})
+    if (fs::is_directory(fs::path(dir) / sub)) {
+      folder = fs::path(dir) / sub;
+      break;
+    }
   std::error_code ec;
   std::vector<std::string> games;
   for (const auto& entry : fs::directory_iterator(folder, ec))

@@ -31,8 +31,9 @@ struct ValidityBatchResult {
   batch::StageRun run;
 };
 
-// The games of a BYTESIZED32 checkout (or any folder): DIR/data/programs/*.py when that folder
-// exists, else DIR/*.py; sorted. Throws SetupError when DIR holds none.
+// The games of a BYTESIZED32 checkout (or any folder): DIR/data/refactored_programs/*.py when that
+// folder exists (a BYTESIZED32-Refactored checkout), else DIR/data/programs/*.py when that one does,
+// else DIR/*.py; sorted. Throws SetupError when the folder holds none.
 std::vector<std::string> corpus_games(const std::string& dir);
 
 // A game's outcome as the driver stores it: ok when runnable, else the error (timeout for a check

@@ -233,5 +233,22 @@ TEST(TextgameValidity, CorpusFolderWithTheRefactoredLibrary) {
   EXPECT_EQ(rows["wait.py"]["sequences"], 1);
 }
 
+// A BYTESIZED32-Refactored checkout: its corpus is data/refactored_programs/*.py (its data/programs
+// holds 8 other games, which --corpus leaves out).
+TEST(TextgameValidity, RefactoredCheckoutChecksItsRefactoredPrograms) {
+  PCGLAB_REQUIRE_SANDBOX();
+  pcglab::testing::TempDir dir;
+  for (const char* sub : {"data/library", "data/programs", "data/refactored_programs"})
+    fs::create_directories(dir / sub);
+  fs::copy_file(game("corpus/data/library/GameBasic.py"), dir / "data/library/GameBasic.py");
+  fs::copy_file(game("corpus/host_refactored.py"), dir / "data/refactored_programs/host_refactored.py");
+  fs::copy_file(game("validity_wins.py"), dir / "data/programs/validity_wins.py");
+  const auto run = validity({"--corpus", dir.path().string(), "--format", "json"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  auto rows = rows_by_game(run.out);
+  ASSERT_EQ(rows.size(), 1u) << run.out;
+  EXPECT_TRUE(rows["host_refactored.py"]["runnable"].get<bool>()) << run.out;
+}
+
 }  // namespace
 }  // namespace pcglab::textgame

@@ -17,7 +17,12 @@ GAMES = os.path.join(HERE, 'games')
 sys.path.insert(0, os.path.join(HERE, '..', '..', 'src', 'textgame', 'python'))
 import validity  # noqa: E402
 
-CRAWLS = (('replay', 1), ('fast', 1), ('fast', 2))
+# Every crawl must give the replay's verdict: the replay, the fast crawl in one and two processes (its
+# siblings from one copy of their parent reset in place, InPlaceLeaves), and the fast crawl with a plain
+# copy per sibling (the fallback of a state that is not reset in place).
+CRAWLS = (('replay', {'strategy': 'replay', 'processes': 1}), ('fast', {'strategy': 'fast', 'processes': 1}),
+          ('fast 2', {'strategy': 'fast', 'processes': 2}),
+          ('plain copies', {'strategy': 'fast', 'processes': 1, 'in_place': False}))
 STALE = ("File \"validity_stale.py\", line 46, in step\n    self.room.remove(action[1])\n")
 
 
@@ -32,7 +37,8 @@ def check(name, source=None, **options):
 
 def verdict(result):
     """What must not depend on the crawl: everything but the work counters."""
-    return {k: v for k, v in result.items() if k not in ('steps', 'memo_hits', 'snapshots', 'cpu_seconds')}
+    return {k: v for k, v in result.items()
+            if k not in ('steps', 'memo_hits', 'snapshots', 'cpu_seconds', 'in_place_nodes')}
 
 
 def flags(result):
@@ -108,9 +114,9 @@ def generated_game(seed, fail, width=9, failing_actions=False, random_steps=Fals
 
 class Outcomes(unittest.TestCase):
     def same_in_every_crawl(self, name, source=None, **options):
-        results = [check(name, source, strategy=s, processes=p, **options) for s, p in CRAWLS]
-        for (s, p), r in zip(CRAWLS[1:], results[1:]):
-            self.assertEqual(verdict(r), verdict(results[0]), '%s %s %d' % (name, s, p))
+        results = [check(name, source, **crawl, **options) for _, crawl in CRAWLS]
+        for (crawl, _), r in zip(CRAWLS[1:], results[1:]):
+            self.assertEqual(verdict(r), verdict(results[0]), '%s %s' % (name, crawl))
         return results[0]
 
     def test_runnable_game_is_winnable_only_with_fresh_actions(self):
@@ -169,8 +175,8 @@ class Outcomes(unittest.TestCase):
     def test_loops_end_with_the_official_timeout_message_and_the_flags_reached(self):
         for name in ('validity_loop_actions.py', 'validity_loop_step.py'):
             for mode in ('official', 'fresh'):
-                for strategy, processes in CRAWLS:
-                    r = check(name, mode=mode, timeout_s=0.5, strategy=strategy, processes=processes)
+                for strategy, crawl in CRAWLS:
+                    r = check(name, mode=mode, timeout_s=0.5, **crawl)
                     self.assertTrue(r['timed_out'], name)
                     self.assertFalse(r['runnable'])
                     self.assertEqual(r['error'], validity.TIMEOUT_MESSAGE)
@@ -224,22 +230,20 @@ class FastEqualsReplay(unittest.TestCase):
             source = generated_game(seed, fail, failing_actions=seed % 5 == 4)
             for mode in ('official', 'fresh'):
                 results = [validity.check_validity('generated.py', source,
-                                                   {'mode': mode, 'strategy': s, 'processes': p,
-                                                    'max_num_actions': 30})
-                           for s, p in CRAWLS]
-                for (s, p), r in zip(CRAWLS[1:], results[1:]):
-                    self.assertEqual(verdict(r), verdict(results[0]), 'seed %d, %s, %s %d' % (seed, mode, s, p))
+                                                   dict(crawl, mode=mode, max_num_actions=30))
+                           for _, crawl in CRAWLS]
+                for (crawl, _), r in zip(CRAWLS[1:], results[1:]):
+                    self.assertEqual(verdict(r), verdict(results[0]), 'seed %d, %s, %s' % (seed, mode, crawl))
 
     def test_games_drawing_from_their_own_generator_in_step(self):
         for seed in range(8):
             source = generated_game(seed, [0.0, 0.005, 0.02][seed % 3], width=14, random_steps=True)
             for mode in ('official', 'fresh'):
                 results = [validity.check_validity('generated.py', source,
-                                                   {'mode': mode, 'strategy': s, 'processes': p,
-                                                    'max_num_actions': 30})
-                           for s, p in CRAWLS]
-                for (s, p), r in zip(CRAWLS[1:], results[1:]):
-                    self.assertEqual(verdict(r), verdict(results[0]), 'seed %d, %s, %s %d' % (seed, mode, s, p))
+                                                   dict(crawl, mode=mode, max_num_actions=30))
+                           for _, crawl in CRAWLS]
+                for (crawl, _), r in zip(CRAWLS[1:], results[1:]):
+                    self.assertEqual(verdict(r), verdict(results[0]), 'seed %d, %s, %s' % (seed, mode, crawl))
 
     def test_a_later_error_met_while_a_unit_is_still_running_does_not_count(self):
         # The first subtree in the official order ends in a slow leaf step that raises (a forked unit);
@@ -273,12 +277,68 @@ class FastEqualsReplay(unittest.TestCase):
 
     def test_the_kitchen_with_150_actions_per_state(self):
         for mode in ('official', 'fresh'):
-            results = [check('validity_kitchen.py', mode=mode, strategy=s, processes=p, roots=3) for s, p in CRAWLS]
+            results = [check('validity_kitchen.py', mode=mode, roots=3, **crawl) for _, crawl in CRAWLS]
             self.assertEqual(results[0]['initial_actions'], 154)
             self.assertGreater(results[0]['sequences'], 5000)
             for r in results[1:]:
                 self.assertEqual(verdict(r), verdict(results[0]), mode)
             self.assertLess(results[1]['steps'], results[0]['steps'] / 3)  # prefixes shared
+
+
+class InPlace(unittest.TestCase):
+    """The fast crawl gives the children of a node copies of one private copy reset in place (the
+    node's objects keep their identity, get back their class and attributes, and share the node's action
+    dictionary) when that cannot change what a child sees; else a plain copy each."""
+
+    def same_as_replay(self, name):
+        out = {}
+        for mode in ('official', 'fresh'):
+            replay = check(name, mode=mode, strategy='replay')
+            for _, crawl in CRAWLS[1:]:
+                r = check(name, mode=mode, **crawl)
+                self.assertEqual(verdict(r), verdict(replay), '%s %s %s' % (name, mode, crawl))
+            out[mode] = (replay, check(name, mode=mode, strategy='fast', processes=1))
+        return out
+
+    def test_the_kitchens_nodes_are_reset_in_place_with_the_replays_verdict(self):
+        for mode in ('official', 'fresh'):
+            fast = check('validity_kitchen.py', mode=mode, roots=3, processes=1)
+            plain = check('validity_kitchen.py', mode=mode, roots=3, processes=1, in_place=False)
+            self.assertGreater(fast['in_place_nodes'], 10, mode)
+            self.assertEqual(plain['in_place_nodes'], 0)
+            self.assertEqual(verdict(fast), verdict(plain), mode)
+
+    def test_a_list_both_in_the_actions_and_in_the_state_is_never_reset_in_place(self):
+        # Reset in place, the state would get a new box each time while the shared actions kept the
+        # node's: the third item would never be seen, and the game never won.
+        for mode, (replay, fast) in self.same_as_replay('validity_shared_list.py').items():
+            self.assertTrue(replay['winnable'], mode)
+            self.assertEqual(fast['in_place_nodes'], 0, mode)
+
+    def test_a_step_that_empties_the_shared_actions_gives_the_later_siblings_plain_copies(self):
+        # The leaves that run first empty the node's dictionary: the winning wave, last in the
+        # official order, must still find it whole.
+        for mode, (replay, fast) in self.same_as_replay('validity_forgets_actions.py').items():
+            self.assertTrue(replay['winnable'], mode)
+            self.assertGreater(fast['in_place_nodes'], 0, mode)
+
+    def test_plain_classes_only(self):
+        class Plain:
+            pass
+
+        class Keyed:
+            def __hash__(self):
+                return 1
+
+        class Slotted:
+            __slots__ = ('a',)
+
+        class Listy(list):
+            pass
+
+        self.assertTrue(validity.plain_class(Plain))
+        for cls in (Keyed, Slotted, Listy, int, dict):
+            self.assertFalse(validity.plain_class(cls), cls)
 
 
 if __name__ == '__main__':

@@ -156,6 +156,8 @@ class Crawl:
         self.snapshots = 'pickle'
         self.memo = {}
         self.memo_hits = 0
+        self.in_place = options.get('in_place', True)  # False: plain copies only (tests, benchmarks)
+        self.in_place_nodes = 0  # nodes whose children got copies reset in place (this process)
         self.stop_kind = None
         self.units = None
         self.verified = set()
@@ -253,13 +255,24 @@ class Crawl:
                 game.generatePossibleActions()
         return game
 
+    def restorer(self, snap, children):
+        """A function giving a fresh copy of the node `snap` for each of its `children` in turn (each
+        child is done with its copy before the next asks): the node reset in place (InPlaceLeaves)
+        when it has several children, else a copy per child."""
+        if self.in_place and children >= 4 and isinstance(snap, bytes):
+            in_place = InPlaceLeaves.of(snap)
+            if in_place is not None:
+                self.in_place_nodes += 1
+                return in_place.restore
+        return lambda: self.restore(snap)
+
     def visit(self, parent, seq, tally):
-        """The node `seq` (its last action applied to a copy of `parent`), then its subtree in the
-        official order (children pushed in order, popped last first), recorded in `tally`. The
-        children of a node one step above the depth limit (leaves) go out as one Unit; a node whose
-        state (snapshot bytes and depth) was seen before shares that node's subtree."""
+        """The node `seq` (its last action applied to `parent()`, a fresh copy of its parent), then
+        its subtree in the official order (children pushed in order, popped last first), recorded in
+        `tally`. The children of a node one step above the depth limit (leaves) go out as one Unit; a
+        node whose state (snapshot bytes and depth) was seen before shares that node's subtree."""
         tally.append(1)
-        game = self.restore(parent)
+        game = parent()
         snap, key = [], []
 
         def before_expanding():  # the node's snapshot, and its earlier twin's subtree if there is one
@@ -293,8 +306,9 @@ class Crawl:
         else:
             sub = []
             tally.append(sub)
+            parent = self.restorer(snap, len(children))
             for action in reversed(children):
-                self.visit(snap, seq + [action], sub)
+                self.visit(parent, seq + [action], sub)
         if key is not None:
             self.memo[key] = sub
 
@@ -303,7 +317,7 @@ class Crawl:
         winnable, step calls, stop kind or None, error)."""
         count, won = 0, False
         steps = self.steps
-        restore = self.leaf_restorer(snap) if len(actions) > 1 else (lambda: self.restore(snap))
+        restore = self.leaf_restorer(snap, len(actions))
         for action in reversed(actions):
             count += 1
             try:
@@ -316,15 +330,21 @@ class Crawl:
                 return (count, won, self.steps - steps, self.stop_kind, self.error)
         return (count, won, self.steps - steps, None, '')
 
-    def leaf_restorer(self, snap):
+    def leaf_restorer(self, snap, leaves):
         """A function giving a fresh copy of the node `snap` for each of its leaf children, in turn: each
-        copy is dropped before the next is made (run_leaves), so the node's random.Random objects need
-        not be copied: one live object each, shared by the copies, is set back to the node's generator
-        state (and emptied of attributes, as a pickled copy is) before each copy is made. That is
-        ~30% of a copy's cost (unpickling a Random's 625 words) for the corpus's
-        `self.random = random.Random(seed)`. The same state for every leaf as a plain copy."""
-        if not isinstance(snap, bytes):
+        copy is dropped before the next is made (run_leaves). First choice: the node's objects reset in
+        place (InPlaceLeaves), which shares the node's action dictionary between the leaves; else the
+        copies share only the node's random.Random objects: one live object each, shared by the copies,
+        is set back to the node's generator state (and emptied of attributes, as a pickled copy is)
+        before each copy is made. That is ~30% of a copy's cost (unpickling a Random's 625 words) for
+        the corpus's `self.random = random.Random(seed)`. The same state for every leaf as a plain copy."""
+        if not isinstance(snap, bytes) or leaves < 2:
             return lambda: self.restore(snap)
+        if self.in_place and leaves >= 4:
+            in_place = InPlaceLeaves.of(snap)
+            if in_place is not None:
+                self.in_place_nodes += 1
+                return in_place.restore
         try:
             shared = []
             data = dump_shared(pickle.loads(snap), shared)
@@ -353,8 +373,9 @@ class Crawl:
                     top.append(self.units.submit(root, 0, roots))
                     self.units.check()
                 else:
+                    parent = self.restorer(root, len(roots))
                     for action in reversed(roots):  # the official stack pops the last root first
-                        self.visit(root, [action], top)
+                        self.visit(parent, [action], top)
             except (Stop, UnitStopped):
                 pass
             self.units.finish()
@@ -420,6 +441,174 @@ class Crawl:
             raise
         except BaseException as e:
             self.fail(None, exception_text(e))
+
+
+HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+PLAIN_VALUES = (str, int, float, bool, type(None), bytes)
+OBJECT_METHODS = ('__reduce_ex__', '__reduce__', '__getstate__', '__eq__', '__hash__', '__copy__',
+                  '__deepcopy__')
+
+
+def plain_class(cls):
+    """A class whose instances pickle as their __dict__ (the default reduction, no __slots__, no
+    __setstate__), compare and hash by identity, and derive only from such classes and object: an
+    instance is then fully restored by giving it its class and a copy of its __dict__."""
+    if type(cls) is not type or cls.__mro__[-1] is not object:
+        return False
+    for base in cls.__mro__[:-1]:
+        if not base.__flags__ & HEAPTYPE or '__slots__' in base.__dict__ or '__setstate__' in base.__dict__:
+            return False
+    return all(getattr(cls, name, None) is getattr(object, name, None) for name in OBJECT_METHODS)
+
+
+class NotInPlace(Exception):
+    """The node's state is not one InPlaceLeaves resets (its leaves use plain copies)."""
+
+
+class InPlaceLeaves:
+    """The leaves of one node from one private copy of it, reset in place before each leaf instead of
+    a new copy per leaf (run_leaves drops each leaf before the next). The copy's objects (instances of
+    plain classes, plain_class) keep their identity; before each leaf each gets back its class and a
+    fresh copy of the node's __dict__ (one unpickling of the objects' attributes, the objects themselves
+    referenced by index), and its random.Random objects their generator state, as leaf_restorer's
+    shared generators. The game's action dictionary (`possibleActions`, the bulk of a corpus game's
+    state: hang-painting's 1,611 actions are 95% of its snapshot) is not copied: the leaves share it,
+    and it is compared with a copy of its contents before each leaf; a leaf that changed it makes the
+    rest of the node's leaves plain copies. Sharing is safe only when nothing else in the state refers
+    to the dictionary or to a list inside it (checked), and when its values are plain values, the
+    state's objects, and lists and tuples of those (checked): then a leaf sees exactly what a fresh
+    copy of the node holds. A state with anything else (an instance of a class with __slots__, its own
+    __reduce__, __eq__ or __hash__, a subclass of a built-in type) is not reset in place."""
+
+    @classmethod
+    def of(cls, snap):
+        try:
+            return cls(snap)
+        except NotInPlace:
+            return None
+        except Exception:  # anything unusual in the state: plain copies, as before
+            return None
+
+    def __init__(self, snap):
+        self.snap = snap
+        self.game = pickle.loads(snap)
+        actions = self.game.__dict__.get('possibleActions')
+        self.actions = actions if actions.__class__ is dict else None
+        self.objects, self.randoms = collect_objects(self.game, self.actions)
+        index = {id(obj): i for i, obj in enumerate(self.objects)}
+        randoms = {id(r): ('r', i) for i, r in enumerate(self.randoms)}
+
+        class StatePickler(pickle.Pickler):
+            def persistent_id(self, obj):
+                i = index.get(id(obj))
+                if i is not None:
+                    return i
+                if obj.__class__ is random.Random:
+                    return randoms[id(obj)]
+                if obj is actions and actions is not None:
+                    return 'actions'
+                return None
+
+        out = io.BytesIO()
+        pickler = StatePickler(out, pickle.HIGHEST_PROTOCOL)
+        pickler.dump([(obj.__class__, dict(obj.__dict__)) for obj in self.objects])
+        self.data = out.getvalue()
+        self.random_states = [r.getstate() for r in self.randoms]
+        if self.actions is not None:
+            self.expected = copy_actions(self.actions, index, pickler.memo.copy())
+        self.plain = None  # once a leaf changed the shared dictionary: plain copies
+
+    def restore(self):
+        if self.plain is not None:
+            return self.plain()
+        if self.actions is not None and self.actions != self.expected:
+            self.plain = lambda: pickle.loads(self.snap)
+            return self.plain()
+        unpickler = StateUnpickler(io.BytesIO(self.data))
+        unpickler.objects, unpickler.randoms, unpickler.actions = self.objects, self.randoms, self.actions
+        states = unpickler.load()
+        for obj, (klass, attributes) in zip(self.objects, states):
+            if obj.__class__ is not klass:
+                obj.__class__ = klass
+            obj.__dict__ = attributes
+        for r, state in zip(self.randoms, self.random_states):
+            r.__dict__.clear()
+            r.setstate(state)
+        return self.game
+
+
+class StateUnpickler(pickle.Unpickler):
+    def persistent_load(self, pid):
+        if pid.__class__ is int:
+            return self.objects[pid]
+        if pid == 'actions':
+            return self.actions
+        return self.randoms[pid[1]]
+
+
+def collect_objects(game, actions):
+    """The instances of plain classes reachable from `game` (the game first) other than through the
+    dictionary `actions`, and its random.Random objects (exact type), in pickling order; NotInPlace
+    when the state holds an instance of another Python class."""
+    objects, randoms, seen = [], [], set()
+
+    class Collector(pickle.Pickler):
+        def persistent_id(self, obj):
+            if obj is actions:
+                return 'actions'
+            klass = obj.__class__
+            if klass.__flags__ & HEAPTYPE and id(obj) not in seen and not isinstance(obj, type):
+                seen.add(id(obj))
+                if klass is random.Random:
+                    randoms.append(obj)
+                elif plain_class(klass):
+                    objects.append(obj)
+                else:
+                    raise NotInPlace()
+            return None
+
+    collector = Collector(io.BytesIO(), pickle.HIGHEST_PROTOCOL)
+    collector.dispatch_table = SNAPSHOT_TABLE
+    collector.dump(game)
+    if not objects or objects[0] is not game:
+        raise NotInPlace()
+    return objects, randoms
+
+
+def copy_actions(actions, index, in_state):
+    """A copy of the action dictionary to compare it with before each leaf (its lists and tuples
+    copied, the state's objects kept), after checking that the leaves may share it: its values are
+    plain values, the state's objects (`index`), and lists and tuples of those, and no list in it is
+    also in the rest of the state (`in_state`: the ids the state's pickler memoised). The usual value,
+    a list of argument lists of strings and objects, is checked and copied in one loop."""
+    def copied(value):
+        klass = value.__class__
+        if klass in PLAIN_VALUES or id(value) in index:
+            return value
+        if klass is list:
+            if id(value) in in_state:
+                raise NotInPlace()
+            return [copied(v) for v in value]
+        if klass is tuple:
+            return tuple([copied(v) for v in value])
+        raise NotInPlace()
+
+    out = {}
+    for key, value in actions.items():
+        fast = value.__class__ is list and id(value) not in in_state
+        if fast:
+            for args in value:
+                if args.__class__ is not list or id(args) in in_state:
+                    fast = False
+                    break
+                for x in args:
+                    if x.__class__ is not str and id(x) not in index:
+                        fast = False
+                        break
+                if not fast:
+                    break
+        out[key] = [args[:] for args in value] if fast else copied(value)
+    return out
 
 
 class MemoHit(Exception):
@@ -617,8 +806,9 @@ def raise_timeout(signum, frame):
 def check_validity(filename, source, options=None):
     """The verdict of the game `source` (named `filename`): a dict with checks (the five flags),
     runnable, winnable, initial_actions, error, sequences, steps (step calls), timed_out, snapshots
-    ('pickle' or 'replay'), memo_hits. options: mode ('official' | 'fresh'), seed, max_steps,
-    max_num_actions, timeout_s, strategy ('fast' | 'replay'), processes, libraries ([name, source]).
+    ('pickle' or 'replay'), memo_hits, in_place_nodes (this process's). options: mode ('official' |
+    'fresh'), seed, max_steps, max_num_actions, timeout_s, strategy ('fast' | 'replay'), processes,
+    in_place (default true), libraries ([name, source]).
     Also cpu_seconds: the CPU time the check took (its forked processes included)."""
     options = options or {}
     start = os.times()
@@ -645,7 +835,8 @@ def check_validity(filename, source, options=None):
     return {'checks': crawl.checks, 'runnable': runnable, 'winnable': crawl.winnable,
             'initial_actions': crawl.initial_actions, 'error': crawl.error, 'sequences': crawl.sequences,
             'steps': crawl.steps, 'timed_out': timed_out, 'snapshots': crawl.snapshots,
-            'memo_hits': crawl.memo_hits, 'cpu_seconds': cpu_seconds(start)}
+            'memo_hits': crawl.memo_hits, 'in_place_nodes': crawl.in_place_nodes,
+            'cpu_seconds': cpu_seconds(start)}
 
 
 def cpu_seconds(start):
