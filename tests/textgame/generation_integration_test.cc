@@ -283,7 +283,7 @@ TEST(GenerationResume, TheSamePromptInTwoJobsIsTwoSamples) {
   EXPECT_EQ(server.request_count(), 2u);
 }
 
-std::map<std::string, std::string> server_env(const FakeOpenAiServer& server) {
+std::map<std::string, std::string> generation_server_env(const FakeOpenAiServer& server) {
   return {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}};
 }
 
@@ -303,7 +303,7 @@ TEST(ExperimentResume, KillNineThenTheSameCommandCompletesWithoutRepeatingAnAnsw
       "textgame",      "experiment", "--corpus",      (dir / "corpus").string(),
       "--model",       "scripted/m", "--reflections", "0",
       "--concurrency", "1",          "--out",         (dir / "out").string()};
-  const pid_t pid = pcglab::testing::spawn_pcglab(args, server_env(server), dir / "first.log");
+  const pid_t pid = pcglab::testing::spawn_pcglab(args, generation_server_env(server), dir / "first.log");
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(server.wait_until([](size_t received, int waiting) {
     return received > kAnswered && waiting >= 1;
@@ -316,7 +316,7 @@ TEST(ExperimentResume, KillNineThenTheSameCommandCompletesWithoutRepeatingAnAnsw
   const std::vector<std::string> first = server.requests();
   server.open_gate();
 
-  const auto r = pcglab::testing::run_pcglab(args, server_env(server));
+  const auto r = pcglab::testing::run_pcglab(args, generation_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> all = server.requests();
   EXPECT_EQ(all.size(), 12u + 1u);  // the request in flight at the kill was never answered: asked again
@@ -332,7 +332,7 @@ TEST(ExperimentResume, KillNineThenTheSameCommandCompletesWithoutRepeatingAnAnsw
         EXPECT_TRUE(fs::exists(dir / "out/generated_games" / (name + "_generation.py"))) << name;
       }
   // A third run reuses every game and sends nothing.
-  const auto again = pcglab::testing::run_pcglab(args, server_env(server));
+  const auto again = pcglab::testing::run_pcglab(args, generation_server_env(server));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(server.request_count(), all.size());
   EXPECT_NE(again.err.find("12 games: 0 generated, 12 reused, 0 failed; 0 requests"), std::string::npos)
@@ -352,12 +352,13 @@ TEST(ExperimentShards, TwoShardsAndAMergeGenerateEveryGameOnce) {
       "--reflections", "0",          "--out",    (dir / "out").string()};
   auto shard = args;
   shard.insert(shard.end(), {"--shard", "1/2"});
-  const auto first = pcglab::testing::run_pcglab(shard, server_env(server));
+  const auto first = pcglab::testing::run_pcglab(shard, generation_server_env(server));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const size_t after_shard = server.request_count();
   EXPECT_GT(after_shard, 0u);
   EXPECT_LT(after_shard, 12u);
-  const auto merge = pcglab::testing::run_pcglab({"merge", (dir / "out").string()}, server_env(server));
+  const auto merge =
+      pcglab::testing::run_pcglab({"merge", (dir / "out").string()}, generation_server_env(server));
   ASSERT_EQ(merge.exit_code, 0) << merge.err;
   EXPECT_EQ(server.request_count(), 12u);
   const auto requests = server.requests();
@@ -396,7 +397,7 @@ TEST(GenerateCli, OneGameWithTheDefaultNameAndTheOfficialSampling) {
       pcglab::testing::run_pcglab({"textgame", "generate", "--spec", (dir / "test_3.py").string(),
                                    "--reference", (dir / "door.py").string(), "--model", "org/m1",
                                    "--reflections", "0", "--out", (dir / "out").string(), "--format", "json"},
-                                  server_env(server));
+                                  generation_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Json table = parse_json(r.out, "stdout");
   ASSERT_EQ(table.size(), 1u);
@@ -421,7 +422,7 @@ TEST(GenerateCli, ReflectsOnTheRealValidityErrorUntilTheGameIsValid) {
   const auto r = pcglab::testing::run_pcglab(
       {"textgame", "generate", "--spec", (dir / "test_3.py").string(), "--reference",
        (dir / "door.py").string(), "--model", "m1", "--out", (dir / "out").string(), "--format", "json"},
-      server_env(server));
+      generation_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   ASSERT_EQ(server.request_count(), 2u);  // the generation and one reflection
   EXPECT_NE(server.requests().at(1).find("undefined_helper"), std::string::npos) << server.requests().at(1);

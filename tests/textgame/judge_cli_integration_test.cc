@@ -34,7 +34,7 @@ const char* kSpec =
     "# Distractor Items: None\n"
     "# Distractor Actions: None\n";
 
-std::map<std::string, std::string> server_env(const FakeOpenAiServer& server) {
+std::map<std::string, std::string> judge_server_env(const FakeOpenAiServer& server) {
   return {{"OPENAI_BASE_URL", server.base_url()}, {"OPENAI_API_KEY", ""}};
 }
 
@@ -78,7 +78,7 @@ TEST(TextgameJudge, JudgesEachGameAndMetricAsAnItemAndARerunSendsNoRequest) {
                                          "scripted",
                                          "--out",
                                          out.string()};
-  const auto first = run_pcglab(args, server_env(server));
+  const auto first = run_pcglab(args, judge_server_env(server));
   ASSERT_EQ(first.exit_code, 1) << first.err;  // host_syntax's winnability failed
   const Json rows = Json::parse(first.out);
   ASSERT_EQ(rows.size(), 2u);
@@ -105,14 +105,14 @@ TEST(TextgameJudge, JudgesEachGameAndMetricAsAnItemAndARerunSendsNoRequest) {
   EXPECT_THAT(read_file(out / "results.md"), HasSubstr("host_win.py"));
 
   // The rerun: finished items are reused, nothing is sent, the same table.
-  const auto second = run_pcglab(args, server_env(server));
+  const auto second = run_pcglab(args, judge_server_env(server));
   EXPECT_EQ(second.exit_code, 1) << second.err;
   EXPECT_EQ(server.request_count(), requests);
   EXPECT_EQ(Json::parse(second.out), rows);
 
   // The judgement files gone: the items run again, every call answered by the response cache.
   fs::remove_all(out / "judgements");
-  const auto third = run_pcglab(args, server_env(server));
+  const auto third = run_pcglab(args, judge_server_env(server));
   EXPECT_EQ(third.exit_code, 1) << third.err;
   EXPECT_EQ(server.request_count(), requests);
   EXPECT_EQ(Json::parse(third.out), rows);
@@ -132,7 +132,7 @@ TEST(TextgameJudge, WithTheEvaluationFormEachGameGetsTheOfficialsOneQuestion) {
       {"--format", "json", "textgame", "judge", game.string(), "--spec", (dir.path() / "specs").string(),
        "--eval-form", (dir.path() / "form.csv").string(), "--metrics", "compliance", "--votes", "3",
        "--separate-votes", "--model", "m", "--out", (dir.path() / "out").string()},
-      server_env(server));
+      judge_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 3u);
@@ -172,7 +172,7 @@ TEST(TextgameJudge, KillNineWithNoCacheThenTheRerunRepeatsNoAnsweredRequest) {
                                          "--no-cache",
                                          "--out",
                                          (dir.path() / "out").string()};
-  const pid_t pid = ::pcglab::testing::spawn_pcglab(args, server_env(server), dir.path() / "first.log");
+  const pid_t pid = ::pcglab::testing::spawn_pcglab(args, judge_server_env(server), dir.path() / "first.log");
   ASSERT_GT(pid, 0);
   ASSERT_TRUE(server.wait_until([](size_t received, int waiting) {
     return received > kAnswered && waiting >= 1;
@@ -185,7 +185,7 @@ TEST(TextgameJudge, KillNineWithNoCacheThenTheRerunRepeatsNoAnsweredRequest) {
   ASSERT_EQ(first.size(), kAnswered + 1u);
   server.open_gate();
 
-  const auto r = run_pcglab(args, server_env(server));
+  const auto r = run_pcglab(args, judge_server_env(server));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> all = server.requests();
   EXPECT_EQ(all.size(), 6u + 3u + 1u);  // the request in flight at the kill was never answered: asked again
@@ -228,16 +228,16 @@ TEST(TextgameJudge, TwoShardsAndAMergeJudgeEveryItemOnce) {
     if (!shard.empty()) a.insert(a.end(), {"--shard", shard});
     return a;
   };
-  const auto one = run_pcglab(args(dir.path() / "one", ""), server_env(server));
+  const auto one = run_pcglab(args(dir.path() / "one", ""), judge_server_env(server));
   ASSERT_EQ(one.exit_code, 0) << one.err;
   const size_t unsharded = server.request_count();
   for (const std::string shard : {"1/2", "2/2"}) {
-    const auto r = run_pcglab(args(dir.path() / "sharded", shard), server_env(server));
+    const auto r = run_pcglab(args(dir.path() / "sharded", shard), judge_server_env(server));
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   EXPECT_FALSE(fs::exists(dir.path() / "sharded" / "results.json"));  // a shard writes no table
   EXPECT_EQ(server.request_count(), 2 * unsharded);                   // each item judged by one shard
-  const auto merged = run_pcglab({"merge", (dir.path() / "sharded").string()}, server_env(server));
+  const auto merged = run_pcglab({"merge", (dir.path() / "sharded").string()}, judge_server_env(server));
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   EXPECT_EQ(server.request_count(), 2 * unsharded);  // the merge judges nothing again
   EXPECT_EQ(parse_json(read_file(dir.path() / "sharded" / "results.json"), "sharded"),
@@ -250,12 +250,12 @@ TEST(TextgameJudge, BadSetupIsExitTwoNamingTheInput) {
   const std::string game = (judge_games() / "host_win.py").string();
   auto r = run_pcglab({"textgame", "judge", game, "--metrics", "compliance,beauty", "--model", "m", "--out",
                        (dir.path() / "o").string(), "--spec", game},
-                      server_env(server));
+                      judge_server_env(server));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("beauty"));
   r = run_pcglab({"textgame", "judge", game, "--metrics", "compliance", "--model", "m", "--out",
                   (dir.path() / "o").string(), "--spec", game},
-                 server_env(server));
+                 judge_server_env(server));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("not a task specification"));
   EXPECT_EQ(server.request_count(), 0u);
