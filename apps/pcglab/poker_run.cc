@@ -1,7 +1,8 @@
 // `pcglab poker run GAME.py --seeds 1-40 [--format json]`: a CustomGame file (`from GameBase import
 // *` and `class CustomGame(GameBase)`, the official run template without its seed and play lines)
 // played once per seed in the sandbox; each seed's final `state`, or its error (poker/run.h).
-// `--actions FILE` plays in manual mode with the file's lines as the decisions.
+// `--actions FILE` plays in manual mode with the file's lines as the decisions; `--log` adds each
+// seed's round log (GameBase's log lines, capped).
 #include <iostream>
 #include <memory>
 
