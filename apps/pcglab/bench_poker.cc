@@ -8,6 +8,9 @@
 //   games        the ten test games (tests/poker/games/) × --seeds in the sandbox, wall clock: cold (the
 //                process's first run, which starts the zygote) by --cold-path, then --repeat warm runs
 //                of each path, medians: run_games (the new path) and run_game per game (the old)
+//                then --repeat cold runs of run_games, each on a zygote started for it (a preload set
+//                of its own): numpy imported at the zygote's start (the path before) against numpy on
+//                first use (now), alternating, medians; and the zygote's start alone, both ways
 //   games-python run_games with the showdown in Python only (the reference path)
 // Every game run must give the same states, else the command fails.
 #include <time.h>
@@ -24,6 +27,7 @@
 #include "poker/engine.h"
 #include "poker/hand.h"
 #include "poker/run.h"
+#include "sandbox/worker.h"
 
 namespace pcglab::cli {
 namespace {
@@ -143,6 +147,26 @@ GamesRun bench_games(const std::vector<poker::GameFile>& games, const std::vecto
   return r;
 }
 
+// A run on a zygote of its own: a preload set no other run uses (one more empty module, named by
+// `k`), so the zygote starts inside the timing as in a fresh process; numpy imported at the zygote's
+// start (the path before) or on first use (poker::RunOptions::preload_numpy).
+poker::RunOptions fresh_zygote(poker::RunOptions run, bool preload_numpy, int k) {
+  run.preload_numpy = preload_numpy;
+  run.worker.preload.emplace_back(fmt::format("_pcglab_bench_cold_{}", k), "");
+  return run;
+}
+
+// Seconds from a worker's construction to its first reply (an empty module loaded) on a fresh
+// zygote: the zygote's start (bwrap, python3, numpy or not, GameBase) and one fork.
+double bench_zygote_start(const poker::RunOptions& run) {
+  const auto start = std::chrono::steady_clock::now();
+  sandbox::Worker worker(poker::poker_worker_config(run.worker, run.native, run.preload_numpy));
+  const sandbox::Reply r = worker.load("empty.py", "");
+  PCGLAB_CHECK(r.ok()) << "bench poker: a fresh poker worker did not start: " << r.describe();
+  return seconds_since(start);
+}
+
+
 int run_poker_bench(const PokerBenchOptions& o, const GlobalOptions& global) {
   if (!fs::is_directory(o.games))
     throw SetupError(fmt::format("--games {}: not a folder (run from the repository root)", o.games));
@@ -184,6 +208,27 @@ int run_poker_bench(const PokerBenchOptions& o, const GlobalOptions& global) {
       {fmt::format("games warm, run_games (median of {})", o.repeat), cold.runs, t, cold.runs / t, 0});
   table.add_row({fmt::format("games warm, run_game per game (median of {})", o.repeat), cold.runs, s,
                  cold.runs / s, 0});
+  // Cold runs side by side, each on a zygote started for it: numpy at the zygote's start (the path
+  // before) against numpy on first use, alternating; and the zygote's start alone.
+  std::vector<double> start_old, start_new, cold_old, cold_new_runs;
+  int k = 0;
+  for (int i = 0; i < o.repeat; ++i) {
+    start_old.push_back(bench_zygote_start(fresh_zygote(run, true, ++k)));
+    start_new.push_back(bench_zygote_start(fresh_zygote(run, false, ++k)));
+    const GamesRun a = bench_games(games, seeds, fresh_zygote(run, true, ++k), true);
+    const GamesRun b = bench_games(games, seeds, fresh_zygote(run, false, ++k), true);
+    cold_old.push_back(a.seconds);
+    cold_new_runs.push_back(b.seconds);
+    same = same && a.states == cold.states && b.states == cold.states && a.errors == 0 && b.errors == 0;
+  }
+  const auto row = [&](const std::string& name, int count, const std::vector<double>& x) {
+    const double m = median(x);
+    table.add_row({fmt::format("{} (median of {})", name, x.size()), count, m, count / m, 0});
+  };
+  row("zygote start to the first worker's reply, numpy imported at start (before)", 1, start_old);
+  row("zygote start to the first worker's reply, numpy on first use (now)", 1, start_new);
+  row("games cold, run_games on a fresh zygote, numpy imported at start (before)", cold.runs, cold_old);
+  row("games cold, run_games on a fresh zygote, numpy on first use (now)", cold.runs, cold_new_runs);
   run.native = false;
   const GamesRun python = bench_games(games, seeds, run, true);
   table.add_row({"games-python (run_games, showdown in Python, its own zygote start)", python.runs,

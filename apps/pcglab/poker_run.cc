@@ -1,7 +1,8 @@
 // `pcglab poker run GAME.py --seeds 1-40 [--format json]`: a CustomGame file (`from GameBase import
 // *` and `class CustomGame(GameBase)`, the official run template without its seed and play lines)
 // played once per seed in the sandbox; each seed's final `state`, or its error (poker/run.h).
-// `--actions FILE` plays in manual mode with the file's lines as the decisions.
+// `--actions FILE` plays in manual mode with the file's lines as the decisions; `--log` adds each
+// seed's round log (GameBase's log lines, capped).
 #include <iostream>
 #include <memory>
 
@@ -22,6 +23,7 @@ struct PokerRunOptions {
   int memory = 1024;
   bool python_showdown = false;
   std::string actions;
+  bool log = false;
   SandboxOptions sandbox;
 };
 
@@ -31,8 +33,13 @@ int run_poker(const PokerRunOptions& o, const GlobalOptions& global) {
   poker::RunOptions run;
   run.worker.limits.call_timeout_s = o.timeout;
   run.worker.limits.memory_mb = o.memory;
-  run.worker.isolation = o.sandbox.isolation(run.worker);
   run.native = !o.python_showdown;
+  run.log = o.log;
+  {
+    // The poker zygote starts while the sandbox check runs (each starts an interpreter of its own).
+    const std::jthread zygote = poker::start_poker_zygote(run);
+    run.worker.isolation = o.sandbox.isolation(run.worker);
+  }
   if (!o.actions.empty()) {
     const std::string text = as_setup_input([&] { return read_file(o.actions); });
     run.actions.emplace();
@@ -53,18 +60,22 @@ int run_poker(const PokerRunOptions& o, const GlobalOptions& global) {
   OrderedJson array = OrderedJson::array();
   for (const auto& r : runs) {
     all_ok = all_ok && r.ok;
-    const OrderedJson item = r.ok ? r.state : r.error_json();
+    OrderedJson item = r.ok ? r.state : r.error_json();
+    if (o.log) item["log"] = r.log;
     if (format == OutputFormat::kJson) {
       array.push_back(item);
     } else if (format == OutputFormat::kJsonl) {
       std::cout << item.dump() << "\n";
     } else if (r.ok) {
-      std::cout << "seed " << r.seed << ": " << item.dump() << "\n";
+      std::cout << "seed " << r.seed << ": " << r.state.dump() << "\n";
     } else {
       std::cout << "seed " << r.seed << ": error (" << r.cause << ") "
                 << (r.type.empty() ? r.message : r.type + ": " + r.message);
       for (const auto& f : r.frames) std::cout << " [" << f << "]";
       std::cout << "\n";
+    }
+    if (o.log && format != OutputFormat::kJson && format != OutputFormat::kJsonl) {
+      for (const auto& line : r.log) std::cout << (line.empty() ? "" : "  ") << line << "\n";
     }
   }
   if (format == OutputFormat::kJson) std::cout << array.dump(1) << "\n";
@@ -90,6 +101,9 @@ Action setup_poker_run(CLI::App& cmd, const GlobalOptions& global) {
                  "of this file (bet: c, f, r X; switch: indices like 0,2 or an empty line); every seed "
                  "starts from the first line. Default: auto mode")
       ->capture_default_str();
+  cmd.add_flag("--log", o->log,
+               "Also give each seed's round log (GameBase's log lines, at most 4000 lines and 256 KiB a "
+               "seed): a `log` array in each seed's JSON object, or the lines after each seed's line");
   add_sandbox_options(cmd, o->sandbox, "the game");
   return [o, &global] { return run_poker(*o, global); };
 }

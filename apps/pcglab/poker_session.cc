@@ -116,6 +116,11 @@ void print_turn(const poker::Session& session, const poker::TurnOutcome& outcome
     for (const std::string& c : outcome.changes) std::cout << " " << c << ";";
     std::cout << "\n";
   }
+  if (outcome.round_played) {
+    const std::vector<std::string> digest = poker::round_log_digest(poker::round_log(turn.round));
+    std::cout << fmt::format("round log ({} steps; /log prints the whole log):\n", digest.size());
+    for (const std::string& line : digest) std::cout << "  " << line << "\n";
+  }
   std::cout << poker::round_summary(turn.round);
   if (outcome.round_played && !outcome.round_ok)
     std::cout << "(the error goes back to the model with your next message)\n";
@@ -123,7 +128,7 @@ void print_turn(const poker::Session& session, const poker::TurnOutcome& outcome
 
 constexpr const char* kHelp =
     "commands: /script (the whole script), /code (the game file), /round (the last round's state), "
-    "/save (write the session file now), /help, /quit (or end of input)\n";
+    "/log (the last round's whole log), /save (write the session file now), /help, /quit (or end of input)\n";
 
 // A command line; false when the session should end.
 bool run_command(const std::string& line, poker::Interaction& interaction, const std::string& file) {
@@ -137,6 +142,10 @@ bool run_command(const std::string& line, poker::Interaction& interaction, const
     const OrderedJson view = poker::session_view(session);
     std::cout << (view["round"].is_null() ? std::string("no round played yet") : dump_json(view["round"], 1))
               << "\n";
+  } else if (line == "/log") {
+    const OrderedJson view = poker::session_view(session);
+    const std::string text = view["round_log"].get<std::string>();
+    std::cout << (text.empty() ? std::string("no round played yet\n") : text);
   } else if (line == "/save") {
     interaction.save();
     std::cout << "saved to " << file << "\n";
@@ -185,7 +194,8 @@ Action setup_session(CLI::App& cmd, const GlobalOptions&) {
   add_session_options(cmd, *o);
   cmd.footer(
       "Type what the game should be; the model answers with <script>, <code> and <utter>, pcglab applies "
-      "the turn and plays a round in the sandbox. Commands: /script, /code, /round, /save, /help, /quit. "
+      "the turn and plays a round in the sandbox. Commands: /script, /code, /round, /log, /save, /help, "
+      "/quit. "
       "The session file is written after every turn; run the same command again to resume it.");
   return [o] { return run_session(*o); };
 }
@@ -240,7 +250,8 @@ Action setup_serve(CLI::App& cmd, const GlobalOptions&) {
   cmd.add_flag("--allow-remote", o->allow_remote,
                "Listen on an address other machines reach, and answer requests for any Host (no login!)");
   cmd.footer(
-      "Open the printed address in a browser: the conversation, the script, the code and the last round. "
+      "Open the printed address in a browser: the conversation, the script, the code, the last round and its "
+      "log. "
       "API: GET /api/session, POST /api/turn {\"text\": ...}. The session file is written after every turn.");
   return [o] { return run_serve(*o); };
 }

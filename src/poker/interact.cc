@@ -37,10 +37,33 @@ bool game_is_playable(const GameCode& code) {
 }
 
 OrderedJson round_json(const SeedRun& run) {
-  if (!run.ok) return run.error_json();
   OrderedJson out = OrderedJson::object();
-  out["seed"] = run.seed;
-  out["state"] = run.state;
+  if (!run.ok) {
+    out = run.error_json();
+  } else {
+    out["seed"] = run.seed;
+    out["state"] = run.state;
+  }
+  out["log"] = run.log;
+  return out;
+}
+
+std::vector<std::string> round_log(const Json& round) {
+  std::vector<std::string> lines;
+  if (!round.is_object() || !round.contains("log") || !round.at("log").is_array()) return lines;
+  for (const Json& line : round.at("log")) {
+    if (line.is_string()) lines.push_back(line.get<std::string>());
+  }
+  return lines;
+}
+
+std::string round_log_text(const Json& round) {
+  if (!round.is_object()) return "";
+  if (!round.contains("log")) return "no log recorded for this round\n";
+  const std::vector<std::string> lines = round_log(round);
+  if (lines.empty()) return "the round logged nothing\n";
+  std::string out;
+  for (const std::string& line : lines) out += line + "\n";
   return out;
 }
 
@@ -148,6 +171,46 @@ std::string round_summary(const Json& round) {
   return out;
 }
 
+std::vector<std::string> round_log_digest(const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  std::string community = "community: ", players;  // as last shown (an empty community is not shown)
+  size_t i = 0;
+  while (i < lines.size()) {
+    if (!(lines[i].empty() && i + 1 < lines.size() && lines[i + 1] == "state:")) {
+      out.push_back(lines[i]);  // not a logged step's block (the cut line)
+      ++i;
+      continue;
+    }
+    // One logged step: "", "state:", its state lines, "message:", the message's lines, up to the next step.
+    std::string step_community, step_players;
+    std::vector<std::string> message;
+    bool in_message = false;
+    const auto step_ends_at = [&](size_t k) {  // the next step's start, or the cut line (the last)
+      return (lines[k].empty() && k + 1 < lines.size() && lines[k + 1] == "state:") ||
+             (k + 1 == lines.size() && lines[k].starts_with("[pcglab: round log cut here:"));
+    };
+    for (i += 2; i < lines.size() && !step_ends_at(i); ++i) {
+      const std::string& line = lines[i];
+      if (in_message) {
+        message.push_back(line);
+      } else if (line == "message:") {
+        in_message = true;
+      } else if (line.starts_with("community: ") || line == "community:") {
+        step_community = line;
+      } else if (line.starts_with("players: ")) {
+        step_players = line;
+      }
+    }
+    std::string text = fmt::format("{}", fmt::join(message, "; "));
+    if (step_community != community) text += " | " + step_community;
+    if (step_players != players) text += " | " + step_players;
+    community = std::move(step_community);
+    players = std::move(step_players);
+    out.push_back(std::move(text));
+  }
+  return out;
+}
+
 Interaction::Interaction(Session session, llm::Completer& completer, InteractOptions options)
     : session_(std::move(session)), completer_(completer), options_(std::move(options)) {}
 
@@ -192,7 +255,9 @@ TurnOutcome Interaction::say(const std::string& text) {
   outcome.changes = code_changes(before, turn.code);
   if (outcome.applied && game_is_playable(turn.code)) {
     const int64_t seed = next_round_seed(next);
-    const std::vector<SeedRun> runs = run_game("game.py", next.game_file(), {seed}, options_.run);
+    RunOptions run = options_.run;
+    run.log = true;  // the round's log goes with the round (the page and the terminal show it)
+    const std::vector<SeedRun> runs = run_game("game.py", next.game_file(), {seed}, run);
     PCGLAB_CHECK(runs.size() == 1) << "run_game gave " << runs.size() << " results for one seed";
     SessionTurn& last = next.turns.back();
     last.round = Json::parse(dump_json(round_json(runs[0])));
@@ -221,7 +286,7 @@ Session open_session(const std::filesystem::path& file, Json settings) {
 
 OrderedJson session_view(const Session& session) {
   OrderedJson turns = OrderedJson::array();
-  Json last_round;
+  Json last_round;  // with its log
   for (const SessionTurn& t : session.turns) {
     OrderedJson j = OrderedJson::object();
     j["role"] = t.role == TurnRole::kUser ? "user" : "assistant";
@@ -230,7 +295,9 @@ OrderedJson session_view(const Session& session) {
       j["utter"] = t.blocks ? t.blocks->utter : "";
       j["errors"] = t.errors;
       j["feedback"] = t.feedback;
-      j["round"] = to_ordered(t.round);
+      Json round = t.round;  // the last round's log is the view's round_log; the turns' go without
+      if (round.is_object()) round.erase("log");
+      j["round"] = to_ordered(round);
       j["round_summary"] = t.round.is_null() ? "" : round_summary(t.round);
       if (!t.round.is_null()) last_round = t.round;
     }
@@ -243,8 +310,12 @@ OrderedJson session_view(const Session& session) {
   out["script_text"] = script_as_edits(session.script());
   out["script_summary"] = script_summary(session.script());
   out["code"] = session.game_file();
+  const std::string log = last_round.is_null() ? "" : round_log_text(last_round);
+  const std::string summary = last_round.is_null() ? "" : round_summary(last_round);
+  if (last_round.is_object()) last_round.erase("log");  // round_log shows it
   out["round"] = to_ordered(last_round);
-  out["round_summary"] = last_round.is_null() ? "" : round_summary(last_round);
+  out["round_summary"] = summary;
+  out["round_log"] = log;
   out["next_seed"] = next_round_seed(session);
   return out;
 }

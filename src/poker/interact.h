@@ -5,9 +5,9 @@
 // with the assistant's system prompt) to the model through the given completer, records the reply
 // as the assistant turn (parsed and applied all or nothing, poker/session.h), and, when the turn
 // applied and the game is playable (below), plays one round of the current game in the sandbox (run_game, one
-// seed: the session's next seed) and attaches it to the turn as `round`. A round that failed is recorded and
-// fed back to the model with the next request (the exception's type, message and frames), never ends the
-// session. The session file is written (atomically) after every turn.
+// seed: the session's next seed, its log captured) and attaches it to the turn as `round`. A round that
+// failed is recorded and fed back to the model with the next request (the exception's type, message and
+// frames), never ends the session. The session file is written (atomically) after every turn.
 //
 // A model that cannot be reached (the completer's retries spent) leaves the session as it was
 // before the user's message: nothing is recorded, nothing is saved, and the user may send it again.
@@ -50,9 +50,20 @@ struct TurnOutcome {
 // A round is played once the game defines config(self) and set_flow(self) (GameBase calls both
 // before anything else; the template's earlier turns describe the game before writing them).
 bool game_is_playable(const GameCode& code);
-// The round's record attached to a turn: {"seed": N, "state": {...}} when it played, or
-// {"seed": N, "error": {"kind", "cause", "type", "message", "frames"}} when it failed.
+// The round's record attached to a turn: {"seed": N, "state": {...}, "log": [...]} when it played,
+// or {"seed": N, "error": {"kind", "cause", "type", "message", "frames"}, "log": [...]} when it
+// failed; "log" is the round's log lines (SeedRun::log: GameBase's log text, capped; rounds saved
+// before the log existed have none).
 OrderedJson round_json(const SeedRun& run);
+// A round's log lines ("log"; none when it has none).
+std::vector<std::string> round_log(const Json& round);
+// The round's log as text, one line each, or a line saying why there is none ("" for no round).
+std::string round_log_text(const Json& round);
+// The round's log in a few words, one line per logged step (what `poker session` prints after a
+// round): the step's message ("phase: bet; player: p1; act: raise; bet: 40; done: False"), then
+// " | community: ..." and " | players: ..." when they changed since the step before (the deck is
+// left out). A line that is no step's (the cut line) is kept as it is.
+std::vector<std::string> round_log_digest(const std::vector<std::string>& lines);
 // The message fed back to the model about a failed round ("" for a round that played).
 std::string round_feedback(const Json& round);
 // The seed the next round uses: one after the last round's, or settings["seed"] (default 1).
@@ -99,7 +110,7 @@ Session open_session(const std::filesystem::path& file, Json settings);
 
 // The session as the web page reads it (GET /api/session): the turns (role, text, the utterance,
 // errors, feedback, round), the current script (object and as edits), the game file, the last
-// round and the next seed.
+// round (with its summary and its log as text, `round_log`) and the next seed.
 OrderedJson session_view(const Session& session);
 
 }  // namespace pcglab::poker

@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kRunnerFile = "pcglab_poker_runner.py";
+constexpr std::string_view kCutLine = "[pcglab: round log cut here:";  // as GameBase.py's _RoundLog
 
 std::string python_string(const std::string& text) {
   std::string out = "'";
@@ -43,9 +44,43 @@ SeedRun seed_failure(int64_t seed, const sandbox::Failure& f) {
   return r;
 }
 
-SeedRun decode_seed(int64_t seed, const sandbox::DecodedValue& v) {
+// The round log the worker returned, with the cap enforced here too (the worker's copy of
+// GameBase is the game's to change): at most `max_lines` lines and `max_bytes` bytes, then one line
+// saying how many were left out. A value that is not a list of str gives no lines.
+std::vector<std::string> decode_log(const sandbox::DecodedValue& v, const RunOptions& options) {
+  std::vector<std::string> lines;
+  if (!v.is<sandbox::List>()) return lines;
+  const size_t max_lines = static_cast<size_t>(std::max(options.log_lines, 0));
+  size_t room = static_cast<size_t>(std::max(options.log_bytes, 0));
+  size_t kept = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const sandbox::DecodedValue line = v[i];
+    if (!line.is<std::string>()) continue;
+    const std::string_view text = line.as_str();
+    // The worker's own cut line (its last) is not counted against the cap.
+    const bool cut_line = i + 1 == v.size() && text.size() <= 256 && text.starts_with(kCutLine);
+    if (!cut_line && (kept >= max_lines || text.size() + 1 > room)) {
+      lines.push_back(
+          fmt::format("{} {} more lines not kept (at most {} lines "
+                      "and {} bytes per round)]",
+                      kCutLine, v.size() - i, options.log_lines, options.log_bytes));
+      return lines;
+    }
+    if (cut_line) {
+      lines.emplace_back(text);
+      return lines;
+    }
+    room -= text.size() + 1;
+    ++kept;
+    lines.emplace_back(text);
+  }
+  return lines;
+}
+
+SeedRun decode_seed(int64_t seed, const sandbox::DecodedValue& v, const RunOptions& options) {
   SeedRun r;
   r.seed = seed;
+  if (options.log && v.size() > 2) r.log = decode_log(v[2], options);
   if (v[0].as_bool()) {
     r.ok = true;
     r.state = sandbox::to_json(v[1]);
@@ -74,7 +109,10 @@ sandbox::List run_seeds_args(const std::string& filename, const std::string& cod
     sandbox::List lines;
     for (const auto& line : *options.actions) lines.emplace_back(line);
     args.emplace_back(std::move(lines));
+  } else if (options.log) {
+    args.emplace_back(sandbox::Value{});  // actions=None
   }
+  if (options.log) args.emplace_back(sandbox::List{int64_t{options.log_lines}, int64_t{options.log_bytes}});
   return args;
 }
 
@@ -109,7 +147,7 @@ std::string native_module_dir() {
   return "";
 }
 
-sandbox::WorkerConfig poker_worker_config(sandbox::WorkerConfig base, bool native) {
+sandbox::WorkerConfig poker_worker_config(sandbox::WorkerConfig base, bool native, bool preload_numpy) {
   std::string path_source = "import sys\n";
   const std::string dir = native ? native_module_dir() : "";
   if (!dir.empty()) {
@@ -120,6 +158,8 @@ sandbox::WorkerConfig poker_worker_config(sandbox::WorkerConfig base, bool nativ
       log_warn("poker: the native showdown (_pcglab_poker) is not built; hands are ranked in Python");
     path_source += "sys.modules['_pcglab_poker'] = None\n";  // GameBase takes its Python path
   }
+  // GameBase needs no numpy, nor does the official one: a game that imports it gets it then.
+  base.numpy = preload_numpy;
   base.preload.emplace_back("_pcglab_poker_path", path_source);
   base.preload.emplace_back("GameBase", gamebase_source(), "GameBase.py");
   return base;
@@ -141,13 +181,13 @@ std::vector<SeedRun> play_on(sandbox::Worker& worker, const std::string& filenam
   }
   const sandbox::Reply all = worker.call("run_seeds", run_seeds_args(filename, code, seeds, options));
   if (all.ok()) {
-    for (size_t i = 0; i < seeds.size(); ++i) runs.push_back(decode_seed(seeds[i], (*all.value)[i]));
+    for (size_t i = 0; i < seeds.size(); ++i) runs.push_back(decode_seed(seeds[i], (*all.value)[i], options));
     return runs;
   }
   // The call was lost (a timeout, a limit, a crash, a value that cannot cross): each seed alone.
   for (int64_t s : seeds) {
     const sandbox::Reply one = worker.call("run_seeds", run_seeds_args(filename, code, {s}, options));
-    runs.push_back(one.ok() ? decode_seed(s, (*one.value)[0]) : seed_failure(s, one.failure));
+    runs.push_back(one.ok() ? decode_seed(s, (*one.value)[0], options) : seed_failure(s, one.failure));
   }
   return runs;
 }
@@ -156,15 +196,31 @@ std::vector<SeedRun> play_on(sandbox::Worker& worker, const std::string& filenam
 
 std::vector<SeedRun> run_game(const std::string& filename, const std::string& code,
                               const std::vector<int64_t>& seeds, const RunOptions& options) {
-  sandbox::Worker worker(poker_worker_config(options.worker, options.native));
+  sandbox::Worker worker(poker_worker_config(options.worker, options.native, options.preload_numpy));
   return play_on(worker, filename, code, seeds, options);
+}
+
+std::jthread start_poker_zygote(const RunOptions& options) {
+  sandbox::WorkerConfig config = poker_worker_config(options.worker, options.native, options.preload_numpy);
+  config.isolation = sandbox::Isolation::kSandbox;  // only sandboxed workers have a zygote
+  const char* env = std::getenv("PCGLAB_SANDBOX_ZYGOTE");
+  if (!config.zygote || (env != nullptr && std::string(env) == "0")) return {};  // no zygote to start
+  return std::jthread([config = std::move(config)] {
+    try {
+      sandbox::Worker worker(config);
+      (void)worker.load("empty.py", "");  // waits for the zygote and the fork
+    } catch (...) {
+      // reported by the run that follows
+    }
+  });
 }
 
 std::vector<std::vector<SeedRun>> run_games(const std::vector<GameFile>& games,
                                             const std::vector<int64_t>& seeds, const RunOptions& options,
                                             int parallel) {
   if (games.empty()) return {};
-  const sandbox::WorkerConfig config = poker_worker_config(options.worker, options.native);
+  const sandbox::WorkerConfig config =
+      poker_worker_config(options.worker, options.native, options.preload_numpy);
   std::vector<std::vector<SeedRun>> runs(games.size());
   const size_t lanes = std::clamp<size_t>(static_cast<size_t>(std::max(parallel, 1)), 1, games.size());
   std::vector<std::exception_ptr> errors(lanes);

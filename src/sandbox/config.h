@@ -62,10 +62,16 @@ struct WorkerConfig {
   // Host folders bound read-only at the same path inside the sandbox (a track's native Python
   // extension: the poker track's _pcglab_poker); a preload puts them on sys.path.
   std::vector<std::string> ro_binds;
+  // Whether the worker (or its zygote) imports numpy at start, before the preload. false: numpy is
+  // imported on first use only (an array in a request, or a reply after the code imported numpy
+  // itself), which saves its import (~0.3 s of a zygote's start) for preload sets that need no
+  // numpy (the poker track's); OPENBLAS_NUM_THREADS=1 and OMP_NUM_THREADS=1 then stay in the
+  // worker's environment, so a later import of numpy runs one BLAS thread as it would at start.
+  bool numpy = true;
   Isolation isolation = Isolation::kSandbox;
   // kSandbox: fork each worker from a zygote (sandbox/zygote.h: one bwrap + python per preload set
-  // that imported numpy once), each in namespaces of its own; false (or PCGLAB_SANDBOX_ZYGOTE=0 in
-  // the environment): one bwrap + python per worker.
+  // that imported numpy once, unless `numpy` is false), each in namespaces of its own; false (or
+  // PCGLAB_SANDBOX_ZYGOTE=0 in the environment): one bwrap + python per worker.
   bool zygote = true;
   // Each side of a request polls for the other's message for up to this long, yielding the CPU
   // between polls, before it sleeps in the kernel: pcglab for a reply, the worker for the next

@@ -153,6 +153,7 @@ std::vector<std::string> sandbox_command(const WorkerConfig& config, bool zygote
 
   std::vector<std::string> python_args = {python, "-I", "-S", "-B", "-c", worker_script()};
   if (zygote) python_args.push_back("zygote");
+  if (!config.numpy) python_args.push_back("no-numpy");
   if (config.isolation == Isolation::kUnsafeNoSandbox) return python_args;
 
   std::vector<std::string> cmd = {config.bwrap,           "--unshare-user",    "--unshare-pid",

@@ -58,7 +58,7 @@ bool send_with_fds(int socket, const std::string& frame, const int* fds, int cou
 }
 
 std::string zygote_key(const WorkerConfig& config) {
-  std::string key = config.python + '\n' + config.bwrap + '\n';
+  std::string key = config.python + '\n' + config.bwrap + '\n' + (config.numpy ? "numpy\n" : "no-numpy\n");
   for (const auto& p : config.preload) key += fmt::format("{}:{}:{}\n", p.name, p.source.size(), p.source);
   for (const auto& dir : config.ro_binds) key += fmt::format("bind:{}\n", dir);
   return key;

@@ -235,6 +235,61 @@ class ManualMode(unittest.TestCase):
         self.assertEqual(runner.run_seeds('manual.py', self.source, [4], None)[0][0], True)  # auto
 
 
+class RoundLog(unittest.TestCase):
+    """The round log the runner captures (GameBase._capture_round_log): the log file's lines."""
+
+    def test_the_captured_lines_are_the_log_files_text(self):
+        # The same seed played in a child process that writes PCGLAB_POKER_LOG, and captured here.
+        import subprocess
+        import tempfile
+        import runner
+        source = read('tests/poker/games/game03.py')
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'game_log.log')
+            child = ('import sys, random; sys.path[:0] = %r; import runner; '
+                     'runner.run_seeds("game03.py", open(%r).read(), [7])') % (
+                         sys.path[:2], os.path.join(ROOT, 'tests/poker/games/game03.py'))
+            subprocess.run([sys.executable, '-B', '-c', child], check=True,
+                           env=dict(os.environ, PCGLAB_POKER_LOG=path))
+            with open(path) as f:
+                written = f.read()
+        (ok, state, lines), = runner.run_seeds('game03.py', source, [7], None, [100000, 1 << 24])
+        self.assertTrue(ok)
+        self.assertEqual(''.join(line + '\n' for line in lines), written)
+        self.assertEqual(lines[:3], ['', 'state:', 'flow: start'])
+        self.assertIn('phase: show', lines)
+        self.assertTrue(any(line.startswith('winners: [') for line in lines))
+        self.assertEqual(lines[-4:-2], ['message:', 'phase: prize'])
+        self.assertTrue(lines[-1].startswith('share: '))
+        self.assertEqual(runner.run_seeds('game03.py', source, [7])[0], [ok, state])  # no log asked
+
+    def test_a_seed_that_raises_keeps_what_it_logged_before(self):
+        import runner
+        source = read('tests/poker/games/game03.py').replace(
+            'class CustomGame(GameBase):', 'class CustomGame(GameBase):\n    def show(self):\n'
+            '        raise ValueError("no showdown")\n', 1)
+        (ok, error, lines), = runner.run_seeds('game03.py', source, [7], None, [100000, 1 << 24])
+        self.assertFalse(ok)
+        self.assertEqual(error[:2], ['ValueError', 'no showdown'])
+        self.assertIn('message:', lines)
+        self.assertNotIn('phase: show', lines)
+
+    def test_a_log_past_the_cap_is_cut_with_a_count(self):
+        import runner
+        chatty = read('tests/poker/games/game03.py').replace(
+            'class CustomGame(GameBase):', 'class CustomGame(GameBase):\n    def shuffle(self):\n'
+            '        for i in range(5000):\n            self.log({"spam": "x" * 50})\n', 1)
+        (ok, _, lines), = runner.run_seeds('game03.py', chatty, [7], None, [300, 1 << 24])
+        self.assertTrue(ok)
+        self.assertEqual(len(lines), 301)
+        self.assertRegex(lines[-1], r'^\[pcglab: round log cut here: \d+ more lines not kept '
+                                    r'\(at most 300 lines and 16777216 bytes per round\)\]$')
+        (ok, _, lines), = runner.run_seeds('game03.py', chatty, [7], None, [100000, 4096])
+        self.assertLessEqual(sum(len(line) + 1 for line in lines[:-1]), 4096)
+        self.assertIn('more lines not kept', lines[-1])
+        self.assertIsNone(GameBase._round_log)  # taken: the next seed starts a log of its own
+
+
 if __name__ == '__main__':
     importlib.invalidate_caches()
     unittest.main()

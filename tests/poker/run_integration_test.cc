@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/files.h"
 #include "core/json.h"
 #include "poker/run.h"
@@ -37,6 +39,71 @@ TEST(PokerRun, SeedsRunInTheirOrderAndPrintOneLineEach) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const OrderedJson golden = golden_seeds_1_to_3();
   EXPECT_EQ(r.out, "seed 3: " + golden[2].dump() + "\nseed 1: " + golden[0].dump() + "\n");
+}
+
+// --log: each seed's round log, GameBase's log lines; the states are unchanged and without --log
+// no seed has a log.
+TEST(PokerRun, TheLogFlagGivesEachSeedsRoundLog) {
+  const auto plain =
+      testing::run_pcglab({"poker", "run", game("game01.py"), "--seeds", "1-2", "--format", "json"});
+  const auto logged =
+      testing::run_pcglab({"poker", "run", game("game01.py"), "--seeds", "1-2", "--format", "json", "--log"});
+  ASSERT_EQ(logged.exit_code, 0) << logged.err;
+  const OrderedJson without = OrderedJson::parse(plain.out), with = OrderedJson::parse(logged.out);
+  ASSERT_EQ(with.size(), 2U);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(without[i].contains("log"));
+    ASSERT_TRUE(with[i].contains("log")) << with[i].dump();
+    OrderedJson state = with[i];
+    state.erase("log");
+    EXPECT_EQ(state, golden_seeds_1_to_3()[i]);
+    const auto lines = with[i]["log"].get<std::vector<std::string>>();
+    ASSERT_GE(lines.size(), 8U);
+    EXPECT_EQ(std::vector<std::string>(lines.begin(), lines.begin() + 3),
+              (std::vector<std::string>{"", "state:", "flow: start"}));
+    EXPECT_NE(std::find(lines.begin(), lines.end(), "phase: show"), lines.end());
+    EXPECT_NE(std::find(lines.begin(), lines.end(), "phase: prize"), lines.end());
+    // A step's players line (prize's) is the final state's players.
+    std::string expected = "players: ";
+    for (size_t p = 0; p < state["players"].size(); ++p)
+      expected += (p ? ", " : "") + state["players"][p].get<std::string>();
+    EXPECT_NE(std::find(lines.begin(), lines.end(), expected), lines.end()) << expected;
+  }
+  EXPECT_NE(with[0]["log"], with[1]["log"]);
+  const auto text = testing::run_pcglab({"poker", "run", game("game01.py"), "--seeds", "1", "--log"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\n  state:\n  flow: start\n"), std::string::npos) << text.out;
+}
+
+// The cap holds on the host whatever the game does to the worker's GameBase: a game that replaces
+// the capture with a huge log gets log_lines lines and the cut line; the seed still plays.
+TEST(PokerRunGames, AHugeRoundLogIsCutToTheCap) {
+  std::string code = read_file(game("game01.py"));
+  code += R"(
+import GameBase as _gb
+_gb._take_round_log = lambda: ['x' * 100] * 200000
+)";
+  RunOptions options;
+  options.log = true;
+  options.log_lines = 50;
+  options.log_bytes = 65536;
+  const auto runs = run_game("huge.py", code, {1, 2}, options);
+  ASSERT_EQ(runs.size(), 2U);
+  for (const SeedRun& r : runs) {
+    ASSERT_TRUE(r.ok) << r.error_json().dump();
+    ASSERT_EQ(r.log.size(), 51U);
+    EXPECT_EQ(r.log[0], std::string(100, 'x'));
+    EXPECT_EQ(r.log[50],
+              "[pcglab: round log cut here: 199950 more lines not kept (at most 50 lines and 65536 bytes per "
+              "round)]");
+  }
+  options.log_lines = 100000;  // the bytes' cap: 65536 / 101 = 648 lines
+  const auto by_bytes = run_game("huge.py", code, {1}, options);
+  ASSERT_EQ(by_bytes[0].log.size(), 649U);
+  EXPECT_NE(by_bytes[0].log.back().find("199352 more lines not kept"), std::string::npos)
+      << by_bytes[0].log.back();
+  options.log = false;
+  EXPECT_TRUE(run_game("huge.py", code, {1}, options)[0].log.empty());
 }
 
 struct Hostile {

@@ -89,6 +89,10 @@ TEST(PokerSessionCli, BuildsAGameInATerminalFeedsErrorsBackAndResumesFromItsFile
     EXPECT_THAT(t.screen(), HasSubstr("code: + set_flow; + start; + blind;"));
     EXPECT_THAT(t.screen(),
                 HasSubstr("round (seed 1): played start shuffle blind deal2 bet flop3 bet show prize"));
+    // The round's log, one line per logged step, before its summary.
+    EXPECT_THAT(t.screen(), HasSubstr(" steps; /log prints the whole log):\n  phase: start | players: p1: "));
+    EXPECT_THAT(t.screen(), HasSubstr("\n  phase: deal2 | players: p1: "));
+    EXPECT_THAT(t.screen(), HasSubstr("\n  phase: prize; pot: "));
     ASSERT_TRUE(t.say("Three cards each, two on the table.", "you> ", 4)) << t.screen();
     EXPECT_THAT(t.screen(), HasSubstr("Flow: start, shuffle, blind, deal3, bet, flop2, bet, show, prize"));
     EXPECT_THAT(t.screen(),
@@ -135,6 +139,11 @@ TEST(PokerSessionCli, BuildsAGameInATerminalFeedsErrorsBackAndResumesFromItsFile
   EXPECT_THAT(t.screen(), HasSubstr("resumed " + file.string() + " (16 turns); next round seed 6"));
   ASSERT_TRUE(t.say("Fix it.", "you> ", 2)) << t.screen();
   EXPECT_THAT(t.screen(), HasSubstr("round (seed 6): played start shuffle blind deal3"));
+  EXPECT_THAT(t.screen(), HasSubstr("\n  phase: deal3 | players: p1: "));
+  // /log: the last round's whole log, GameBase's log text.
+  ASSERT_TRUE(t.say("/log", "you> ", 3)) << t.screen();
+  EXPECT_THAT(t.screen(), HasSubstr("\nstate:\nflow: start, shuffle, blind, deal3\ndeck: "));
+  EXPECT_THAT(t.screen(), HasSubstr("\nmessage:\nphase: prize\npot: "));
   const Json last_request = Json::parse(server.requests().back());
   EXPECT_EQ(last_request["messages"].size(), 18u);  // system, 16 turns, the new message
   EXPECT_THAT(last_request["messages"].back()["content"].get<std::string>(), HasSubstr("FileNotFoundError"));

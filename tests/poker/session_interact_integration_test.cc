@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <future>
 
@@ -91,6 +92,18 @@ TEST(PokerSessionInteract, BuildsAGameOverSeveralTurnsAndPlaysARoundAfterEach) {
     EXPECT_EQ(pcglab::testing::count_occurrences(p.get<std::string>(), "'"), 6u) << p;
   }
   EXPECT_EQ(session.session().script()["Flow"].size(), 9u);
+  // The round's log goes with it: GameBase's log lines of that round, ending at the prize, whose
+  // players are the final state's; the view shows it as text and the turns' rounds without it.
+  const std::vector<std::string> log = round_log(round);
+  ASSERT_GE(log.size(), 9u * 8u) << round.dump();
+  EXPECT_EQ(log[2], "flow: start");
+  EXPECT_NE(std::find(log.begin(), log.end(), "phase: flop2"), log.end());
+  EXPECT_EQ(log[log.size() - 3], "phase: prize");
+  const OrderedJson view = session_view(session.session());
+  EXPECT_EQ(view["round_log"].get<std::string>(), round_log_text(round));
+  EXPECT_THAT(view["round_log"].get<std::string>(), HasSubstr("\nmessage:\nphase: deal3\n"));
+  EXPECT_FALSE(view["round"].contains("log"));
+  EXPECT_FALSE(view["turns"][5]["round"].contains("log"));
   // Saved after every turn: the file holds the six turns and reads back to the same session.
   const Session saved = Session::load(dir / "s.json");
   EXPECT_EQ(saved.turns.size(), 6u);

@@ -156,6 +156,9 @@ TEST(PokerServe, TheApiAnswersTurnsAndRefusesBadRequestsWithoutStopping) {
   EXPECT_THAT(answer["session"]["round_summary"].get<std::string>(),
               HasSubstr("round (seed 1): played start shuffle blind deal2"));
   EXPECT_EQ(answer["session"]["next_seed"], 2);
+  EXPECT_THAT(answer["session"]["round_log"].get<std::string>(), HasSubstr("\nmessage:\nphase: deal2\n"));
+  // The saved round keeps its log lines.
+  EXPECT_FALSE(Session::load(dir / "s.json").turns.back().round["log"].empty());
 
   EXPECT_EQ(serve.stop(), 0) << serve.log();
   EXPECT_THAT(serve.log(), HasSubstr("session saved to " + (dir / "s.json").string()));

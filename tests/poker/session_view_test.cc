@@ -52,6 +52,57 @@ TEST(PokerSessionView, RoundsAreSummarisedAndAFailedOneIsFedBack) {
   EXPECT_THAT(round_summary(Json()), HasSubstr("no round played"));
 }
 
+TEST(PokerSessionView, ARoundCarriesItsLogAndTheTerminalShowsOneLinePerStep) {
+  SeedRun run;
+  run.seed = 2;
+  run.ok = true;
+  run.state = OrderedJson::parse(R"({"flow": ["start"], "deck": [], "community": [], "players": []})");
+  run.log = {
+      "",
+      "state:",
+      "flow: start",
+      "deck: H2, H3",
+      "community: ",
+      "players: p1: 0/10/[]/False",
+      "message:",
+      "phase: start",
+      "",
+      "state:",
+      "flow: start, deal1",
+      "deck: H2",
+      "community: ",
+      "players: p1: 0/10/['H3']/False",
+      "message:",
+      "phase: deal1",
+      "",
+      "state:",
+      "flow: start, deal1, bet",
+      "deck: H2",
+      "community: ",
+      "players: p1: 0/10/['H3']/False",
+      "message:",
+      "phase: bet",
+      "status: done",
+      "[pcglab: round log cut here: 9 more lines not kept (at most 25 lines and 65536 bytes per round)]"};
+  const Json round = Json::parse(round_json(run).dump());
+  EXPECT_EQ(round_log(round), run.log);
+  EXPECT_EQ(round["state"]["flow"], Json::parse(R"(["start"])"));
+  EXPECT_EQ(
+      round_log_digest(run.log),
+      (std::vector<std::string>{"phase: start | players: p1: 0/10/[]/False",
+                                "phase: deal1 | players: p1: 0/10/['H3']/False", "phase: bet; status: done",
+                                "[pcglab: round log cut here: 9 more lines not kept (at most 25 lines and "
+                                "65536 bytes per round)]"}));
+  EXPECT_THAT(round_log_text(round), HasSubstr("\nmessage:\nphase: deal1\n"));
+  EXPECT_EQ(round_log_text(Json::parse(R"({"seed": 1, "state": {}})")), "no log recorded for this round\n");
+  run.ok = false;
+  run.type = "KeyError";
+  run.log.clear();
+  const Json failed = Json::parse(round_json(run).dump());
+  EXPECT_EQ(failed["error"]["type"], "KeyError");
+  EXPECT_EQ(round_log_text(failed), "the round logged nothing\n");
+}
+
 TEST(PokerSessionView, TheNextSeedFollowsTheLastRound) {
   Session s = Session::start(default_script(), Json{{"seed", 5}});
   EXPECT_EQ(next_round_seed(s), 5);

@@ -77,6 +77,15 @@ TEST(PokerServeSlow, TheWebPageSendsAMessageAndShowsTheScriptCodeAndRound) {
               HasSubstr("round (seed 1): played start shuffle blind deal2 bet flop3 bet show prize"));
   EXPECT_THAT(dom.out, HasSubstr("script['Phase']['blind'] = 'One player picked at random posts twice"));
   EXPECT_THAT(dom.out, HasSubstr("    def blind(self):"));
+  // The round log panel: the round's GameBase log text.
+  EXPECT_THAT(dom.out, HasSubstr("<h2>Round log</h2>"));
+  const size_t panel = dom.out.find("<pre id=\"round-log\">");
+  ASSERT_NE(panel, std::string::npos) << dom.out;
+  const std::string shown = dom.out.substr(panel, dom.out.find("</pre>", panel) - panel);
+  EXPECT_THAT(shown, HasSubstr("\nstate:\nflow: start\ndeck: "));
+  EXPECT_THAT(shown, HasSubstr("\nmessage:\nphase: blind\n"));
+  EXPECT_THAT(shown, HasSubstr("\nmessage:\nphase: show\nwinners: ['p"));
+  EXPECT_THAT(shown, HasSubstr("\nmessage:\nphase: prize\npot: "));
 
   dom = load("Raise%20the%20bet.");
   ASSERT_EQ(dom.exit_code, 0) << dom.err;

@@ -180,6 +180,46 @@ TEST(SandboxZygote, DirectStartGivesTheSameResults) {
   }
 }
 
+// WorkerConfig::numpy = false: the worker (forked or started directly) has not imported numpy when
+// the code runs, keeps the one-thread BLAS settings for a later import, and still takes an array
+// argument and returns numpy values once the code imported numpy itself.
+TEST(SandboxZygote, APreloadSetWithoutNumpyImportsItOnFirstUse) {
+  PCGLAB_REQUIRE_SANDBOX();
+  const char* code = R"(import os, sys
+def look():
+    return ['numpy' in sys.modules, sorted(os.environ)]
+def total(a):
+    return float(a.sum())
+def values():
+    import numpy
+    return [numpy.int64(3), numpy.float32(1.5), numpy.True_, numpy.arange(3)]
+)";
+  WorkerConfig lazy = small_config();
+  lazy.numpy = false;
+  WorkerConfig lazy_direct = lazy;
+  lazy_direct.zygote = false;
+  for (const WorkerConfig& config : {lazy, lazy_direct}) {
+    Worker w(config);
+    ASSERT_TRUE(w.load("lazy.py", code).ok());
+    Reply r = w.call("look");
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.value->to_value(), Value(List{false, List{"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"}}))
+        << config.zygote;
+    r = w.call("total", {make_array<double>({3}, {1, 2, 3.5})});
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.value->as_float(), 6.5);
+    Worker v(config);
+    ASSERT_TRUE(v.load("lazy.py", code).ok());
+    r = v.call("values");
+    ASSERT_TRUE(r.ok()) << r.describe();
+    EXPECT_EQ(r.value->to_value(), Value(List{int64_t{3}, 1.5, true, make_array<int64_t>({3}, {0, 1, 2})}))
+        << config.zygote;
+  }
+  Worker w(small_config());  // the default imports numpy at start, and clears the environment
+  ASSERT_TRUE(w.load("lazy.py", code).ok());
+  EXPECT_EQ(w.call("look").value->to_value(), Value(List{true, List{}}));
+}
+
 TEST(SandboxZygote, APreloadThatRaisesIsAStartFailure) {
   PCGLAB_REQUIRE_SANDBOX();
   WorkerConfig config = small_config();

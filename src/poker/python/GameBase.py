@@ -7,7 +7,8 @@ native code (pcglab's `_pcglab_poker` module, when it can be imported) as long a
 the engine's own ranking methods; a game that overrides any of them, or a hand the native code
 cannot rank exactly (a value or suit missing from the config, a card that is not a str), takes
 the Python path below, which is the reference. The log is off unless PCGLAB_POKER_LOG names a
-file; it never changes the state, and the checks the official log makes (cards must be str,
+file or the runner captures a round's log (_capture_round_log: the same lines, kept in memory up to
+a cap); it never changes the state, and the checks the official log makes (cards must be str,
 `deck` and `community` must exist) run either way.
 """
 import random
@@ -28,6 +29,56 @@ except ImportError:  # the pure-Python path is complete on its own
 _EXPORTED = (product, json, ABC, abstractmethod)
 
 _LOG_FILE = _os.environ.get('PCGLAB_POKER_LOG', '')
+
+
+class _RoundLog:
+    """A round's log lines, as the official logger writes them to its file, kept in memory up to a
+    cap (pcglab's round log: sessions show it, `poker run --log` prints it). Past `max_lines` lines
+    or `max_bytes` bytes (UTF-8, newlines counted) nothing more is kept; the lines left out are
+    counted and one last line says so."""
+
+    def __init__(self, max_lines, max_bytes):
+        self.lines = []
+        self.max_lines = max_lines
+        self.max_bytes = max_bytes
+        self.room = max_bytes
+        self.dropped = 0
+
+    def add(self, text):
+        lines = text.split('\n')
+        if self.dropped:
+            self.dropped += len(lines)
+            return
+        for i, line in enumerate(lines):
+            size = len(line.encode('utf-8', 'replace')) + 1
+            if len(self.lines) >= self.max_lines or size > self.room:
+                self.dropped += len(lines) - i
+                return
+            self.room -= size
+            self.lines.append(line)
+
+    def result(self):
+        if self.dropped:
+            return self.lines + ['[pcglab: round log cut here: %d more lines not kept (at most %d lines '
+                                 'and %d bytes per round)]' % (self.dropped, self.max_lines,
+                                                               self.max_bytes)]
+        return self.lines
+
+
+# The round log being captured (None: no capture). _capture_round_log starts one, _take_round_log
+# returns its lines and stops it.
+_round_log = None
+
+
+def _capture_round_log(max_lines=4000, max_bytes=262144):
+    global _round_log
+    _round_log = _RoundLog(max_lines, max_bytes)
+
+
+def _take_round_log():
+    global _round_log
+    log, _round_log = _round_log, None
+    return [] if log is None else log.result()
 
 # Manual mode (play(auto=False)): the official engine asks a person with input(). A sandbox has no
 # terminal, so pcglab scripts the decisions: _set_manual_actions(lines) gives the lines input()
@@ -172,12 +223,16 @@ class GameBase:
         flow = ', '.join(self.flow[:self.j + 1])
         deck = ', '.join(self.deck)
         community = ', '.join(self.community)
-        if _LOG_FILE:
+        if _LOG_FILE or _round_log is not None:
             players = ', '.join(self._player_texts())
             lines = ['', 'state:', 'flow: ' + flow, 'deck: ' + deck, 'community: ' + community,
                      'players: ' + players, 'message:']
             lines += ['%s: %s' % (key, value) for key, value in message.items()]
-            self.logger.info('\n'.join(lines))
+            text = '\n'.join(lines)
+            if _LOG_FILE:
+                self.logger.info(text)
+            if _round_log is not None:
+                _round_log.add(text)
 
     def _player_texts(self):
         return ['%s: %s/%s/%s/%s' % (pid, p.bet, p.remain, p.hole, p.fold)

@@ -4,8 +4,8 @@ For each seed it does what the official run template does: random.seed(seed), a 
 dict, the game file's code, CustomGame(), play(auto=True); it returns the final state (its four
 lists) or the seed's error. With `actions` (a list of str) it plays in manual mode instead:
 play(auto=False), each decision read from the next line of `actions` (GameBase's
-_set_manual_actions; every seed starts from the first line). GameBase is preloaded into the worker
-(poker/run.h).
+_set_manual_actions; every seed starts from the first line). With `log` it also returns each seed's
+round log (GameBase's log lines, capped). GameBase is preloaded into the worker (poker/run.h).
 """
 import random
 import sys
@@ -42,13 +42,20 @@ def run_seed(filename, source, seed, actions=None):
             'community': list(state['community']), 'players': list(state['players'])}
 
 
-def run_seeds(filename, source, seeds, actions=None):
-    """One result per seed: [True, state] or [False, [type, message, frames]]."""
+def run_seeds(filename, source, seeds, actions=None, log=None):
+    """One result per seed: [True, state] or [False, [type, message, frames]]. With `log` =
+    [max_lines, max_bytes], each result has a third element: the round's log lines (GameBase's
+    log text, up to the cap; a seed that raised keeps the lines logged before it raised)."""
     out = []
     for seed in seeds:
+        if log is not None:
+            GameBase._capture_round_log(log[0], log[1])
         try:
-            out.append([True, run_seed(filename, source, seed, actions)])
+            result = [True, run_seed(filename, source, seed, actions)]
         except Exception:  # the seed's error; the others still run
             kind, value, tb = sys.exc_info()
-            out.append([False, [kind.__name__, str(value), _frames(filename, tb)]])
+            result = [False, [kind.__name__, str(value), _frames(filename, tb)]]
+        if log is not None:
+            result.append(GameBase._take_round_log())
+        out.append(result)
     return out

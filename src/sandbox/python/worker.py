@@ -1,7 +1,8 @@
 # pcglab's sandbox worker: the protocol loop that /usr/bin/python3 runs inside bubblewrap, and the
 # zygote that forks workers (zygote.h). pcglab runs this text as `python3 -I -S -B -c <text>
-# [zygote]` (embedded at build time: sandbox/worker_script.cc); it is pcglab's own code and runs
-# before any generated code: it imports numpy, runs the track's preload modules, applies the limits
+# [zygote] [no-numpy]` (embedded at build time: sandbox/worker_script.cc); it is pcglab's own code
+# and runs before any generated code: it imports numpy (with `no-numpy`: on first use only), runs
+# the track's preload modules, applies the limits
 # that must be set inside the user namespace (RLIMIT_NPROC), moves fd 1 and 2 onto a capture file,
 # and then answers requests on the protocol fds (3: requests in, 4: replies out) until its input
 # closes. The wire format is described in protocol.h and must match protocol.cc.
@@ -19,9 +20,24 @@ if AS_WORKER:
     sys.path.append('/usr/lib/python3/dist-packages')
     sys.dont_write_bytecode = True
 import errno, math, struct, signal, resource, traceback, types, linecache, gc, time
-import numpy as np
-if AS_WORKER:
-    del os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS']
+
+class NoNumpy:
+    # Stands for numpy while the process has not imported it (a preload set without numpy,
+    # WorkerConfig::numpy = false): no value can be a numpy value, so every test below is false.
+    True_ = False_ = object()
+    integer = floating = ndarray = ()
+
+NO_NUMPY = NoNumpy()
+# `no-numpy` on the command line: numpy is imported on first use only (an array in a request, or a
+# reply after the code imported numpy itself), not at start. The two thread settings then stay in
+# the environment, so a later import of numpy gets the one BLAS thread it gets here.
+LAZY_NUMPY = AS_WORKER and 'no-numpy' in sys.argv[1:]
+if LAZY_NUMPY:
+    np = NO_NUMPY
+else:
+    import numpy as np
+    if AS_WORKER:
+        del os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS']
 
 REQ_FD, REP_FD = 3, 4
 MAGIC = 0x57474350
@@ -31,7 +47,17 @@ OP_INIT, OP_LOAD, OP_CALL, OP_MAP, OP_MAP_STACKED = 1, 2, 3, 4, 5
 ST_OK, ST_ERR = 0, 1
 MAX_DEPTH = 100
 DTYPES = {'|b1', '|i1', '|u1', '<i2', '<u2', '<i4', '<u4', '<i8', '<u8', '<f4', '<f8'}
-DTYPE_OF = {d.encode('ascii'): np.dtype(d) for d in DTYPES}
+DTYPE_OF = {} if np is NO_NUMPY else {d.encode('ascii'): np.dtype(d) for d in DTYPES}
+
+def bind_numpy(only_if_imported):
+    # numpy for the protocol, in a process that started without it: when `only_if_imported`, only
+    # if the code imported it (then its values may be in a reply), else imported now (an array came).
+    global np
+    if np is not NO_NUMPY or (only_if_imported and 'numpy' not in sys.modules):
+        return
+    import numpy
+    DTYPE_OF.update({d.encode('ascii'): numpy.dtype(d) for d in DTYPES})
+    np = numpy
 SHAPE = [struct.Struct('<%dq' % n) for n in range(33)]
 ARRAY_HEADS = [struct.Struct('<B3sB%dqQ' % n) for n in range(33)]  # dtype size, dtype, ndim, shape, data size
 settings = {'output_bytes': 65536, 'reply_bytes': 1 << 28, 'nproc': 32}
@@ -178,6 +204,8 @@ def decode_array(buf, pos):
 ARRAY_LAYOUTS = {}  # an array header seen before: its dtype, shape and data size, checked once
 
 def array_layout(head):
+    if np is NO_NUMPY:
+        bind_numpy(False)
     dt = DTYPE_OF[head[1]]
     shape = head[3:-1]
     nbytes = head[-1]
@@ -276,6 +304,8 @@ class Encoder:
         self.flush_small()
         return self.parts
     def value(self, v):
+        if np is NO_NUMPY:
+            bind_numpy(True)
         try:
             self.encode(v, 0)
         except MemoryError:
@@ -909,7 +939,7 @@ def zygote():
                 os._exit(125)
         for fd in fds: os.close(fd)
 
-FORKED = AS_WORKER and len(sys.argv) > 1 and sys.argv[1] == 'zygote'
+FORKED = AS_WORKER and 'zygote' in sys.argv[1:]
 
 def main():
     if FORKED:
