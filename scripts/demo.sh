@@ -66,9 +66,15 @@ if [ -f "$field" ]; then
   "$pcglab" birds rank "$out/$team" --field "$field" \
     --baselines baseline_zero_shot,baseline_zero_shot_multi_turn -o "$out/rank" --quiet
   echo
-  awk -F, 'NR > 1 { n++; if ($7 == "yes") above++ }
-           END { printf "   diversity above the 2024 field median in %d of %d letters (per letter: %s)\n", above, n, FILENAME }' \
-    "$out/rank/letters.csv"
+  # ranks.csv: rank, team, normalized, prompt_score, added[, judge_rank, judge_prompt_score];
+  # letters.csv: ..., above_median (7) ...[, judge_similarity, judge_diversity, judge_above_median (12)]
+  awk -F, -v letters="$out/rank/letters.csv" '
+    BEGIN { while ((getline line < letters) > 0) { split(line, l, ","); if (l[1] == "team") continue;
+              n++; if (l[7] == "yes") above++; if (l[12] == "yes") judge_above++ } }
+    $5 == "yes" { printf "   official-score input (selection classifier): rank %s, prompt score %.4g; diversity above the 2024 field median in %d of %d letters\n", $1, $4, above, n
+                  if ($6 != "") printf "   honest (similarity and diversity by the independent judge): rank %s, prompt score %.4g; diversity above the median in %d of %d letters\n", $6, $7, judge_above, n }' \
+    "$out/rank/ranks.csv"
+  echo "   (per letter: $out/rank/letters.csv)"
 else
   echo "   skipped: $field is not here (set PCGLAB_FIELD_2024 to the published 2024 trial_scores.csv)"
 fi

@@ -6,7 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "birds/competition_layout.h"
+#include "birds/diversity.h"
 #include "core/check.h"
+#include "core/item_boundary.h"
+#include "core/json.h"
 
 namespace pcglab::birds {
 namespace fs = std::filesystem;
@@ -17,6 +21,42 @@ double median(std::vector<double> values) {
   const size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
+
+bool has_judge_similarity(const fs::path& team) {
+  std::error_code ec;
+  return fs::is_directory(team / "similarity-judge", ec);
+}
+
+namespace {
+
+// The team's similarity and diversity replaced by the judge's: each trial's similarity from
+// similarity-judge/<C>.json and the letter's diversity by the official formula over the judge's
+// vectors. A letter without a judge file keeps no similarity and no diversity.
+void use_judge_readings(const fs::path& team, int trials, EntryResults& e) {
+  if (!has_judge_similarity(team))
+    throw SetupError(fmt::format("{}: no similarity-judge/ (run `pcglab birds eval {} --judge judge` first)",
+                                 team.string(), team.string()));
+  for (auto& [model, characters] : e.models)
+    for (auto& [character, r] : characters) {
+      r.similarity.clear();
+      r.diversity = 0;
+      const fs::path file = team / "similarity-judge" / (character + ".json");
+      std::error_code ec;
+      if (!fs::exists(file, ec)) continue;
+      const Status s = run_item(file.string(), [&] {
+        const Json j = read_json_file(file);
+        for (const Json& t : json_field<Json>(j, "trials", file.string())) {
+          const std::string id = json_field<std::string>(t, "id", file.string());
+          const int trial = trial_number_of(fs::path(id).stem().string());
+          if (trial >= 0) r.similarity[trial] = json_field<double>(t, "similarity", file.string());
+        }
+        r.diversity = diversity_of(read_vectors(file, DiversityVectors::kSoftmax), trials).rate;
+      });
+      if (!s.ok()) e.errors.emplace_back(ErrorKind::kBadInput, s.error().describe());
+    }
+}
+
+}  // namespace
 
 FieldRank rank_against_field(const FieldRankOptions& options) {
   std::error_code ec;
@@ -43,6 +83,7 @@ FieldRank rank_against_field(const FieldRankOptions& options) {
       throw SetupError(fmt::format("{}: not a team folder (expected <team>/stability, similarity, diversity)",
                                    team.string()));
     EntryResults e = read_team_results(team, options.config.policy, options.config.characters);
+    if (options.classifier == TeamClassifier::kJudge) use_judge_readings(team, options.config.trials, e);
     if (field_names.count(e.name) != 0 ||
         std::find(out.teams.begin(), out.teams.end(), e.name) != out.teams.end())
       throw SetupError(fmt::format("{}: the team name \"{}\" is already an entry of {}", team.string(),
