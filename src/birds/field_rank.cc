@@ -58,25 +58,46 @@ void use_judge_readings(const fs::path& team, int trials, EntryResults& e) {
 
 }  // namespace
 
-FieldRank rank_against_field(const FieldRankOptions& options) {
+namespace {
+
+std::vector<EntryResults> read_field(const fs::path& field) {
   std::error_code ec;
-  if (!fs::is_regular_file(options.field, ec))
+  if (!fs::is_regular_file(field, ec))
     throw SetupError(
-        fmt::format("{}: no such file (the field's published trial_scores.csv)", options.field.string()));
-  std::vector<EntryResults> entries = read_trial_scores_csv(options.field);
-  std::set<std::string> field_names;
-  for (const EntryResults& e : entries) field_names.insert(e.name);
-  const std::set<std::string> disqualified(options.config.disqualified.begin(),
-                                           options.config.disqualified.end());
-  // The field's diversity per letter (disqualified entries left out, as they are out of P).
-  std::map<std::string, std::vector<double>> field_diversity;
+        fmt::format("{}: no such file (the field's published trial_scores.csv)", field.string()));
+  return read_trial_scores_csv(field);
+}
+
+// The field's diversity per letter (disqualified entries left out, as they are out of P).
+std::map<std::string, double> median_diversity(const std::vector<EntryResults>& entries,
+                                               const std::set<std::string>& disqualified) {
+  std::map<std::string, std::vector<double>> diversity;
   for (const EntryResults& e : entries) {
     if (disqualified.count(e.name) != 0) continue;
     const auto model = e.models.find("");
     if (model == e.models.end()) continue;
-    for (const auto& [character, results] : model->second)
-      field_diversity[character].push_back(results.diversity);
+    for (const auto& [character, results] : model->second) diversity[character].push_back(results.diversity);
   }
+  std::map<std::string, double> out;
+  for (const auto& [character, values] : diversity) out[character] = median(values);
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, double> field_median_diversity(const fs::path& field,
+                                                     const std::vector<std::string>& disqualified) {
+  return median_diversity(read_field(field), {disqualified.begin(), disqualified.end()});
+}
+
+FieldRank rank_against_field(const FieldRankOptions& options) {
+  std::error_code ec;
+  std::vector<EntryResults> entries = read_field(options.field);
+  std::set<std::string> field_names;
+  for (const EntryResults& e : entries) field_names.insert(e.name);
+  const std::set<std::string> disqualified(options.config.disqualified.begin(),
+                                           options.config.disqualified.end());
+  std::map<std::string, double> field_diversity = median_diversity(entries, disqualified);
   FieldRank out;
   for (const fs::path& team : options.teams) {
     if (!fs::is_directory(team, ec))
@@ -110,7 +131,7 @@ FieldRank rank_against_field(const FieldRankOptions& options) {
       l.similarity = c->mean_similarity;
       l.diversity = c->diversity;
       l.character_score = c->score;
-      l.field_median_diversity = median(field_diversity[c->character]);
+      l.field_median_diversity = field_diversity[c->character];
       l.above_median = l.diversity > l.field_median_diversity;
       const auto& all = scores_of_letter[c->character];
       l.entries = static_cast<int>(all.size());

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,12 @@ struct FieldRank {
 // name is already an entry of the field, or (kJudge) a team folder without similarity-judge/. A
 // judge file that cannot be read is an error of that team (its letter counts no similarity).
 FieldRank rank_against_field(const FieldRankOptions& options);
+
+// Each letter's median diversity over a published field's entries (its trial_scores.csv),
+// `disqualified` entries left out; the goal a team's letter must beat. Throws SetupError for a file
+// that cannot be read.
+std::map<std::string, double> field_median_diversity(const std::filesystem::path& field,
+                                                     const std::vector<std::string>& disqualified = {});
 
 // Whether the team folder has the judge's files (similarity-judge/, written by birds eval --judge).
 bool has_judge_similarity(const std::filesystem::path& team);
