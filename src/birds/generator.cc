@@ -216,7 +216,7 @@ Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options)
   cand.rows = static_cast<int>(rng.between(5, 10));
   const double aspect = static_cast<double>(glyph.width) / glyph.height;
   cand.columns =
-      std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.1))), 3, 15);
+      std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.4))), 3, 15);
   auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.2, 0.6));
   std::vector<std::string> variants;
   if (rng.uniform() < 0.3) mask = thicken(std::move(mask)), variants.push_back("thick-v");
