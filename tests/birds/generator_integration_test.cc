@@ -182,7 +182,7 @@ TEST_F(GeneratorRun, ALetterDiversityTargetReplacesTheFlatOne) {
 
 // Every setting that changes a letter's choice is in its hash: a rerun with another diversity
 // target (flat or the letter's own) or trial floor generates the letter again instead of reusing it.
-TEST(GenerateResume, AnotherDiversityTargetGeneratesTheLetterAgain) {
+TEST(BirdsGenerateResume, AnotherDiversityTargetGeneratesTheLetterAgain) {
   testing::TempDir dir;
   ThreadPool pool(1);
   const auto run = [&](const GeneratorOptions& options) {
@@ -206,7 +206,7 @@ TEST(GenerateResume, AnotherDiversityTargetGeneratesTheLetterAgain) {
 // `birds generate --field trial_scores.csv`: each letter's target is the field's median diversity
 // for it plus --diversity-margin (the hand-made field of tests/data/birds/rank: A's entries 0.2,
 // 0.1 and 0, median 0.1); a letter the field lacks keeps --min-diversity.
-TEST(GenerateCli, FieldMediansAreTheLettersDiversityTargets) {
+TEST(BirdsGenerateCli, FieldMediansAreTheLettersDiversityTargets) {
   testing::TempDir dir;
   const auto r =
       testing::run_pcglab({"birds",
