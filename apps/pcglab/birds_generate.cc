@@ -27,6 +27,7 @@ struct GenerateOptions {
   double min_diversity = 0.35;
   double min_trial_similarity = 0;
   double similarity_step = 0.05;
+  double reachable_share = 0.95;
   std::string field;  // a published trial_scores.csv: per-letter diversity targets
   double diversity_margin = 0.02;
   std::map<char, double> min_diversity_of_letter;  // from --field (or a merge's recorded settings)
@@ -45,6 +46,7 @@ OrderedJson generate_config(const GenerateOptions& o, const std::string& letters
           {"min_diversity", o.min_diversity},
           {"min_trial_similarity", o.min_trial_similarity},
           {"similarity_step", o.similarity_step},
+          {"reachable_share", o.reachable_share},
           {"min_diversity_of_letter", o.min_diversity_of_letter},
           {"model", o.model}};
 }
@@ -66,6 +68,7 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   options.min_diversity = o.min_diversity;
   options.min_trial_similarity = o.min_trial_similarity;
   options.similarity_step = o.similarity_step;
+  options.reachable_share = o.reachable_share;
   options.min_diversity_of_letter = o.min_diversity_of_letter;
   batch::DriverOptions driver_options;
   driver_options.shard = shard_of(o.shard);
@@ -104,6 +107,7 @@ int merge_generate(const fs::path& dir, const Json& config, int) {
   o.min_diversity = config.value("min_diversity", o.min_diversity);
   o.min_trial_similarity = config.value("min_trial_similarity", o.min_trial_similarity);
   o.similarity_step = config.value("similarity_step", o.similarity_step);
+  o.reachable_share = config.value("reachable_share", o.reachable_share);
   o.min_diversity_of_letter = config.value("min_diversity_of_letter", o.min_diversity_of_letter);
   o.model = config.value("model", o.model);
   const fs::path team_dir = fs::is_directory(dir / o.team / "logs") ? dir / o.team : dir;
@@ -146,6 +150,12 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
   cmd.add_option("--similarity-step", o->similarity_step,
                  "How much the similarity floor is lowered at a time while the diversity target is not met")
       ->check(number_in(0.001, 1.0))
+      ->capture_default_str();
+  cmd.add_option(
+         "--reachable-share", o->reachable_share,
+         "When no set reaches --min-similarity, the floor starts at this share of the best reachable mean "
+         "(1: the most readable set)")
+      ->check(number_in(0.0, 1.0))
       ->capture_default_str();
   cmd.add_option("--field", o->field,
                  "A published competition's trial_scores.csv: each letter's diversity target is the field's "

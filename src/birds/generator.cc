@@ -358,6 +358,7 @@ Selection choose(const CandidatePool& candidates, const std::vector<size_t>& poo
   select.min_similarity = options.min_similarity;
   select.min_diversity = options.min_diversity_for(letter);
   select.similarity_step = options.similarity_step;
+  select.relaxed_share = options.reachable_share;
   return TrialSelector(std::move(vectors), std::move(stability), static_cast<int>(target), select).select();
 }
 
@@ -537,9 +538,9 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
   batch::Driver driver(team_dir, pool, driver_options);
   // Every setting that changes a letter's choice (its own diversity target is added per letter).
   const std::string settings =
-      fmt::format("generate-letter {} {} {} {} {} {} {} {} {}", options.seed, options.candidates,
-                  options.min_similarity, options.similarity_step, options.min_trial_similarity, trials,
-                  options.function, classifier.identity(), kVersion);
+      fmt::format("generate-letter {} {} {} {} {} {} {} {} {} {}", options.seed, options.candidates,
+                  options.min_similarity, options.similarity_step, options.reachable_share,
+                  options.min_trial_similarity, trials, options.function, classifier.identity(), kVersion);
   batch::StageSpec spec;
   spec.name = "generate";
   spec.output_dirs = {team_dir / "raw"};
@@ -575,6 +576,7 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
                           {"min_similarity", options.min_similarity},
                           {"min_diversity", options.min_diversity},
                           {"similarity_step", options.similarity_step},
+                          {"reachable_share", options.reachable_share},
                           {"min_trial_similarity", options.min_trial_similarity},
                           {"min_diversity_of_letter", diversity_targets_json(options)},
                           {"objective", "diversity x mean(stability x similarity)"},

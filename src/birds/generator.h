@@ -37,6 +37,9 @@ struct GeneratorOptions {
   double min_similarity = 0.8;
   // ... lowered in steps of similarity_step while the best set's diversity is below this (0: never).
   double min_diversity = 0.35;
+  // When no set reaches min_similarity, the floor is this share of the best reachable mean (1: the
+  // most readable set, then lowered only as far as the letter's diversity target needs).
+  double reachable_share = 0.95;
   double similarity_step = 0.05;  // ... by this much at a time
   // Per letter, a diversity target that replaces min_diversity for that letter (`birds generate
   // --field`: the published field's median diversity for the letter plus a margin).

@@ -180,6 +180,22 @@ TEST_F(GeneratorRun, ALetterDiversityTargetReplacesTheFlatOne) {
   for (size_t t = 0; t < 4; ++t) EXPECT_EQ(a.letters[1].trials[t].response, b.letters[1].trials[t].response);
 }
 
+// When no set reaches --min-similarity, --reachable-share 1 starts from the most readable set (the
+// pool's best mean) instead of a share of it that the objective then spends on diversity.
+TEST_F(GeneratorRun, ReachableShareOneKeepsTheMostReadableSet) {
+  GeneratorOptions readable;
+  readable.min_similarity = 1;
+  readable.min_diversity = 0;
+  readable.reachable_share = 1;
+  GeneratorOptions half = readable;
+  half.reachable_share = 0.5;
+  const auto a = run_letters(2, 2, "A", 4, 40, readable), b = run_letters(2, 2, "A", 4, 40, half);
+  ASSERT_EQ(a.letters.size(), 1u);
+  ASSERT_EQ(b.letters.size(), 1u);
+  EXPECT_GT(a.letters[0].similarity, b.letters[0].similarity);
+  EXPECT_LT(a.letters[0].diversity, b.letters[0].diversity);
+}
+
 // Every setting that changes a letter's choice is in its hash: a rerun with another diversity
 // target (flat or the letter's own) or trial floor generates the letter again instead of reusing it.
 TEST(BirdsGenerateResume, AnotherDiversityTargetGeneratesTheLetterAgain) {
@@ -201,6 +217,8 @@ TEST(BirdsGenerateResume, AnotherDiversityTargetGeneratesTheLetterAgain) {
   EXPECT_EQ(run(options).ran, 1u) << "--min-trial-similarity";
   options.similarity_step = 0.01;
   EXPECT_EQ(run(options).ran, 1u) << "--similarity-step";
+  options.reachable_share = 1;
+  EXPECT_EQ(run(options).ran, 1u) << "--reachable-share";
 }
 
 // `birds generate --field trial_scores.csv`: each letter's target is the field's median diversity
