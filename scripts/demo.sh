@@ -22,10 +22,11 @@ echo "-- 2. generate: per letter, 160 candidate shapes (typefaces, sizes, stroke
 echo "   evaluator + classifier; the 10 trials chosen together to maximise diversity x mean(stability x similarity)"
 echo "   at the highest similarity floor that still beats the 2024 field's median diversity for the letter"
 # With the published 2024 field, each letter's diversity target is the field's median for that letter
-# plus 0.02 (the goal), and its similarity floor is the highest (from 1.0, in steps of 0.01) whose best
-# set reaches it; without it, one flat target (0.35, above every letter's 2024 median) and floor 0.8.
+# plus 0.02 (the goal), and its similarity floor is the highest (from its most readable set, in steps
+# of 0.01) whose best set reaches it; without it, one flat target (0.35, above every letter's 2024
+# median) and floor 0.8.
 if [ -f "$field" ]; then
-  choice=(--field "$field" --diversity-margin 0.02 --min-similarity 1.0 --similarity-step 0.01)
+  choice=(--field "$field" --diversity-margin 0.02 --min-similarity 1.0 --reachable-share 1.0 --similarity-step 0.01)
 else
   choice=(--min-similarity 0.8 --min-diversity 0.35)
 fi

@@ -39,8 +39,8 @@ TEST(GeneratorTargets, TwentySixLettersTenTrialsThroughTheOfficialPipeline) {
   std::vector<std::string> args = {"birds",  "generate", "--letters", "A-Z", "--trials", "10",
                                    "--seed", "1",        "--team",    "gen", "--out",    dir.path().string()};
   if (with_field)
-    args.insert(args.end(),
-                {"--field", field.string(), "--min-similarity", "1.0", "--similarity-step", "0.01"});
+    args.insert(args.end(), {"--field", field.string(), "--min-similarity", "1.0", "--reachable-share", "1.0",
+                             "--similarity-step", "0.01"});
   const auto gen = testing::run_pcglab(args);
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
   const fs::path team = dir / "gen";
