@@ -20,7 +20,17 @@ echo "-- 1. a prompt's qualification under the 2024 rules (examples/birds/prompt
 echo
 echo "-- 2. generate: per letter, 160 candidate shapes (typefaces, sizes, strokes) -> buildable drop plans ->"
 echo "   evaluator + classifier; the 10 trials chosen together to maximise diversity x mean(stability x similarity)"
-"$pcglab" birds generate --letters A-Z --trials 10 --seed 1 --team "$team" --out "$out" --format csv > "$out/generate.csv"
+echo "   at the highest similarity floor that still beats the 2024 field's median diversity for the letter"
+# With the published 2024 field, each letter's diversity target is the field's median for that letter
+# plus 0.02 (the goal), and its similarity floor is the highest (from its most readable set, in steps
+# of 0.01) whose best set reaches it; without it, one flat target (0.35, above every letter's 2024
+# median) and floor 0.8.
+if [ -f "$field" ]; then
+  choice=(--field "$field" --diversity-margin 0.02 --min-similarity 1.0 --reachable-share 1.0 --similarity-step 0.01)
+else
+  choice=(--min-similarity 0.8 --min-diversity 0.35)
+fi
+"$pcglab" birds generate --letters A-Z --trials 10 --seed 1 --team "$team" --out "$out" "${choice[@]}" --format csv > "$out/generate.csv"
 echo "   responses in $out/$team/raw/<C>/${team}_<C>_<trial>.txt"
 echo
 echo "-- 3. evaluate: convert, simulate, classify, diversity, score (official file layout)"
@@ -66,9 +76,15 @@ if [ -f "$field" ]; then
   "$pcglab" birds rank "$out/$team" --field "$field" \
     --baselines baseline_zero_shot,baseline_zero_shot_multi_turn -o "$out/rank" --quiet
   echo
-  awk -F, 'NR > 1 { n++; if ($7 == "yes") above++ }
-           END { printf "   diversity above the 2024 field median in %d of %d letters (per letter: %s)\n", above, n, FILENAME }' \
-    "$out/rank/letters.csv"
+  # ranks.csv: rank, team, normalized, prompt_score, added[, judge_rank, judge_prompt_score];
+  # letters.csv: ..., above_median (7) ...[, judge_similarity, judge_diversity, judge_above_median (12)]
+  awk -F, -v letters="$out/rank/letters.csv" '
+    BEGIN { while ((getline line < letters) > 0) { split(line, l, ","); if (l[1] == "team") continue;
+              n++; if (l[7] == "yes") above++; if (l[12] == "yes") judge_above++ } }
+    $5 == "yes" { printf "   official-score input (selection classifier): rank %s, prompt score %.4g; diversity above the 2024 field median in %d of %d letters\n", $1, $4, above, n
+                  if ($6 != "") printf "   honest (similarity and diversity by the independent judge): rank %s, prompt score %.4g; diversity above the median in %d of %d letters\n", $6, $7, judge_above, n }' \
+    "$out/rank/ranks.csv"
+  echo "   (per letter: $out/rank/letters.csv)"
 else
   echo "   skipped: $field is not here (set PCGLAB_FIELD_2024 to the published 2024 trial_scores.csv)"
 fi

@@ -7,6 +7,7 @@
 #include "batch/merge.h"
 #include "batch_options.h"
 #include "birds/competition_layout.h"
+#include "birds/field_rank.h"
 #include "birds/generator.h"
 #include "command.h"
 #include "core/log.h"
@@ -25,6 +26,11 @@ struct GenerateOptions {
   double min_similarity = 0.8;
   double min_diversity = 0.35;
   double min_trial_similarity = 0;
+  double similarity_step = 0.05;
+  double reachable_share = 0.95;
+  std::string field;  // a published trial_scores.csv: per-letter diversity targets
+  double diversity_margin = 0.02;
+  std::map<char, double> min_diversity_of_letter;  // from --field (or a merge's recorded settings)
   std::string model = "builtin";
   std::string shard;
 };
@@ -39,6 +45,9 @@ OrderedJson generate_config(const GenerateOptions& o, const std::string& letters
           {"min_similarity", o.min_similarity},
           {"min_diversity", o.min_diversity},
           {"min_trial_similarity", o.min_trial_similarity},
+          {"similarity_step", o.similarity_step},
+          {"reachable_share", o.reachable_share},
+          {"min_diversity_of_letter", o.min_diversity_of_letter},
           {"model", o.model}};
 }
 
@@ -58,6 +67,9 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   options.min_similarity = o.min_similarity;
   options.min_diversity = o.min_diversity;
   options.min_trial_similarity = o.min_trial_similarity;
+  options.similarity_step = o.similarity_step;
+  options.reachable_share = o.reachable_share;
+  options.min_diversity_of_letter = o.min_diversity_of_letter;
   batch::DriverOptions driver_options;
   driver_options.shard = shard_of(o.shard);
   driver_options.run_name = birds::kGenerateRunName;
@@ -72,11 +84,13 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
            driver_options.shard.all() ? "" : " " + driver_options.shard.label(), stage.outcomes.size(),
            stage.ran, stage.reused, stage.removed);
   Table table;
-  table.columns = {"letter",    "trials",     "mean_stability", "mean_similarity",  "diversity",
-                   "objective", "candidates", "eligible",       "similarity_floor", "simulated"};
+  table.columns = {"letter",           "trials",    "mean_stability",  "mean_similarity",
+                   "diversity",        "objective", "candidates",      "eligible",
+                   "similarity_floor", "simulated", "diversity_target"};
   for (const auto& l : run.letters)
     table.add_row({std::string(1, l.letter), static_cast<int64_t>(l.trials.size()), l.stability, l.similarity,
-                   l.diversity, l.objective, l.candidates, l.eligible, l.similarity_floor, l.simulated});
+                   l.diversity, l.objective, l.candidates, l.eligible, l.similarity_floor, l.simulated,
+                   l.diversity_target});
   print_table(table, global);
   return stage.failed == 0 ? kExitOk : kExitItemsFailed;
 }
@@ -92,6 +106,9 @@ int merge_generate(const fs::path& dir, const Json& config, int) {
   o.min_similarity = config.value("min_similarity", o.min_similarity);
   o.min_diversity = config.value("min_diversity", o.min_diversity);
   o.min_trial_similarity = config.value("min_trial_similarity", o.min_trial_similarity);
+  o.similarity_step = config.value("similarity_step", o.similarity_step);
+  o.reachable_share = config.value("reachable_share", o.reachable_share);
+  o.min_diversity_of_letter = config.value("min_diversity_of_letter", o.min_diversity_of_letter);
   o.model = config.value("model", o.model);
   const fs::path team_dir = fs::is_directory(dir / o.team / "logs") ? dir / o.team : dir;
   return generate_team(o, team_dir, merge_global_options());
@@ -118,9 +135,10 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
                  "The chosen trials' mean similarity (by --model) must reach this")
       ->check(number_in(0.0, 1.0))
       ->capture_default_str();
-  cmd.add_option(
-         "--min-diversity", o->min_diversity,
-         "While the best set's diversity is below this, the similarity floor is lowered by 0.05 (0: never)")
+  cmd.add_option("--min-diversity", o->min_diversity,
+                 "While the best set's diversity is below this, the similarity floor is lowered by "
+                 "--similarity-step (0: "
+                 "never)")
       ->check(number_in(0.0, 2.0))
       ->capture_default_str();
   cmd.add_option(
@@ -128,6 +146,24 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
          "A candidate read as the letter with a lower probability is not chosen (every trial readable; "
          "lowers diversity)")
       ->check(number_in(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option("--similarity-step", o->similarity_step,
+                 "How much the similarity floor is lowered at a time while the diversity target is not met")
+      ->check(number_in(0.001, 1.0))
+      ->capture_default_str();
+  cmd.add_option(
+         "--reachable-share", o->reachable_share,
+         "When no set reaches --min-similarity, the floor starts at this share of the best reachable mean "
+         "(1: the most readable set)")
+      ->check(number_in(0.0, 1.0))
+      ->capture_default_str();
+  cmd.add_option("--field", o->field,
+                 "A published competition's trial_scores.csv: each letter's diversity target is the field's "
+                 "median diversity for that letter plus --diversity-margin, instead of --min-diversity")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--diversity-margin", o->diversity_margin,
+                 "With --field: how far above the field's median a letter's diversity must be")
+      ->check(number_in(0.0, 2.0))
       ->capture_default_str();
   cmd.add_option("--model", o->model, "Letter classifier used to pick candidates")->capture_default_str();
   add_shard_option(cmd, o->shard);
@@ -138,7 +174,12 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
       "measures them again through the official pipeline.\n"
       "A rerun generates only the letters not finished before (<out>/<team>/logs/batch.sqlite); after "
       "--shard runs, `pcglab merge <out>/<team>` writes logs/generate.json and run.json.");
-  return [o, &global] { return generate_team(*o, fs::path(o->out) / o->team, global); };
+  return [o, &global] {
+    if (!o->field.empty())
+      for (const auto& [character, median] : birds::field_median_diversity(o->field))
+        if (character.size() == 1) o->min_diversity_of_letter[character[0]] = median + o->diversity_margin;
+    return generate_team(*o, fs::path(o->out) / o->team, global);
+  };
 }
 
 }  // namespace

@@ -43,8 +43,6 @@ DiversityResult diversity_of(const std::vector<TrialVector>& trials, int configu
   return out;
 }
 
-namespace {
-
 std::vector<TrialVector> read_vectors(const fs::path& file, DiversityVectors kind) {
   const Json sim = read_json_file(file);
   std::vector<TrialVector> out;
@@ -70,6 +68,8 @@ std::vector<TrialVector> read_vectors(const fs::path& file, DiversityVectors kin
   });
   return out;
 }
+
+namespace {
 
 std::string diversity_json(const std::vector<TrialVector>& trials, const DiversityResult& r) {
   OrderedJson j;

@@ -35,6 +35,10 @@ DiversityResult diversity_of(const std::vector<TrialVector>& trials, int configu
 
 enum class DiversityVectors { kSoftmax, kClsEmbedding };
 
+// The trials' vectors of a similarity file in the official layout (`similarities[].raws`, sorted by
+// label, or `cls_embedding`), by trial number. Throws InputError naming the file for a malformed one.
+std::vector<TrialVector> read_vectors(const std::filesystem::path& file, DiversityVectors kind);
+
 // For every team of `teams`: reads <team>/similarity/<C>.json and writes <team>/diversity/<C>.json
 // in the official format. The diversity stage runs on the batch driver (batch/driver.h): each
 // character is one item, keyed "<team>/<C>" and hashed over its similarity file and the settings.

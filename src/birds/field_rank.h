@@ -10,6 +10,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,20 @@
 
 namespace pcglab::birds {
 
+// Which classifier's readings the teams are scored with.
+enum class TeamClassifier {
+  kSelection,  // similarity/ and diversity/: the official-score input (the classifier birds eval used)
+  // similarity-judge/ (birds eval --judge): each trial's similarity and the letter's diversity (the
+  // official formula over the judge's 26-way vectors) from the independent judge, the honest reading
+  // of a generator that selected its trials by the other classifier.
+  kJudge,
+};
+
 struct FieldRankOptions {
   std::filesystem::path field;               // the published trial_scores.csv
   std::vector<std::filesystem::path> teams;  // team folders (<team>/stability|similarity|diversity)
   ScoringConfig config;                      // policy, trials, baselines, disqualified
+  TeamClassifier classifier = TeamClassifier::kSelection;
 };
 
 // One of the teams' letters against the field's entries for that letter.
@@ -39,9 +50,19 @@ struct FieldRank {
   std::vector<LetterVsField> letters;  // teams in the order given, then A..Z
 };
 
-// Throws SetupError for a field that cannot be read, a team folder that is not one, or a team
-// whose name is already an entry of the field.
+// Throws SetupError for a field that cannot be read, a team folder that is not one, a team whose
+// name is already an entry of the field, or (kJudge) a team folder without similarity-judge/. A
+// judge file that cannot be read is an error of that team (its letter counts no similarity).
 FieldRank rank_against_field(const FieldRankOptions& options);
+
+// Each letter's median diversity over a published field's entries (its trial_scores.csv),
+// `disqualified` entries left out; the goal a team's letter must beat. Throws SetupError for a file
+// that cannot be read.
+std::map<std::string, double> field_median_diversity(const std::filesystem::path& field,
+                                                     const std::vector<std::string>& disqualified = {});
+
+// Whether the team folder has the judge's files (similarity-judge/, written by birds eval --judge).
+bool has_judge_similarity(const std::filesystem::path& team);
 
 // The median of `values` (the mean of the two middle ones for an even count; 0 when empty).
 double median(std::vector<double> values);

@@ -216,7 +216,7 @@ Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options)
   cand.rows = static_cast<int>(rng.between(5, 10));
   const double aspect = static_cast<double>(glyph.width) / glyph.height;
   cand.columns =
-      std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.1))), 3, 15);
+      std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.4))), 3, 15);
   auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.2, 0.6));
   std::vector<std::string> variants;
   if (rng.uniform() < 0.3) mask = thicken(std::move(mask)), variants.push_back("thick-v");
@@ -344,7 +344,7 @@ struct CandidatePool {
 };
 
 Selection choose(const CandidatePool& candidates, const std::vector<size_t>& pool, int trials, size_t target,
-                 const GeneratorOptions& options) {
+                 const GeneratorOptions& options, char letter) {
   if (pool.empty()) return {};
   std::vector<std::vector<double>> vectors;
   std::vector<double> stability;
@@ -356,7 +356,9 @@ Selection choose(const CandidatePool& candidates, const std::vector<size_t>& poo
   select.trials = trials;
   select.configured_trials = std::max(trials, 2);
   select.min_similarity = options.min_similarity;
-  select.min_diversity = options.min_diversity;
+  select.min_diversity = options.min_diversity_for(letter);
+  select.similarity_step = options.similarity_step;
+  select.relaxed_share = options.reachable_share;
   return TrialSelector(std::move(vectors), std::move(stability), static_cast<int>(target), select).select();
 }
 
@@ -373,7 +375,7 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
   CandidatePool candidates(letter, rng, options);
   candidates.evaluate_enough(trials, classifier);
   const std::vector<size_t> pool = candidates.eligible(trials, target, options.min_trial_similarity);
-  const Selection chosen = choose(candidates, pool, trials, target, options);
+  const Selection chosen = choose(candidates, pool, trials, target, options, letter);
   GeneratedLetter out;
   out.letter = letter;
   out.candidates = static_cast<int>(candidates.size());
@@ -383,6 +385,7 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
   out.diversity = chosen.score.diversity;
   out.objective = chosen.score.objective;
   out.similarity_floor = chosen.similarity_floor;
+  out.diversity_target = options.min_diversity_for(letter);
   for (int t = 1; t <= trials; ++t) {
     GeneratedTrial trial;
     if (chosen.chosen.empty()) {  // cannot happen for A-Z with the installed fonts; still a valid response
@@ -428,6 +431,7 @@ OrderedJson letter_metadata(const GeneratedLetter& l) {
           {"diversity", l.diversity},
           {"objective", l.objective},
           {"similarity_floor", l.similarity_floor},
+          {"diversity_target", l.diversity_target},
           {"trials", std::move(trials)}};
 }
 
@@ -446,6 +450,7 @@ GeneratedLetter letter_of(char letter, const ItemOutcome& o, const std::vector<f
   l.diversity = m.value("diversity", 0.0);
   l.objective = m.value("objective", 0.0);
   l.similarity_floor = m.value("similarity_floor", 0.0);
+  l.diversity_target = m.value("diversity_target", 0.0);
   if (!m.contains("trials")) return l;
   for (const auto& j : m["trials"]) {
     GeneratedTrial t;
@@ -487,8 +492,9 @@ OrderedJson generate_log(const std::string& letters, const std::vector<size_t>& 
       const auto copy = [](const OrderedJson& from, const char* field) {
         return from.contains(field) ? from[field] : OrderedJson();
       };
-      for (const char* field : {"candidates", "simulated", "eligible", "sets_evaluated", "stability",
-                                "similarity", "diversity", "objective", "similarity_floor"})
+      for (const char* field :
+           {"candidates", "simulated", "eligible", "sets_evaluated", "stability", "similarity", "diversity",
+            "objective", "similarity_floor", "diversity_target"})
         entry[field] = copy(o.metadata, field);
       OrderedJson trials = OrderedJson::array();
       for (const auto& t : copy(o.metadata, "trials")) {
@@ -507,6 +513,17 @@ OrderedJson generate_log(const std::string& letters, const std::vector<size_t>& 
 
 }  // namespace
 
+namespace {
+
+// The per-letter diversity targets ({} when there are none).
+OrderedJson diversity_targets_json(const GeneratorOptions& options) {
+  OrderedJson j = OrderedJson::object();
+  for (const auto& [letter, target] : options.min_diversity_of_letter) j[std::string(1, letter)] = target;
+  return j;
+}
+
+}  // namespace
+
 GenerateRun generate_competition(const std::string& letters, int trials, const std::string& team,
                                  const fs::path& team_dir, LazyClassifier& classifier,
                                  const GeneratorOptions& options, ThreadPool& pool,
@@ -519,16 +536,22 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
   }
   FontLibrary::instance();  // fonts found once, before the workers start
   batch::Driver driver(team_dir, pool, driver_options);
+  // Every setting that changes a letter's choice (its own diversity target is added per letter).
   const std::string settings =
-      fmt::format("generate-letter {} {} {} {} {} {} {}", options.seed, options.candidates,
-                  options.min_similarity, trials, options.function, classifier.identity(), kVersion);
+      fmt::format("generate-letter {} {} {} {} {} {} {} {} {} {}", options.seed, options.candidates,
+                  options.min_similarity, options.similarity_step, options.reachable_share,
+                  options.min_trial_similarity, trials, options.function, classifier.identity(), kVersion);
   batch::StageSpec spec;
   spec.name = "generate";
   spec.output_dirs = {team_dir / "raw"};
   for (char letter : unique) {
     batch::Item item;
     item.key = fmt::format("{}/{}", team, letter);
-    item.hash = batch::ContentHash().add(settings).add(item.key).hex();
+    item.hash = batch::ContentHash()
+                    .add(settings)
+                    .add(item.key)
+                    .add(fmt::format("{}", options.min_diversity_for(letter)))
+                    .hex();
     for (int t = 1; t <= trials; ++t)
       item.outputs.push_back(team_dir / "raw" / std::string(1, letter) /
                              fmt::format("{}_{}_{}.txt", team, letter, t));
@@ -552,7 +575,10 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
                           {"candidates_per_letter", options.candidates},
                           {"min_similarity", options.min_similarity},
                           {"min_diversity", options.min_diversity},
+                          {"similarity_step", options.similarity_step},
+                          {"reachable_share", options.reachable_share},
                           {"min_trial_similarity", options.min_trial_similarity},
+                          {"min_diversity_of_letter", diversity_targets_json(options)},
                           {"objective", "diversity x mean(stability x similarity)"},
                           {"classifier", classifier_name}}},
                         {"letters", unique},

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,19 @@ struct GeneratorOptions {
   int candidates = 160;  // candidate shapes drawn per letter (duplicates are evaluated once)
   // The chosen set's mean similarity (by the generator's classifier) must reach this.
   double min_similarity = 0.8;
-  // ... lowered in steps of 0.05 while the best set's diversity is below this (0: never).
+  // ... lowered in steps of similarity_step while the best set's diversity is below this (0: never).
   double min_diversity = 0.35;
+  // When no set reaches min_similarity, the floor is this share of the best reachable mean (1: the
+  // most readable set, then lowered only as far as the letter's diversity target needs).
+  double reachable_share = 0.95;
+  double similarity_step = 0.05;  // ... by this much at a time
+  // Per letter, a diversity target that replaces min_diversity for that letter (`birds generate
+  // --field`: the published field's median diversity for the letter plus a margin).
+  std::map<char, double> min_diversity_of_letter;
+  double min_diversity_for(char letter) const {
+    const auto it = min_diversity_of_letter.find(letter);
+    return it == min_diversity_of_letter.end() ? min_diversity : it->second;
+  }
   // A candidate read as the letter with a lower probability is not chosen (0: any).
   double min_trial_similarity = 0;
   std::string function = "drop_block";
@@ -65,6 +77,7 @@ struct GeneratedLetter {
   double similarity = 0, stability = 0;  // means over the chosen trials
   double objective = 0;                  // diversity × mean(stability × similarity)
   double similarity_floor = 0;           // the mean-similarity floor the chosen set met
+  double diversity_target = 0;           // the letter's min_diversity (options.min_diversity_for)
   size_t sets_evaluated = 0;             // sets or swaps the selection scored
 };
 

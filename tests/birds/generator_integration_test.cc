@@ -7,6 +7,7 @@
 #include "birds/converter.h"
 #include "birds/extract.h"
 #include "core/files.h"
+#include "core/json.h"
 #include "testing/oracle.h"
 #include "testing/testing.h"
 
@@ -157,6 +158,102 @@ TEST_F(GeneratorRun, EveryChosenTrialReachesTheTrialSimilarityFloor) {
   EXPECT_LT(lowest, 0.5) << "the free choice takes a trial the classifier reads as another letter";
   for (const auto& t : b.trials) EXPECT_GE(t.similarity, 0.5) << t.trial;
   EXPECT_GT(a.letters[0].diversity, b.letters[0].diversity);
+}
+
+// A letter's own diversity target (birds generate --field) replaces the flat --min-diversity for
+// that letter only: A, asked for 0.3, lowers its similarity floor until its set reaches it; T, with
+// no target of its own, is chosen exactly as without the map.
+TEST_F(GeneratorRun, ALetterDiversityTargetReplacesTheFlatOne) {
+  GeneratorOptions flat;
+  flat.min_similarity = 1;
+  flat.min_diversity = 0;
+  GeneratorOptions targeted = flat;
+  targeted.min_diversity_of_letter = {{'A', 0.3}};
+  const auto a = run_letters(2, 2, "AT", 4, 40, flat), b = run_letters(2, 2, "AT", 4, 40, targeted);
+  ASSERT_EQ(a.letters.size(), 2u);
+  ASSERT_EQ(b.letters.size(), 2u);
+  EXPECT_EQ(a.letters[0].diversity_target, 0);
+  EXPECT_EQ(b.letters[0].diversity_target, 0.3);
+  EXPECT_EQ(b.letters[1].diversity_target, 0);
+  EXPECT_LT(a.letters[0].diversity, 0.3) << "the most readable set is not that diverse";
+  EXPECT_GE(b.letters[0].diversity, 0.3);
+  for (size_t t = 0; t < 4; ++t) EXPECT_EQ(a.letters[1].trials[t].response, b.letters[1].trials[t].response);
+}
+
+// When no set reaches --min-similarity, --reachable-share 1 starts from the most readable set (the
+// pool's best mean) instead of a share of it that the objective then spends on diversity.
+TEST_F(GeneratorRun, ReachableShareOneKeepsTheMostReadableSet) {
+  GeneratorOptions readable;
+  readable.min_similarity = 1;
+  readable.min_diversity = 0;
+  readable.reachable_share = 1;
+  GeneratorOptions half = readable;
+  half.reachable_share = 0.5;
+  const auto a = run_letters(2, 2, "A", 4, 40, readable), b = run_letters(2, 2, "A", 4, 40, half);
+  ASSERT_EQ(a.letters.size(), 1u);
+  ASSERT_EQ(b.letters.size(), 1u);
+  EXPECT_GT(a.letters[0].similarity, b.letters[0].similarity);
+  EXPECT_LT(a.letters[0].diversity, b.letters[0].diversity);
+}
+
+// Every setting that changes a letter's choice is in its hash: a rerun with another diversity
+// target (flat or the letter's own) or trial floor generates the letter again instead of reusing it.
+TEST(BirdsGenerateResume, AnotherDiversityTargetGeneratesTheLetterAgain) {
+  testing::TempDir dir;
+  ThreadPool pool(1);
+  const auto run = [&](const GeneratorOptions& options) {
+    LazyClassifier classifier("builtin", 1);
+    return generate_competition("A", 2, "gen", dir.path(), classifier, options, pool).stage;
+  };
+  GeneratorOptions options;
+  options.candidates = 6;
+  EXPECT_EQ(run(options).ran, 1u);
+  EXPECT_EQ(run(options).reused, 1u) << "the same settings reuse the letter";
+  options.min_diversity = 0.1;
+  EXPECT_EQ(run(options).ran, 1u) << "--min-diversity";
+  options.min_diversity_of_letter = {{'A', 0.2}};
+  EXPECT_EQ(run(options).ran, 1u) << "the letter's own target";
+  options.min_trial_similarity = 0.2;
+  EXPECT_EQ(run(options).ran, 1u) << "--min-trial-similarity";
+  options.similarity_step = 0.01;
+  EXPECT_EQ(run(options).ran, 1u) << "--similarity-step";
+  options.reachable_share = 1;
+  EXPECT_EQ(run(options).ran, 1u) << "--reachable-share";
+}
+
+// `birds generate --field trial_scores.csv`: each letter's target is the field's median diversity
+// for it plus --diversity-margin (the hand-made field of tests/data/birds/rank: A's entries 0.2,
+// 0.1 and 0, median 0.1); a letter the field lacks keeps --min-diversity.
+TEST(BirdsGenerateCli, FieldMediansAreTheLettersDiversityTargets) {
+  testing::TempDir dir;
+  const auto r =
+      testing::run_pcglab({"birds",
+                           "generate",
+                           "--letters",
+                           "AB",
+                           "--trials",
+                           "2",
+                           "--candidates",
+                           "6",
+                           "--team",
+                           "gen",
+                           "--out",
+                           dir.path().string(),
+                           "--field",
+                           (testing::source_dir() / "tests/data/birds/rank/field_trial_scores.csv").string(),
+                           "--diversity-margin",
+                           "0.05",
+                           "--min-diversity",
+                           "0.3",
+                           "--format",
+                           "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json log = read_json_file(dir / "gen/logs/generate.json");
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_NEAR(log[0]["diversity_target"].get<double>(), 0.15, 1e-12);
+  EXPECT_EQ(log[1]["diversity_target"].get<double>(), 0.3);
+  const Json run = read_json_file(dir / "gen/run.json");
+  EXPECT_NEAR(run["generator"]["min_diversity_of_letter"]["A"].get<double>(), 0.15, 1e-12);
 }
 
 }  // namespace
