@@ -166,7 +166,6 @@ double bench_zygote_start(const poker::RunOptions& run) {
   return seconds_since(start);
 }
 
-
 int run_poker_bench(const PokerBenchOptions& o, const GlobalOptions& global) {
   if (!fs::is_directory(o.games))
     throw SetupError(fmt::format("--games {}: not a folder (run from the repository root)", o.games));
