@@ -56,10 +56,6 @@ void use_judge_readings(const fs::path& team, int trials, EntryResults& e) {
     }
 }
 
-}  // namespace
-
-namespace {
-
 std::vector<EntryResults> read_field(const fs::path& field) {
   std::error_code ec;
   if (!fs::is_regular_file(field, ec))
