@@ -70,6 +70,22 @@ PlanRules counterweighted() {
   return rules;
 }
 
+// Each row is tiled for the most cells: a b31 on both ends of "#.#" first (left to right) would
+// leave the fourth cell hanging; a b11 and a b31 centred on the second post build them all.
+TEST(GeneratorShapes, EachRowIsTiledForTheMostCells) {
+  const Mask mask = parse_mask({"####", "#.#.", "#.#."});
+  int dropped = -1;
+  const auto drops = plan_drops(mask, &dropped);
+  EXPECT_EQ(dropped, 0);
+  // 4 columns: offset 8.
+  const std::vector<std::pair<DropBlock, int>> expected = {{DropBlock::kB11, 8}, {DropBlock::kB11, 10},
+                                                           {DropBlock::kB11, 8}, {DropBlock::kB11, 10},
+                                                           {DropBlock::kB11, 8}, {DropBlock::kB31, 10}};
+  EXPECT_EQ(drops, expected);
+  EXPECT_EQ(built(program_of(drops)), std::vector<std::string>({"####", "#.#.", "#.#."}));
+  EXPECT_GE(stability_of(program_of(drops)), 0.999f);
+}
+
 // An arm one cell off a one-cell stem: the stem's cell under it widens into a b31 centred on the
 // stem (one cell added on the other side), on which the arm's cell stands.
 TEST(GeneratorShapes, SteppedArmStandsOnAB31CentredOnTheStem) {
