@@ -86,43 +86,6 @@ std::vector<std::vector<bool>> quantise(const GlyphSet::Glyph& g, int rows, int 
   return mask;
 }
 
-// Vertical strokes one cell thicker (to the right): a b31 on two cells of a thick stroke stands,
-// so one-cell arms (C, E, F, ...) can be built.
-std::vector<std::vector<bool>> thicken(std::vector<std::vector<bool>> mask) {
-  for (auto& row : mask) {
-    const auto original = row;
-    for (size_t c = 0; c + 1 < row.size(); ++c)
-      if (original[c] && !original[c + 1] && (c == 0 || !original[c - 1])) row[c + 1] = true;
-  }
-  return mask;
-}
-
-// Horizontal strokes one cell thicker (upwards): a bar of one row gets a second.
-std::vector<std::vector<bool>> thicken_rows(std::vector<std::vector<bool>> mask) {
-  const auto original = mask;
-  for (size_t r = 0; r + 1 < mask.size(); ++r)
-    for (size_t c = 0; c < mask[r].size(); ++c)
-      if (original[r][c] && !original[r + 1][c] && (r == 0 || !original[r - 1][c])) mask[r + 1][c] = true;
-  return mask;
-}
-
-// Outline only: a cell whose four neighbours are filled is emptied (solid strokes become hollow).
-std::vector<std::vector<bool>> hollow(std::vector<std::vector<bool>> mask) {
-  const auto original = mask;
-  for (size_t r = 1; r + 1 < mask.size(); ++r)
-    for (size_t c = 1; c + 1 < mask[r].size(); ++c)
-      if (original[r][c] && original[r - 1][c] && original[r + 1][c] && original[r][c - 1] &&
-          original[r][c + 1])
-        mask[r][c] = false;
-  return mask;
-}
-
-int cells(const std::vector<std::vector<bool>>& mask) {
-  int n = 0;
-  for (const auto& row : mask) n += static_cast<int>(std::count(row.begin(), row.end(), true));
-  return n;
-}
-
 }  // namespace
 
 const std::vector<std::string>& generator_typefaces() {
@@ -151,58 +114,6 @@ const std::vector<std::string>& generator_typefaces() {
   return kTypefaces;
 }
 
-std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask) {
-  // A cell with empty cells below it gets a column down to the next filled cell (or the ground),
-  // unless it can be bridged: both horizontal neighbours are filled (a b31 can span one gap).
-  const int rows = static_cast<int>(mask.size()), cols = rows ? static_cast<int>(mask[0].size()) : 0;
-  for (int r = 1; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) {
-      if (!mask[r][c] || mask[r - 1][c]) continue;
-      const bool bridged = c > 0 && c + 1 < cols && mask[r][c - 1] && mask[r][c + 1] && mask[r - 1][c - 1] &&
-                           mask[r - 1][c + 1];
-      if (bridged) continue;
-      for (int y = r - 1; y >= 0 && !mask[y][c]; --y) mask[y][c] = true;
-    }
-  return mask;
-}
-
-std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<bool>>& mask, int* dropped) {
-  std::vector<std::pair<DropBlock, int>> drops;
-  const int rows = static_cast<int>(mask.size()), cols = rows ? static_cast<int>(mask[0].size()) : 0;
-  PCGLAB_CHECK(cols <= kGridWidth && rows <= kGridHeight) << "mask larger than the drop grid";
-  const int offset = (kGridWidth - cols) / 2;
-  std::vector<int> top(cols, 0);  // first free row per column
-  int lost = 0;
-  auto want = [&](int r, int c) { return c >= 0 && c < cols && mask[r][c] && top[c] <= r; };
-  auto supported = [&](int r, int c) { return top[c] == r; };
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) {
-      if (!mask[r][c] || top[c] > r) continue;
-      // A b31 over c..c+2 lands on row r when its highest column is r; it stands on its centre or
-      // on both ends.
-      if (want(r, c + 1) && want(r, c + 2) && std::max({top[c], top[c + 1], top[c + 2]}) == r &&
-          (supported(r, c + 1) || (supported(r, c) && supported(r, c + 2)))) {
-        drops.emplace_back(DropBlock::kB31, offset + c + 1);
-        top[c] = top[c + 1] = top[c + 2] = r + 1;
-        c += 2;
-      } else if (supported(r, c)) {
-        // A b13 when the column goes on for two more rows with nothing beside them (a b31 there
-        // would need this column's top at that row).
-        auto alone = [&](int y) {
-          return mask[y][c] && (c == 0 || !mask[y][c - 1]) && (c + 1 == cols || !mask[y][c + 1]);
-        };
-        const bool column = r + 2 < rows && alone(r + 1) && alone(r + 2);
-        drops.emplace_back(column ? DropBlock::kB13 : DropBlock::kB11, offset + c);
-        top[c] = r + (column ? 3 : 1);
-      } else {
-        ++lost;
-      }
-    }
-  }
-  if (dropped != nullptr) *dropped = lost;
-  return drops;
-}
-
 namespace {
 
 // One candidate drawn from `rng`: a typeface, a size, a threshold and stroke variants; empty
@@ -219,16 +130,29 @@ Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options)
       std::clamp(static_cast<int>(std::lround(cand.rows * aspect * rng.uniform(0.45, 1.4))), 3, 15);
   auto mask = quantise(glyph, cand.rows, cand.columns, rng.uniform(0.2, 0.6));
   std::vector<std::string> variants;
-  if (rng.uniform() < 0.3) mask = thicken(std::move(mask)), variants.push_back("thick-v");
+  if (rng.uniform() < 0.3) {
+    mask = thicken(std::move(mask)), variants.push_back("thick-v");
+  } else if (rng.uniform() < 0.3) {  // only the stems that arms hang from
+    mask = thicken_where_hanging(std::move(mask)), variants.push_back("thick-stems");
+  }
   if (rng.uniform() < 0.2) mask = thicken_rows(std::move(mask)), variants.push_back("thick-h");
   if (rng.uniform() < 0.2) mask = hollow(std::move(mask)), variants.push_back("hollow");
-  if (rng.uniform() < 0.4) mask = fill_under_overhangs(std::move(mask)), variants.push_back("filled");
+  PlanRules rules;
+  rules.stepped = rng.uniform() < 0.5;
+  rules.counterweighted = rng.uniform() < 0.5;
+  const double under = rng.uniform();
+  if (under < 0.25) {
+    mask = fill_under_overhangs(std::move(mask)), variants.push_back("filled");
+  } else if (under < 0.5) {  // posts every second cell: the b31s between them need the stepped rule
+    mask = prop_overhangs(std::move(mask)), variants.push_back("propped"), rules.stepped = true;
+  }
+  if (rules.stepped) variants.push_back("stepped");
+  if (rules.counterweighted) variants.push_back("counterweighted");
   cand.variant = variants.empty() ? "plain" : fmt::format("{}", fmt::join(variants, "+"));
-  int dropped = 0;
-  const int wanted = cells(mask);
-  const auto drops = plan_drops(mask, &dropped);
+  PlanCount count;
+  const auto drops = plan_drops(mask, nullptr, rules, &count);
   if (drops.empty()) return cand;
-  cand.fidelity = wanted > 0 ? 1.0 - static_cast<double>(dropped) / wanted : 0.0;
+  cand.fidelity = count.fidelity();
   for (const auto& [type, slot] : drops)
     cand.program += format_drop_call(type, slot, options.function) + "\n";
   cand.blocks = static_cast<int>(drops.size());

@@ -5,13 +5,14 @@
 // Method: a pool of candidate shapes per letter, each the letter's glyph from one of several
 // Debian typefaces (serif, sans, mono; regular, bold, condensed), quantised onto 5–10 rows of the
 // 20×16 drop grid at a seeded width and coverage threshold, with seeded stroke variants (thicker
-// vertical or horizontal strokes, hollow, filled under overhangs); each mask is made buildable
-// bottom-up under the drop model (a cell is filled only where its block lands exactly there and is
-// supported: a b11 or b13 on a filled cell, a b31 on its centre cell or on both ends), converted by
-// the official converter, simulated by the evaluator and classified by the letter classifier. Then
-// the letter's trials are chosen together out of the pool's standing, faithful candidates to
-// maximise diversity × mean(stability × similarity) (birds/generator_select.h), the official 2024
-// character score without its field-dependent weight.
+// vertical or horizontal strokes or only the stems that arms hang from, hollow, filled or propped under
+// overhangs); each mask is made buildable bottom-up under the drop model (birds/generator_shapes.h:
+// a cell is filled only where its block lands exactly there and is supported, a b11 or b13 on a
+// filled cell, a b31 on its centre cell or on both ends; with seeded rules, stepped diagonals and
+// counterweighted cantilevers), converted by the official converter, simulated by the evaluator and
+// classified by the letter classifier. Then the letter's trials are chosen together out of the pool's
+// standing, faithful candidates to maximise diversity × mean(stability × similarity)
+// (birds/generator_select.h), the official 2024 character score without its field-dependent weight.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "batch/driver.h"
 #include "birds/converter.h"
 #include "birds/generator_select.h"
+#include "birds/generator_shapes.h"
 #include "birds/letters/letter_classifier.h"
 #include "birds/similarity.h"
 #include "core/thread_pool.h"
@@ -80,15 +82,6 @@ struct GeneratedLetter {
   double diversity_target = 0;           // the letter's min_diversity (options.min_diversity_for)
   size_t sets_evaluated = 0;             // sets or swaps the selection scored
 };
-
-// A buildable mask → drop program. `mask[r][c]` with r = 0 the bottom row; the shape is centred on
-// the 20-column grid. Cells that cannot be built are left out (returned in `dropped`).
-std::vector<std::pair<DropBlock, int>> plan_drops(const std::vector<std::vector<bool>>& mask,
-                                                  int* dropped = nullptr);
-
-// Fills the empty cells under overhanging cells (down to the structure), except one-cell gaps a
-// b31 can bridge: a variant that trades the glyph's exact shape for buildability.
-std::vector<std::vector<bool>> fill_under_overhangs(std::vector<std::vector<bool>> mask);
 
 // Generates one letter's trials (deterministic for a given seed and letter).
 GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier& classifier,
