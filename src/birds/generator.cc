@@ -238,7 +238,8 @@ Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options)
 
 // The letter's grid faces (birds/grid_faces.h) as candidates, a fixed set beside the drawn ones:
 // each face as drawn ("plain"), one row taller (a row repeated below or above its middle:
-// "tall-low", "tall-high") and one column wider ("wide"); only forms plan_drops builds whole.
+// "tall-low", "tall-high"), two rows taller ("tall-2"), one column wider ("wide") and with feet
+// on the ground ("feet"); only forms plan_drops builds whole.
 std::vector<Candidate> grid_face_candidates(char letter, const GeneratorOptions& options) {
   std::vector<Candidate> out;
   for (const GridFace& face : grid_faces_of(letter)) {
@@ -247,7 +248,9 @@ std::vector<Candidate> grid_face_candidates(char letter, const GeneratorOptions&
         {"plain", face.mask},
         {"tall-low", stretch_rows(face.mask, rows / 3, 1)},
         {"tall-high", stretch_rows(face.mask, (2 * rows) / 3, 1)},
-        {"wide", stretch_column(face.mask, static_cast<int>(face.mask[0].size()) / 2)}};
+        {"tall-2", stretch_rows(stretch_rows(face.mask, (2 * rows) / 3, 1), rows / 3, 1)},
+        {"wide", stretch_column(face.mask, static_cast<int>(face.mask[0].size()) / 2)},
+        {"feet", add_feet(face.mask)}};
     for (const auto& [variant, mask] : forms) {
       if (static_cast<int>(mask.size()) > kGridHeight) continue;
       int dropped = 0;

@@ -8,7 +8,7 @@ namespace pcglab::birds {
 namespace {
 
 // The table: "<LETTER> <style>", then the rows top first ('#' a cell). Every face is checked by
-// GridFaces.EveryFaceIsBuiltWholeByThePlan (no cell left out) and, for a sample, by the evaluator.
+// GridFaces.EveryFaceIsBuiltWholeByThePlan (no cell left out) and GridFaces.EveryFaceStandsInTheEvaluator.
 // Drawn by hand for this grid; no typeface's outlines were copied.
 constexpr const char* kTable = R"(
 A peak
@@ -19,6 +19,13 @@ A peak
 ######
 ##..##
 ##..##
+
+A short
+.###.
+#####
+##.##
+#####
+##.##
 
 B block
 ####.
@@ -37,13 +44,21 @@ B narrow
 #.#
 ###
 
-C stem
+B tall
 ###.
-##..
-##..
-##..
-##..
+#.##
+#.##
 ####
+#.##
+#.##
+####
+
+B even
+###
+#.#
+###
+#.#
+###
 
 D block
 ####.
@@ -52,6 +67,29 @@ D block
 ##.##
 ##.##
 #####
+
+D tall
+###.
+#.##
+#.##
+#.##
+#.##
+#.##
+####
+
+D narrow
+###
+#.#
+#.#
+#.#
+###
+
+D hook
+###.
+#.##
+#.##
+#.##
+####
 
 E stem
 ###.
@@ -69,12 +107,28 @@ E short
 ##.
 ###
 
+E even
+###
+##.
+##.
+###
+##.
+##.
+###
+
 F stem
 ###
 ##.
 ##.
 ###
 ##.
+##.
+##.
+
+F short
+###
+##.
+###
 ##.
 ##.
 
@@ -94,6 +148,22 @@ G spur
 ##..#
 #####
 
+G high
+###.
+##..
+##..
+##..
+##.#
+##.#
+####
+
+G hook
+###.
+##..
+##..
+##.#
+####
+
 H block
 ##..##
 ##..##
@@ -108,6 +178,15 @@ H narrow
 #.#
 #.#
 #.#
+
+H tall
+##.##
+##.##
+##.##
+#####
+##.##
+##.##
+##.##
 
 I serif
 ###
@@ -125,6 +204,15 @@ I slab
 ..#..
 #####
 
+I tall
+###
+.#.
+.#.
+.#.
+.#.
+.#.
+###
+
 J hook
 ..###
 ...#.
@@ -132,6 +220,15 @@ J hook
 ...#.
 #..#.
 ####.
+
+J tall
+.###
+..#.
+..#.
+..#.
+..#.
+#.#.
+###.
 
 K stem
 ##.#.
@@ -143,6 +240,15 @@ K stem
 
 K arms
 #...
+#.#.
+###.
+###.
+#.##
+#.##
+
+K tall
+#...
+#.#.
 #.#.
 ###.
 ###.
@@ -165,12 +271,43 @@ L slab
 #..
 ###
 
+L tall
+#..
+#..
+#..
+#..
+#..
+#..
+###
+
+L wide
+##...
+##...
+##...
+#####
+
 M block
 #.###
 #.#.#
 #.#.#
 #.#.#
 #.#.#
+
+M wide
+##.##
+#####
+#.###
+#.#.#
+#.#.#
+#.#.#
+
+N tall
+##..#
+###.#
+#####
+##.##
+##.##
+##.##
 
 O ring
 ######
@@ -187,6 +324,25 @@ O tall
 #.#
 ###
 
+O narrow
+###
+#.#
+#.#
+###
+
+O wide
+#######
+##..###
+##...##
+##...##
+#######
+
+O slab
+#####
+##.##
+##.##
+#####
+
 P narrow
 ###
 #.#
@@ -196,6 +352,30 @@ P narrow
 ##.
 ##.
 
+P tall
+###
+#.#
+#.#
+###
+##.
+##.
+##.
+##.
+
+P short
+###
+#.#
+###
+##.
+##.
+
+P slab
+###.
+#.#.
+###.
+##..
+##..
+
 Q tail
 ###.
 #.#.
@@ -204,12 +384,14 @@ Q tail
 ###.
 .###
 
-Q stub
-#..#.
-#..#.
-#..#.
-#..#.
-#####
+Q tall
+###.
+#.#.
+#.#.
+#.#.
+#.#.
+####
+.###
 
 R bowl
 ####
@@ -232,6 +414,22 @@ R wide
 ####
 #.##
 ####
+####
+##.#
+##.#
+
+R tall
+###
+#.#
+#.#
+###
+###
+#.#
+#.#
+
+R short
+####
+##.#
 ####
 ##.#
 ##.#
@@ -261,6 +459,20 @@ S wide
 ..##
 ####
 
+S short
+###
+##.
+###
+.##
+###
+
+S hook
+###.
+##..
+###.
+.###
+####
+
 T slab
 .###.
 ..#..
@@ -268,6 +480,36 @@ T slab
 ..#..
 ..#..
 ..#..
+
+T tall
+###
+.#.
+.#.
+.#.
+.#.
+.#.
+.#.
+
+T wide
+.###.
+..#..
+..#..
+..#..
+..#..
+
+T cap
+#####
+.####
+..###
+..##.
+.###.
+
+T post
+###
+.#.
+.#.
+.#.
+.#.
 
 U block
 ##..##
@@ -282,6 +524,27 @@ U narrow
 #.#
 #.#
 ###
+
+U tall
+#.#
+#.#
+#.#
+#.#
+#.#
+#.#
+###
+
+U thick
+##.##
+##.##
+##.##
+#####
+
+U cup
+#...#
+#...#
+#...#
+#####
 
 V yoke
 ##..##
@@ -298,6 +561,17 @@ W block
 #####
 ##.##
 
+W wide
+#.#.#
+#.#.#
+#.#.#
+#####
+##.##
+
+W narrow
+#.#.#
+#####
+
 X cross
 #....
 ####.
@@ -313,6 +587,33 @@ X yoke
 .####.
 ######
 
+X tall
+##..##
+##..##
+######
+.####.
+..###.
+.####.
+######
+##..##
+
+X wide
+##...##
+##...##
+#######
+.######
+..####.
+.#####.
+#######
+##..###
+
+X narrow
+#.#
+###
+.#.
+###
+#.#
+
 Y arms
 ##..##
 ######
@@ -321,12 +622,34 @@ Y arms
 ..##..
 ..##..
 
-Z step
-.###
-..##
-.###
-.##.
+Y short
+##..##
+######
+.####.
+..###.
+..##..
+
+Y fork
+#.#
+#.#
+###
+.#.
+.#.
+.#.
+
+Z hook
 ####
+.###
+.###
+###.
+####
+
+Z wide
+#####
+.####
+..###
+.###.
+#####
 )";
 
 }  // namespace
@@ -402,6 +725,27 @@ std::vector<std::vector<bool>> stretch_rows(const std::vector<std::vector<bool>>
   std::vector<std::vector<bool>> out(mask.begin(), mask.begin() + row + 1);
   for (int k = 0; k < times; ++k) out.push_back(mask[static_cast<size_t>(row)]);
   out.insert(out.end(), mask.begin() + row + 1, mask.end());
+  return out;
+}
+
+std::vector<std::vector<bool>> add_feet(const std::vector<std::vector<bool>>& mask) {
+  std::vector<std::vector<bool>> out;
+  for (const auto& row : mask) {
+    std::vector<bool> wide(row.size() + 2, false);
+    std::copy(row.begin(), row.end(), wide.begin() + 1);
+    out.push_back(std::move(wide));
+  }
+  if (out.empty()) return out;
+  // A run's end gets a foot where the gap beside it is at least three cells (or the edge), so
+  // two feet never close a gap between legs.
+  const std::vector<bool> ground = out[0];
+  const auto empty = [&](int c) { return c < 0 || c >= static_cast<int>(ground.size()) || !ground[c]; };
+  for (int c = 0; c < static_cast<int>(ground.size()); ++c) {
+    if (!ground[c]) continue;
+    if (empty(c - 1) && empty(c - 2) && empty(c - 3) && c > 0) out[0][c - 1] = true;
+    if (empty(c + 1) && empty(c + 2) && empty(c + 3) && c + 1 < static_cast<int>(ground.size()))
+      out[0][c + 1] = true;
+  }
   return out;
 }
 

@@ -34,6 +34,10 @@ std::vector<GridFace> parse_grid_faces(const std::string& text);
 // style; cells above a repeated row rest on the copies as they rested on the row.
 std::vector<std::vector<bool>> stretch_rows(const std::vector<std::vector<bool>>& mask, int row, int times);
 
+// The mask one column wider on each side with its bottom row's runs one cell longer at their ends
+// (feet on the ground, which always carries them), except into a gap of less than three cells.
+std::vector<std::vector<bool>> add_feet(const std::vector<std::vector<bool>>& mask);
+
 // The mask with column `column` repeated once (a wider face); not always buildable (a b31's
 // centre may move off its support): check it with plan_drops.
 std::vector<std::vector<bool>> stretch_column(const std::vector<std::vector<bool>>& mask, int column);

@@ -77,6 +77,11 @@ TEST(GridFaces, StretchingKeepsRowsAndColumnsInPlace) {
   EXPECT_EQ(tall[3], mask[1]);
   const auto wide = stretch_column(mask, 0);
   EXPECT_EQ(wide[1], (std::vector<bool>{true, true, false, false}));
+  // Feet widen the ground row's outer ends, never into a gap narrower than three cells.
+  const std::vector<std::vector<bool>> legs = {{true, false, false, true}, {true, true, true, true}};
+  const auto feet = add_feet(legs);
+  EXPECT_EQ(feet[0], (std::vector<bool>{true, true, false, false, true, true}));
+  EXPECT_EQ(feet[1], (std::vector<bool>{false, true, true, true, true, false}));
 }
 
 TEST(GridFaces, AMalformedTableNamesTheLine) {
