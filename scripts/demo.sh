@@ -18,7 +18,8 @@ echo
 echo "-- 1. a prompt's qualification under the 2024 rules (examples/birds/prompt_2023.txt)"
 "$pcglab" birds check-prompt examples/birds/prompt_2023.txt --rules 2024 || true
 echo
-echo "-- 2. generate: per letter, 160 candidate shapes (typefaces, sizes, strokes) -> buildable drop plans ->"
+echo "-- 2. generate: per letter, 160 candidate shapes (typefaces, sizes, strokes) and the letter's grid faces"
+echo "   (pcglab's own forms drawn for the drop grid) -> buildable drop plans ->"
 echo "   evaluator + classifier; the 10 trials chosen together to maximise diversity x mean(stability x similarity)"
 echo "   at the highest similarity floor that still beats the 2024 field's median diversity for the letter"
 # With the published 2024 field, each letter's diversity target is the field's median for that letter

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "birds/capture.h"
+#include "birds/grid_faces.h"
 #include "birds/letters/letter_data.h"
 #include "birds/stability.h"
 #include "birds/text_pipeline.h"
@@ -88,6 +89,25 @@ std::vector<std::vector<bool>> quantise(const GlyphSet::Glyph& g, int rows, int 
 
 }  // namespace
 
+std::string shapes_fingerprint(const std::vector<GridFace>& faces, int revision) {
+  batch::ContentHash hash;
+  hash.add(fmt::format("shapes revision {}", revision));
+  for (const GridFace& face : faces) {
+    std::string cells = fmt::format("{} {}:", face.letter, face.style);
+    for (const auto& row : face.mask) {
+      for (bool cell : row) cells += cell ? '#' : '.';
+      cells += '/';
+    }
+    hash.add(cells);
+  }
+  return hash.hex();
+}
+
+std::string generator_shapes_fingerprint() {
+  static const std::string fingerprint = shapes_fingerprint(grid_faces(), kGeneratorShapesRevision);
+  return fingerprint;
+}
+
 const std::vector<std::string>& generator_typefaces() {
   static const std::vector<std::string> kTypefaces = {"DejaVuSans",
                                                       "DejaVuSans-Bold",
@@ -159,6 +179,40 @@ Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options)
   return cand;
 }
 
+// The letter's grid faces (birds/grid_faces.h) as candidates, a fixed set beside the drawn ones:
+// each face as drawn ("plain"), one row taller (a row repeated below or above its middle:
+// "tall-low", "tall-high"), two rows taller ("tall-2"), one column wider ("wide") and with feet
+// on the ground ("feet"); only forms plan_drops builds whole.
+std::vector<Candidate> grid_face_candidates(char letter, const GeneratorOptions& options) {
+  std::vector<Candidate> out;
+  for (const GridFace& face : grid_faces_of(letter)) {
+    const int rows = static_cast<int>(face.mask.size());
+    const std::pair<const char*, std::vector<std::vector<bool>>> forms[] = {
+        {"plain", face.mask},
+        {"tall-low", stretch_rows(face.mask, rows / 3, 1)},
+        {"tall-high", stretch_rows(face.mask, (2 * rows) / 3, 1)},
+        {"tall-2", stretch_rows(stretch_rows(face.mask, (2 * rows) / 3, 1), rows / 3, 1)},
+        {"wide", stretch_column(face.mask, static_cast<int>(face.mask[0].size()) / 2)},
+        {"feet", add_feet(face.mask)}};
+    for (const auto& [variant, mask] : forms) {
+      if (static_cast<int>(mask.size()) > kGridHeight) continue;
+      int dropped = 0;
+      const auto drops = plan_drops(mask, &dropped);
+      if (dropped > 0 || drops.empty()) continue;
+      Candidate cand;
+      cand.font = "grid:" + face.style;
+      cand.variant = variant;
+      cand.rows = static_cast<int>(mask.size());
+      cand.columns = static_cast<int>(mask[0].size());
+      for (const auto& [type, slot] : drops)
+        cand.program += format_drop_call(type, slot, options.function) + "\n";
+      cand.blocks = static_cast<int>(drops.size());
+      out.push_back(std::move(cand));
+    }
+  }
+  return out;
+}
+
 // A candidate must stand and keep most of its glyph (a fragment the classifier happens to read as
 // the letter is not the letter) to be chosen.
 constexpr double kMinFidelity = 0.8;
@@ -182,11 +236,13 @@ GeneratedTrial trial_of_candidate(char letter, int trial, const Candidate& c, do
 }
 
 std::string response_of(const GeneratedTrial& t) {
+  const bool grid = t.font.rfind("grid:", 0) == 0;  // a grid face (birds/grid_faces.h)
+  const std::string source = grid ? fmt::format("pcglab's grid face {}", t.font.substr(5))
+                                  : fmt::format("the {} typeface", t.font.empty() ? "fallback" : t.font);
   return fmt::format(
       "The letter {} as a structure of {} blocks, built from the bottom up (pcglab built-in generator, trial "
-      "{}; shape from the {} typeface, {}):\n\n```python\n{}```\n",
-      t.letter, t.blocks, t.trial, t.font.empty() ? "fallback" : t.font,
-      t.variant.empty() ? "plain" : t.variant, t.program);
+      "{}; shape from {}, {}):\n\n```python\n{}```\n",
+      t.letter, t.blocks, t.trial, source, t.variant.empty() ? "plain" : t.variant, t.program);
 }
 
 // A letter's candidates and what is known of them. Only candidates that can be chosen are
@@ -200,16 +256,17 @@ struct CandidatePool {
 
   CandidatePool(char letter, Rng& rng, const GeneratorOptions& options) {
     std::set<std::string> seen;
-    for (int k = 0; k < options.candidates; ++k) {
-      Candidate cand = draw_candidate(letter, rng, options);
-      if (cand.program.empty() || !seen.insert(cand.program).second) continue;
+    auto add = [&](Candidate cand) {
+      if (cand.program.empty() || !seen.insert(cand.program).second) return;
       try {
         cand.level = convert_program(cand.program, options.function).level;
       } catch (const ItemFailure&) {  // a candidate the official converter refuses: not a candidate
-        continue;
+        return;
       }
       candidates.push_back(std::move(cand));
-    }
+    };
+    for (int k = 0; k < options.candidates; ++k) add(draw_candidate(letter, rng, options));
+    for (Candidate& cand : grid_face_candidates(letter, options)) add(std::move(cand));
     const size_t n = candidates.size();
     stability.assign(n, 0);
     simulated.assign(n, 0);
@@ -462,9 +519,10 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
   batch::Driver driver(team_dir, pool, driver_options);
   // Every setting that changes a letter's choice (its own diversity target is added per letter).
   const std::string settings =
-      fmt::format("generate-letter {} {} {} {} {} {} {} {} {} {}", options.seed, options.candidates,
+      fmt::format("generate-letter {} {} {} {} {} {} {} {} {} {} {} {}", options.seed, options.candidates,
                   options.min_similarity, options.similarity_step, options.reachable_share,
-                  options.min_trial_similarity, trials, options.function, classifier.identity(), kVersion);
+                  options.min_trial_similarity, trials, options.function, classifier.identity(), kVersion,
+                  generator_shapes_fingerprint(), fmt::join(generator_typefaces(), ","));
   batch::StageSpec spec;
   spec.name = "generate";
   spec.output_dirs = {team_dir / "raw"};

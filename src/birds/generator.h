@@ -26,6 +26,7 @@
 #include "birds/converter.h"
 #include "birds/generator_select.h"
 #include "birds/generator_shapes.h"
+#include "birds/grid_faces.h"
 #include "birds/letters/letter_classifier.h"
 #include "birds/similarity.h"
 #include "core/thread_pool.h"
@@ -86,6 +87,14 @@ struct GeneratedLetter {
 // Generates one letter's trials (deterministic for a given seed and letter).
 GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier& classifier,
                                 const GeneratorOptions& options);
+
+// What makes a letter's candidates, for its item hash: `revision` (kGeneratorShapesRevision, raised
+// with every change to how glyph masks, stroke variants, the drop plan or the candidate draw make
+// candidates) and every cell of the grid faces, so a rerun into the same folder after such a change
+// generates the letters again instead of reusing those an older generator chose.
+inline constexpr int kGeneratorShapesRevision = 3;  // 3: grid faces; 2: drop-plan rules
+std::string shapes_fingerprint(const std::vector<GridFace>& faces, int revision);
+std::string generator_shapes_fingerprint();  // of grid_faces() and kGeneratorShapesRevision
 
 // The typefaces candidates are drawn from (file names of the Debian font packages install-deps
 // installs, in a fixed order, so other fonts installed on a machine change nothing); those not

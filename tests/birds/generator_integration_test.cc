@@ -196,6 +196,40 @@ TEST_F(GeneratorRun, ReachableShareOneKeepsTheMostReadableSet) {
   EXPECT_LT(a.letters[0].diversity, b.letters[0].diversity);
 }
 
+// The grid faces (birds/grid_faces.h) are candidates beside the typeface glyphs: with few drawn
+// candidates the most readable set of H and X holds some, named "grid:<style>" in generate.json and
+// in the response, and the choice is the same on any number of threads.
+TEST(GeneratorGridFaces, ChosenByTheirFontNameTheSameOnAnyThreadCount) {
+  GeneratorOptions options;
+  options.seed = 4;
+  options.candidates = 6;
+  options.min_similarity = 1;
+  options.min_diversity = 0;
+  options.reachable_share = 1;
+  std::vector<std::string> responses[2];
+  for (int threads : {1, 2}) {
+    testing::TempDir dir;
+    LazyClassifier classifier("builtin", 1);
+    ThreadPool pool(threads);
+    const auto run = generate_competition("HX", 4, "gen", dir.path(), classifier, options, pool);
+    for (const auto& t : run.trials) responses[threads - 1].push_back(t.response);
+    const Json log = read_json_file(dir / "logs/generate.json");
+    ASSERT_EQ(log.size(), 2u);
+    for (const auto& letter : log) {
+      int grid = 0;
+      for (const auto& t : letter["trials"])
+        grid += t["font"].get<std::string>().rfind("grid:", 0) == 0 ? 1 : 0;
+      EXPECT_GT(grid, 0) << letter["character"] << ": no grid face chosen";
+    }
+    bool said = false;
+    for (const auto& t : run.trials)
+      said |= t.font.rfind("grid:", 0) == 0 &&
+              t.response.find("shape from pcglab's grid face " + t.font.substr(5)) != std::string::npos;
+    EXPECT_TRUE(said) << "a grid face's response names it";
+  }
+  EXPECT_EQ(responses[0], responses[1]);
+}
+
 // Every setting that changes a letter's choice is in its hash: a rerun with another diversity
 // target (flat or the letter's own) or trial floor generates the letter again instead of reusing it.
 TEST(BirdsGenerateResume, AnotherDiversityTargetGeneratesTheLetterAgain) {
