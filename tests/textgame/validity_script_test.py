@@ -361,7 +361,8 @@ class ReusedRegeneration(unittest.TestCase):
         self.assertEqual(again['actions_reused'], 0)
         self.assertEqual(verdict(again), verdict(replay), name)
         reused = [check(name, mode='fresh', **crawl, **options) for crawl in (
-            {'processes': 1}, {'processes': 2}, {'processes': 1, 'in_place': False})]
+            {'processes': 1, 'reuse_actions': 'always'}, {'processes': 2, 'reuse_actions': 'always'},
+            {'processes': 1, 'in_place': False, 'reuse_actions': 'always'}, {'processes': 1})]
         for r in reused:
             self.assertEqual(verdict(r), verdict(replay), name)
         return replay, reused[0]
@@ -374,7 +375,7 @@ class ReusedRegeneration(unittest.TestCase):
         self.assertGreater(reused, 1000)  # the kitchen alone reuses more
 
     def test_the_kitchens_leaves_and_nodes_reuse_most_regenerations(self):
-        fast = check('validity_kitchen.py', mode='fresh', roots=3, processes=1)
+        fast = check('validity_kitchen.py', mode='fresh', roots=3, processes=1, reuse_actions='always')
         calls = []
         original = validity.Crawl.regenerate
 
@@ -387,7 +388,7 @@ class ReusedRegeneration(unittest.TestCase):
             again = check('validity_kitchen.py', mode='fresh', roots=3, processes=1, reuse_actions=False)
             every = len(calls)
             del calls[:]
-            check('validity_kitchen.py', mode='fresh', roots=3, processes=1)
+            check('validity_kitchen.py', mode='fresh', roots=3, processes=1, reuse_actions='always')
         finally:
             validity.Crawl.regenerate = original
         self.assertEqual(verdict(fast), verdict(again))
@@ -413,6 +414,20 @@ class ReusedRegeneration(unittest.TestCase):
         self.assertTrue(replay['error'].endswith('hummed'), replay['error'])
         self.assertGreater(fast['actions_reused'], 0)
         self.assertGreater(fast['in_place_nodes'], 0)
+
+    def test_keys_pause_where_the_regenerations_they_save_take_less_time_than_they_do(self):
+        window = validity.ReuseGauge.WINDOW
+        for adaptive, key, regeneration, paused in ((True, 1.0, 1.0, True), (True, 1.0, 3.0, False),
+                                                     (False, 1.0, 1.0, False)):
+            gauge = validity.ReuseGauge(adaptive)
+            for i in range(window):  # half the leaves hit: they save half a regeneration per key
+                self.assertTrue(gauge.keying())
+                gauge.record(key, None if i % 2 else regeneration)
+            self.assertEqual(gauge.paused, validity.ReuseGauge.PAUSE if paused else 0, (key, regeneration))
+            if paused:
+                self.assertEqual(sum(1 for _ in range(validity.ReuseGauge.PAUSE) if not gauge.keying()),
+                                 validity.ReuseGauge.PAUSE)
+                self.assertTrue(gauge.keying())  # then measured again
 
     def test_a_key_stands_for_the_whole_state(self):
         # States alike but for one thing have different keys, copies of one state the same key: for a

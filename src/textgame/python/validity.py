@@ -18,7 +18,7 @@
 #            subtrees are split over forked processes (both cores), combined in the official order;
 #            in fresh mode a leaf's regenerated actions are reused from an earlier leaf whose whole
 #            state after its step was the same (the same snapshot bytes): see Crawl.leaf.
-import copyreg, hashlib, io, os, sys, pickle, random, select, signal, struct, traceback
+import copyreg, hashlib, io, os, sys, pickle, random, select, signal, struct, time, traceback
 
 if 'game_class_of' not in globals():  # a file of its own (the Python tests): the shared loader beside it
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -161,7 +161,9 @@ class Crawl:
         self.in_place = options.get('in_place', True)  # False: plain copies only (tests, benchmarks)
         self.in_place_nodes = 0  # nodes whose children got copies reset in place (this process)
         # Fresh mode: a leaf's regeneration reused from an earlier leaf of the same state (Crawl.leaf).
-        self.reuse_actions = options.get('reuse_actions', True)  # False: regenerate at every leaf
+        # False: regenerate at every node; 'always': a key for every leaf, also where it does not pay.
+        self.reuse_actions = options.get('reuse_actions', True)
+        self.gauge = ReuseGauge(adaptive=self.reuse_actions != 'always')
         self.leaf_memo = {}  # digest of a leaf's state after its step -> the leaf's winnable
         self.twins = {}  # digest of a node's state after its step and its depth -> its memo key
         self.actions_reused = 0  # leaves whose regeneration was reused (all processes)
@@ -372,20 +374,27 @@ class Crawl:
         snapshot bytes (every attribute, the generators' states, the stale action dictionary
         included), regenerate alike: the second takes the first's winnable. A leaf whose
         regeneration raised is not remembered: it ended the check. `in_place`: the InPlaceLeaves the
-        leaf was restored by, whose cheaper key (InPlaceLeaves.leaf_key) is tried first."""
+        leaf was restored by, whose cheaper key (InPlaceLeaves.leaf_key) is tried first. Where the keys
+        cost more than the regenerations they save (a game whose regeneration is cheap), the gauge
+        pauses them (ReuseGauge)."""
         self.winnable = False
-        if self.mode != 'fresh' or not self.reuse_actions:
+        if self.mode != 'fresh' or not self.reuse_actions or not self.gauge.keying():
             self.node_end(game, depth, self.step(game, action))
             return
         self.step_only(game, action)
+        start = time.perf_counter()
         key = self.leaf_key(game, in_place)
+        keyed = time.perf_counter()
         if key is not None and key in self.leaf_memo:
             self.actions_reused += 1
             self.winnable = self.leaf_memo[key]
+            self.gauge.record(keyed - start)
             return
         if in_place is not None:
             in_place.unchanged = False  # the regeneration may change the node's shared dictionary
-        self.node_end(game, depth, self.regenerate(game))
+        actions = self.regenerate(game)
+        self.gauge.record(keyed - start, time.perf_counter() - keyed)
+        self.node_end(game, depth, actions)
         if key is not None:
             remember(self.leaf_memo, key, self.winnable)
 
@@ -520,6 +529,48 @@ class Crawl:
             self.fail(None, exception_text(e))
 
 
+class ReuseGauge:
+    """Whether a leaf's key pays for itself (Crawl.leaf): over each window of keyed leaves, the time the
+    hits saved (hits times the mean regeneration) against the time the keys took; where the saving is
+    under 3/4 of the keys' time (a game whose regeneration is cheap: lit-lightbulb's ~0.12 ms against
+    ~0.13 ms per key), the next PAUSE leaves get no key, then a window measures again (the margin keeps
+    a game whose keys pay a little, multimeter's, from pausing on one noisy window). Only the work
+    depends on it, never the verdict. adaptive=False: never paused (tests)."""
+    WINDOW, PAUSE = 512, 4096
+
+    def __init__(self, adaptive=True):
+        self.adaptive = adaptive
+        self.paused = 0
+        self.pauses = 0
+        self.start_window()
+
+    def start_window(self):
+        self.keys = self.hits = self.regenerations = 0
+        self.key_seconds = self.regeneration_seconds = 0.0
+
+    def keying(self):
+        if self.paused:
+            self.paused -= 1
+            return False
+        return True
+
+    def record(self, key_seconds, regeneration_seconds=None):
+        """One keyed leaf: its key's time, and its regeneration's (None: a hit)."""
+        self.keys += 1
+        self.key_seconds += key_seconds
+        if regeneration_seconds is None:
+            self.hits += 1
+        else:
+            self.regenerations += 1
+            self.regeneration_seconds += regeneration_seconds
+        if self.keys >= self.WINDOW:
+            if (self.adaptive and self.regenerations
+                    and self.hits * self.regeneration_seconds / self.regenerations < 0.75 * self.key_seconds):
+                self.paused = self.PAUSE
+                self.pauses += 1
+            self.start_window()
+
+
 MEMO_SIZE = 200000  # states remembered per table and process (Crawl.leaf, node_step): ~100 bytes each
 
 
@@ -527,6 +578,7 @@ def remember(table, key, value):
     if len(table) >= MEMO_SIZE:
         table.clear()  # bounds the memory; reuse starts again
     table[key] = value
+
 
 HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 PLAIN_VALUES = (str, int, float, bool, type(None), bytes)
@@ -624,7 +676,6 @@ class InPlaceLeaves:
             r.__dict__.clear()
             r.setstate(state)
         return self.game
-
 
     def leaf_key(self, game):
         """Bytes equal for two leaves exactly when their whole states after the step are alike as
