@@ -16,8 +16,8 @@
 #            state (pickle, in the worker's memory) instead of replaying the prefix; identical
 #            states (the same snapshot bytes at the same depth) share one subtree's count; the root's
 #            subtrees are split over forked processes (both cores), combined in the official order;
-#            in fresh mode a leaf's regenerated actions are reused from an earlier leaf whose whole
-#            state after its step was the same (the same snapshot bytes): see Crawl.leaf.
+#            in fresh mode a leaf's (or node's) regeneration is reused from an earlier one whose
+#            whole state after its step was the same: see Crawl.leaf and Crawl.node_step.
 import copyreg, hashlib, io, os, sys, pickle, random, select, signal, struct, time, traceback
 
 if 'game_class_of' not in globals():  # a file of its own (the Python tests): the shared loader beside it
@@ -166,7 +166,7 @@ class Crawl:
         self.gauge = ReuseGauge(adaptive=self.reuse_actions != 'always')
         self.leaf_memo = {}  # digest of a leaf's state after its step -> the leaf's winnable
         self.twins = {}  # digest of a node's state after its step and its depth -> its memo key
-        self.actions_reused = 0  # leaves whose regeneration was reused (all processes)
+        self.actions_reused = 0  # leaves and nodes whose regeneration was reused (all processes)
         self.stop_kind = None
         self.units = None
         self.verified = set()
@@ -1013,7 +1013,7 @@ def check_validity(filename, source, options=None):
     """The verdict of the game `source` (named `filename`): a dict with checks (the five flags),
     runnable, winnable, initial_actions, error, sequences, steps (step calls), timed_out, snapshots
     ('pickle' or 'replay'), memo_hits, in_place_nodes (this process's), actions_reused (fresh mode:
-    leaves whose regeneration was reused, every process's). options: mode ('official' | 'fresh'),
+    leaves and nodes whose regeneration was reused, every process's). options: mode ('official' | 'fresh'),
     seed, max_steps, max_num_actions, timeout_s, strategy ('fast' | 'replay'), processes, in_place
     (default true), reuse_actions (default true), libraries ([name, source]).
     Also cpu_seconds: the CPU time the check took (its forked processes included)."""
