@@ -56,9 +56,13 @@ int run_textgame_bench(const TextgameBenchOptions& opt, const GlobalOptions& glo
   const double replay_rate = static_cast<double>(replay.sequences) / replay.seconds;
   for (const auto* r : {&replay, &fast}) {
     const double rate = static_cast<double>(r->sequences) / r->seconds;
+    // steps and cpu_seconds are unknown (null) when the crawl did not reply
+    const Json steps = r->steps ? Json(*r->steps) : Json();
+    const Json cpu = r->cpu_seconds ? Json(*r->cpu_seconds) : Json();
+    const Json per_cpu_second =
+        r->cpu_seconds ? Json(static_cast<double>(r->sequences) / *r->cpu_seconds) : Json();
     table.add_row({r == &replay ? "replay" : "fast", opt.mode, r == &replay ? 1 : opt.processes, r->sequences,
-                   r->steps, r->seconds, r->cpu_seconds, rate,
-                   static_cast<double>(r->sequences) / r->cpu_seconds, rate / replay_rate});
+                   steps, r->seconds, cpu, rate, per_cpu_second, rate / replay_rate});
   }
   print_table(table, global);
   OrderedJson a = textgame::validity_json(replay), b = textgame::validity_json(fast);

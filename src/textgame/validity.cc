@@ -113,8 +113,8 @@ OrderedJson validity_json(const ValidityResult& r) {
                    {"error", r.error},
                    {"sequences", r.sequences},
                    {"seconds", r.seconds},
-                   {"steps", r.steps},
-                   {"cpu_seconds", r.cpu_seconds},
+                   {"steps", r.steps ? OrderedJson(*r.steps) : OrderedJson()},
+                   {"cpu_seconds", r.cpu_seconds ? OrderedJson(*r.cpu_seconds) : OrderedJson()},
                    {"timed_out", r.timed_out}};
   if (!r.failure.empty()) j["failure"] = r.failure;
   return j;
@@ -130,8 +130,9 @@ ValidityResult validity_from_json(const Json& j) {
   r.error = j.value("error", "");
   r.sequences = j.value("sequences", int64_t{0});
   r.seconds = j.value("seconds", 0.0);
-  r.steps = j.value("steps", int64_t{0});
-  r.cpu_seconds = j.value("cpu_seconds", 0.0);
+  if (j.contains("steps") && j["steps"].is_number()) r.steps = j["steps"].get<int64_t>();
+  if (j.contains("cpu_seconds") && j["cpu_seconds"].is_number())
+    r.cpu_seconds = j["cpu_seconds"].get<double>();
   r.timed_out = j.value("timed_out", false);
   r.failure = j.value("failure", "");
   return r;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,14 +55,17 @@ struct ValidityResult {
   std::string error;            // empty when runnable
   int64_t sequences = 0;        // action sequences checked
   double seconds = 0;
-  int64_t steps = 0;       // step() calls made (the fast crawl makes fewer than the replay)
-  double cpu_seconds = 0;  // CPU time of the check, its forked processes included
-  bool timed_out = false;  // ran past options.timeout_s (error: kValidityTimeoutMessage)
-  std::string failure;     // the sandbox's own failure (killed, memory limit), when it had one
+  // The work the crawl did; unknown (null in JSON) when no crawl reply came back (the worker was
+  // killed, the game could not be read) or the store holds an outcome recorded without them.
+  std::optional<int64_t> steps;       // step() calls made (the fast crawl makes fewer than the replay)
+  std::optional<double> cpu_seconds;  // CPU time of the check, its forked processes included
+  bool timed_out = false;             // ran past options.timeout_s (error: kValidityTimeoutMessage)
+  std::string failure;                // the sandbox's own failure (killed, memory limit), when it had one
 };
 
 // The row of `pcglab textgame validity --format json`: game, checks, runnable, winnable,
-// initial_actions, error, sequences, seconds (then steps, cpu_seconds, timed_out).
+// initial_actions, error, sequences, seconds (then steps, cpu_seconds, timed_out; steps and
+// cpu_seconds null when unknown).
 OrderedJson validity_json(const ValidityResult& result);
 ValidityResult validity_from_json(const Json& json);
 

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "core/check.h"
+#include "core/files.h"
+#include "core/json.h"
 #include "core/version.h"
 #include "sandbox/worker_pool.h"
 
@@ -61,9 +63,7 @@ std::vector<std::string> corpus_games(const std::string& dir) {
 
 ItemOutcome validity_outcome(const ValidityResult& result) {
   OrderedJson metadata = validity_json(result);
-  metadata.erase("seconds");  // in the store's outcome, not in the logs
-  metadata.erase("steps");    // the work done, not the verdict (parallel processes may do more)
-  metadata.erase("cpu_seconds");
+  metadata.erase("seconds");  // the store's outcome has its own (the item's time)
   if (result.runnable) return ItemOutcome::success("", std::move(metadata));
   const ErrorKind kind = result.timed_out                                            ? ErrorKind::kTimeout
                          : !result.failure.empty() && result.error == result.failure ? ErrorKind::kCrash
@@ -71,6 +71,30 @@ ItemOutcome validity_outcome(const ValidityResult& result) {
   std::string message = result.error.empty() ? "the game is not runnable" : result.error;
   return ItemOutcome::failure("", kind, std::move(message), std::move(metadata));
 }
+
+namespace {
+
+void write_validity_log(const fs::path& root, const std::vector<ItemOutcome>& outcomes) {
+  // The driver's log format, less the work counters kept in the store (steps, cpu_seconds): the log
+  // has no times or counts, so a resumed or merged run writes the same bytes as a fresh one.
+  size_t failed = 0;
+  OrderedJson list = OrderedJson::array();
+  for (const ItemOutcome& o : outcomes) {
+    failed += o.ok() ? 0 : 1;
+    OrderedJson j = o.to_json();
+    if (j.contains("metadata") && j["metadata"].is_object())
+      for (const char* k : {"steps", "cpu_seconds"}) j["metadata"].erase(k);
+    list.push_back(std::move(j));
+  }
+  const OrderedJson log = {{"stage", "validity"},
+                           {"items", outcomes.size()},
+                           {"ok", outcomes.size() - failed},
+                           {"failed", failed},
+                           {"outcomes", std::move(list)}};
+  write_file_if_changed(root / "logs" / "validity.json", dump_json(log, 2) + "\n");
+}
+
+}  // namespace
 
 ValidityBatchResult run_validity_batch(const ValidityBatch& b, ThreadPool& threads) {
   const int workers = std::max(
@@ -85,6 +109,8 @@ ValidityBatchResult run_validity_batch(const ValidityBatch& b, ThreadPool& threa
   batch::Driver driver(b.out, threads, driver_options);
   batch::StageSpec spec;
   spec.name = "validity";
+  if (!b.out.empty())
+    spec.write_log = [&](const std::vector<ItemOutcome>& outcomes) { write_validity_log(b.out, outcomes); };
   const std::string settings = settings_text(options, b.worker);
   const auto path_of = [&](size_t i) { return b.paths.empty() ? b.games[i] : b.paths[i]; };
   std::map<std::string, int> seen;

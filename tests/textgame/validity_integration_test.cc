@@ -201,6 +201,47 @@ TEST(TextgameValidity, ShardsMergedEqualOneRun) {
   EXPECT_EQ(read_file(dir / "sharded" / "logs" / "validity.json"), log);
 }
 
+// steps and cpu_seconds are the crawl's own numbers, stored with the game's outcome: a resumed run
+// reports the same for the game it reuses (read back from the store), not 0. The log stays without them.
+TEST(TextgameValidity, StepsAndCpuSecondsAreStoredAndReadBackForAReusedGame) {
+  PCGLAB_REQUIRE_SANDBOX();
+  pcglab::testing::TempDir dir;
+  const auto games = copy_games(dir.path(), {{"validity_history.py", "history.py"}});
+  for (const char* mode : {"official", "fresh"}) {
+    SCOPED_TRACE(mode);
+    const fs::path out = dir / mode;
+    const std::vector<std::string> args = {games[0], "--out",    out.string(), "--validity",
+                                           mode,     "--format", "json"};
+    const auto first = validity(args);
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    const Json row = rows_by_game(first.out)["history.py"];
+    EXPECT_EQ(row["sequences"], 14);
+    EXPECT_EQ(row["steps"], 14) << row.dump();  // one step call per node: 2 + 4 + 8
+    ASSERT_TRUE(row["cpu_seconds"].is_number()) << row.dump();
+    const auto again = validity(args);
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_THAT(again.err, HasSubstr("1 games, 0 checked, 1 reused")) << again.err;
+    const Json reused = rows_by_game(again.out)["history.py"];
+    EXPECT_EQ(reused["steps"], 14) << reused.dump();
+    EXPECT_EQ(reused["cpu_seconds"], row["cpu_seconds"]) << reused.dump();
+    const std::string log = read_file(out / "logs" / "validity.json");
+    EXPECT_THAT(log, HasSubstr("\"sequences\": 14"));
+    EXPECT_THAT(log, ::testing::Not(HasSubstr("cpu_seconds")));
+    EXPECT_THAT(log, ::testing::Not(HasSubstr("\"steps\"")));
+  }
+}
+
+// A game that could not be read has no crawl: its steps and cpu_seconds are unknown (null), not 0.
+TEST(TextgameValidity, AGameThatWasNotCrawledHasNoStepsOrCpuSeconds) {
+  PCGLAB_REQUIRE_SANDBOX();
+  pcglab::testing::TempDir dir;
+  const auto run = validity({(dir / "missing.py").string(), "--format", "json"});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const Json row = rows_by_game(run.out)["missing.py"];
+  EXPECT_TRUE(row["steps"].is_null()) << row.dump();
+  EXPECT_TRUE(row["cpu_seconds"].is_null()) << row.dump();
+}
+
 }  // namespace
 }  // namespace pcglab::textgame
 

@@ -18,11 +18,13 @@ sys.path.insert(0, os.path.join(HERE, '..', '..', 'src', 'textgame', 'python'))
 import validity  # noqa: E402
 
 # Every crawl must give the replay's verdict: the replay, the fast crawl in one and two processes (its
-# siblings from one copy of their parent reset in place, InPlaceLeaves), and the fast crawl with a plain
-# copy per sibling (the fallback of a state that is not reset in place).
+# siblings from one copy of their parent reset in place, InPlaceLeaves; in fresh mode a regeneration
+# reused for a state regenerated before, Crawl.leaf), the fast crawl with a plain copy per sibling (the
+# fallback of a state that is not reset in place), and the fast crawl regenerating at every node.
 CRAWLS = (('replay', {'strategy': 'replay', 'processes': 1}), ('fast', {'strategy': 'fast', 'processes': 1}),
           ('fast 2', {'strategy': 'fast', 'processes': 2}),
-          ('plain copies', {'strategy': 'fast', 'processes': 1, 'in_place': False}))
+          ('plain copies', {'strategy': 'fast', 'processes': 1, 'in_place': False}),
+          ('no reuse', {'strategy': 'fast', 'processes': 1, 'reuse_actions': False}))
 STALE = ("File \"validity_stale.py\", line 46, in step\n    self.room.remove(action[1])\n")
 
 
@@ -38,7 +40,7 @@ def check(name, source=None, **options):
 def verdict(result):
     """What must not depend on the crawl: everything but the work counters."""
     return {k: v for k, v in result.items()
-            if k not in ('steps', 'memo_hits', 'snapshots', 'cpu_seconds', 'in_place_nodes')}
+            if k not in ('steps', 'memo_hits', 'snapshots', 'cpu_seconds', 'in_place_nodes', 'actions_reused')}
 
 
 def flags(result):
@@ -339,6 +341,120 @@ class InPlace(unittest.TestCase):
         self.assertTrue(validity.plain_class(Plain))
         for cls in (Keyed, Slotted, Listy, int, dict):
             self.assertFalse(validity.plain_class(cls), cls)
+
+
+
+class ReusedRegeneration(unittest.TestCase):
+    """In fresh mode a leaf (and a node whose subtree is known) whose whole state after its step is one
+    already regenerated takes that regeneration's outcome instead of regenerating (Crawl.leaf,
+    Crawl.node_step): the same verdict as regenerating everywhere, on every game."""
+
+    # Games that end quickly without a sandbox (the loops run into the timeout; the million-action game
+    # takes long; the file and socket games are for the sandbox).
+    GAMES = sorted(n for n in os.listdir(GAMES) if n.startswith('validity_') and n not in (
+        'validity_loop_actions.py', 'validity_loop_step.py', 'validity_million_actions.py',
+        'validity_reads_file.py', 'validity_opens_socket.py'))
+
+    def same_as_regenerating_everywhere(self, name, **options):
+        replay = check(name, mode='fresh', strategy='replay', **options)
+        again = check(name, mode='fresh', processes=1, reuse_actions=False, **options)
+        self.assertEqual(again['actions_reused'], 0)
+        self.assertEqual(verdict(again), verdict(replay), name)
+        reused = [check(name, mode='fresh', **crawl, **options) for crawl in (
+            {'processes': 1, 'reuse_actions': 'always'}, {'processes': 2, 'reuse_actions': 'always'},
+            {'processes': 1, 'in_place': False, 'reuse_actions': 'always'}, {'processes': 1})]
+        for r in reused:
+            self.assertEqual(verdict(r), verdict(replay), name)
+        return replay, reused[0]
+
+    def test_the_same_outcome_as_regenerating_at_every_node_on_every_test_game(self):
+        reused = 0
+        for name in self.GAMES:
+            options = {'roots': 3} if name == 'validity_kitchen.py' else {}
+            reused += self.same_as_regenerating_everywhere(name, **options)[1]['actions_reused']
+        self.assertGreater(reused, 1000)  # the kitchen alone reuses more
+
+    def test_the_kitchens_leaves_and_nodes_reuse_most_regenerations(self):
+        fast = check('validity_kitchen.py', mode='fresh', roots=3, processes=1, reuse_actions='always')
+        calls = []
+        original = validity.Crawl.regenerate
+
+        def counted(crawl, game):
+            calls.append(1)
+            return original(crawl, game)
+
+        validity.Crawl.regenerate = counted
+        try:
+            again = check('validity_kitchen.py', mode='fresh', roots=3, processes=1, reuse_actions=False)
+            every = len(calls)
+            del calls[:]
+            check('validity_kitchen.py', mode='fresh', roots=3, processes=1, reuse_actions='always')
+        finally:
+            validity.Crawl.regenerate = original
+        self.assertEqual(verdict(fast), verdict(again))
+        self.assertEqual(every, again['steps'])  # one regeneration per step without reuse
+        self.assertEqual(len(calls) + fast['actions_reused'], every)
+        self.assertLess(len(calls), every / 2)
+
+    def test_the_generators_state_and_the_objects_the_stale_dictionary_names_are_part_of_the_state(self):
+        # A key without the generator's state misses the win (roll's leaf taken for wait's); one without
+        # the identity of the coins the stale dictionary names misses the error (swap's for wait's).
+        replay, fast = self.same_as_regenerating_everywhere('validity_regen_reads_state.py')
+        self.assertTrue(replay['winnable'])
+        self.assertFalse(replay['runnable'])
+        self.assertTrue(replay['error'].endswith('the stale dictionary names the swapped coin'), replay['error'])
+        self.assertGreater(fast['actions_reused'], 0)
+        self.assertGreater(fast['in_place_nodes'], 0)  # the cheaper key of a leaf reset in place is tried
+
+    def test_the_stale_dictionary_is_part_of_the_state(self):
+        # A key without the stale dictionary's contents takes the first leaf below sit, look (whose
+        # dictionary has hum) for a leaf below sit, sit (whose has not): no error.
+        replay, fast = self.same_as_regenerating_everywhere('validity_regen_reads_actions.py')
+        self.assertEqual(flags(replay), '11011')
+        self.assertTrue(replay['error'].endswith('hummed'), replay['error'])
+        self.assertGreater(fast['actions_reused'], 0)
+        self.assertGreater(fast['in_place_nodes'], 0)
+
+    def test_keys_pause_where_the_regenerations_they_save_take_less_time_than_they_do(self):
+        window = validity.ReuseGauge.WINDOW
+        for adaptive, key, regeneration, paused in ((True, 1.0, 1.0, True), (True, 1.0, 3.0, False),
+                                                     (False, 1.0, 1.0, False)):
+            gauge = validity.ReuseGauge(adaptive)
+            for i in range(window):  # half the leaves hit: they save half a regeneration per key
+                self.assertTrue(gauge.keying())
+                gauge.record(key, None if i % 2 else regeneration)
+            self.assertEqual(gauge.paused, validity.ReuseGauge.PAUSE if paused else 0, (key, regeneration))
+            if paused:
+                self.assertEqual(sum(1 for _ in range(validity.ReuseGauge.PAUSE) if not gauge.keying()),
+                                 validity.ReuseGauge.PAUSE)
+                self.assertTrue(gauge.keying())  # then measured again
+
+    def test_a_key_stands_for_the_whole_state(self):
+        # States alike but for one thing have different keys, copies of one state the same key: for a
+        # leaf reset in place (the cheaper key) and for a plain copy (the snapshot's digest).
+        name = 'validity_regen_reads_state.py'
+        game = validity.load_game_module(name, game_source(name)).TextGame(0)
+        game.generatePossibleActions()
+        crawl = validity.Crawl(name, {'mode': 'fresh'})
+        snap = validity.dump_state(game)
+        in_place = validity.InPlaceLeaves(snap)
+        for place in ('in place', 'copy'):
+            keys = []
+            for change in ('none', 'roll', 'swap', 'turn', 'actions', 'none'):
+                state = in_place.restore() if place == 'in place' else validity.pickle.loads(snap)
+                if change == 'roll':
+                    state.random.random()
+                elif change == 'swap':
+                    state.coins.reverse()
+                elif change == 'turn':
+                    state.turns += 1
+                elif change == 'actions':
+                    state.possibleActions['look'] = [['look'], ['look']]
+                keys.append(crawl.leaf_key(state, in_place if place == 'in place' else None))
+                if change == 'actions':
+                    state.possibleActions['look'] = [['look']]  # as the node has it
+            self.assertEqual(len(set(keys[:5])), 5, place)
+            self.assertEqual(keys[5], keys[0], place)
 
 
 if __name__ == '__main__':

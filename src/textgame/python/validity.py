@@ -15,8 +15,10 @@
 #   fast     the same depth-first order, but a node's children start from a snapshot of the node's
 #            state (pickle, in the worker's memory) instead of replaying the prefix; identical
 #            states (the same snapshot bytes at the same depth) share one subtree's count; the root's
-#            subtrees are split over forked processes (both cores), combined in the official order.
-import copyreg, hashlib, io, os, sys, pickle, random, select, signal, struct, traceback
+#            subtrees are split over forked processes (both cores), combined in the official order;
+#            in fresh mode a leaf's (or node's) regeneration is reused from an earlier one whose
+#            whole state after its step was the same: see Crawl.leaf and Crawl.node_step.
+import copyreg, hashlib, io, os, sys, pickle, random, select, signal, struct, time, traceback
 
 if 'game_class_of' not in globals():  # a file of its own (the Python tests): the shared loader beside it
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -158,6 +160,13 @@ class Crawl:
         self.memo_hits = 0
         self.in_place = options.get('in_place', True)  # False: plain copies only (tests, benchmarks)
         self.in_place_nodes = 0  # nodes whose children got copies reset in place (this process)
+        # Fresh mode: a leaf's regeneration reused from an earlier leaf of the same state (Crawl.leaf).
+        # False: regenerate at every node; 'always': a key for every leaf, also where it does not pay.
+        self.reuse_actions = options.get('reuse_actions', True)
+        self.gauge = ReuseGauge(adaptive=self.reuse_actions != 'always')
+        self.leaf_memo = {}  # digest of a leaf's state after its step -> the leaf's winnable
+        self.twins = {}  # digest of a node's state after its step and its depth -> its memo key
+        self.actions_reused = 0  # leaves and nodes whose regeneration was reused (all processes)
         self.stop_kind = None
         self.units = None
         self.verified = set()
@@ -176,6 +185,10 @@ class Crawl:
 
     def step(self, game, action):
         """One step of the crawl; in fresh mode the actions regenerated after it (returned)."""
+        self.step_only(game, action)
+        return self.regenerate(game) if self.mode == 'fresh' else None
+
+    def step_only(self, game, action):
         self.steps += 1
         try:
             game.step(action)
@@ -184,7 +197,6 @@ class Crawl:
             raise
         except BaseException as e:
             self.fail('step', game_frames(e, self.filename) if isinstance(e, Exception) else exception_text(e))
-        return self.regenerate(game) if self.mode == 'fresh' else None
 
     def regenerate(self, game):
         try:
@@ -273,17 +285,19 @@ class Crawl:
         node whose state (snapshot bytes and depth) was seen before shares that node's subtree."""
         tally.append(1)
         game = parent()
-        snap, key = [], []
+        snap, key, before = [], [], []
 
         def before_expanding():  # the node's snapshot, and its earlier twin's subtree if there is one
             snap.append(self.snapshot(game, seq))
             if isinstance(snap[0], bytes):
                 key.append(hashlib.blake2b(snap[0], digest_size=16).digest() + b'%d' % len(seq))
+                if before:
+                    remember(self.twins, before[0], key[0])
                 if key[0] in self.memo:
                     raise MemoHit()
 
         try:
-            actions = self.step(game, seq[-1])
+            actions = self.node_step(game, seq, parent, before, key)
             self.winnable = False
             children = self.node_end(game, len(seq), actions, before_expanding)
         except Stop:
@@ -312,23 +326,94 @@ class Crawl:
         if key is not None:
             self.memo[key] = sub
 
+    def node_step(self, game, seq, parent, before, key):
+        """A node's step; in fresh mode the actions regenerated after it (returned). In fresh mode a
+        node whose state after the step (Crawl.leaf_key, and the depth: in `before`) is an earlier
+        node's, whose subtree is known, is that node's twin without regenerating: MemoHit, with the
+        twin's memo key in `key` (the same state regenerates alike, so the same snapshot follows)."""
+        if self.mode != 'fresh' or not self.reuse_actions:
+            return self.step(game, seq[-1])
+        self.step_only(game, seq[-1])
+        in_place = getattr(parent, '__self__', None)
+        in_place = in_place if in_place.__class__ is InPlaceLeaves else None
+        digest = self.leaf_key(game, in_place)
+        if digest is not None:
+            before.append(digest + b'%d' % len(seq))
+            twin = self.twins.get(before[0])
+            if twin is not None and twin in self.memo:
+                self.actions_reused += 1
+                key.append(twin)
+                raise MemoHit()
+        if in_place is not None:
+            in_place.unchanged = False  # the regeneration may change the node's shared dictionary
+        return self.regenerate(game)
+
     def run_leaves(self, snap, depth, actions):
         """A Unit's work: the leaf children of one node, in the official order. Returns (sequences,
         winnable, step calls, stop kind or None, error)."""
         count, won = 0, False
-        steps = self.steps
+        steps, reused = self.steps, self.actions_reused
         restore = self.leaf_restorer(snap, len(actions))
+        in_place = getattr(restore, '__self__', None)
+        in_place = in_place if in_place.__class__ is InPlaceLeaves else None
         for action in reversed(actions):
             count += 1
             try:
-                game = restore()
-                acts = self.step(game, action)
-                self.winnable = False
-                self.node_end(game, depth + 1, acts)
+                self.leaf(restore(), action, depth + 1, in_place)
                 won = won or self.winnable
             except Stop:
-                return (count, won, self.steps - steps, self.stop_kind, self.error)
-        return (count, won, self.steps - steps, None, '')
+                return (count, won, self.steps - steps, self.stop_kind, self.error, self.actions_reused - reused)
+        return (count, won, self.steps - steps, None, '', self.actions_reused - reused)
+
+    def leaf(self, game, action, depth, in_place=None):
+        """A leaf (a node at the depth limit): its step, then what the official loop does after it,
+        setting self.winnable. In fresh mode that is regenerating the actions (whose dictionary a leaf
+        does not use: only an error in it, and gameOver and gameWon after it, count), the bulk of a
+        large corpus game's crawl. A game is deterministic for its state (the crawl's assumption, as
+        the official replay's), so two leaves whose whole state after the step is the same, the same
+        snapshot bytes (every attribute, the generators' states, the stale action dictionary
+        included), regenerate alike: the second takes the first's winnable. A leaf whose
+        regeneration raised is not remembered: it ended the check. `in_place`: the InPlaceLeaves the
+        leaf was restored by, whose cheaper key (InPlaceLeaves.leaf_key) is tried first. Where the keys
+        cost more than the regenerations they save (a game whose regeneration is cheap), the gauge
+        pauses them (ReuseGauge)."""
+        self.winnable = False
+        if self.mode != 'fresh' or not self.reuse_actions or not self.gauge.keying():
+            self.node_end(game, depth, self.step(game, action))
+            return
+        self.step_only(game, action)
+        start = time.perf_counter()
+        key = self.leaf_key(game, in_place)
+        keyed = time.perf_counter()
+        if key is not None and key in self.leaf_memo:
+            self.actions_reused += 1
+            self.winnable = self.leaf_memo[key]
+            self.gauge.record(keyed - start)
+            return
+        if in_place is not None:
+            in_place.unchanged = False  # the regeneration may change the node's shared dictionary
+        actions = self.regenerate(game)
+        self.gauge.record(keyed - start, time.perf_counter() - keyed)
+        self.node_end(game, depth, actions)
+        if key is not None:
+            remember(self.leaf_memo, key, self.winnable)
+
+    def leaf_key(self, game, in_place=None):
+        """A digest of the game's whole state: its snapshot bytes (b'F'), or, for a leaf restored in
+        place whose state still holds the node's action dictionary unchanged, InPlaceLeaves.leaf_key's
+        cheaper equivalent (b'S'); None when the state does not pickle (then no leaf of this crawl is
+        reused)."""
+        try:
+            if in_place is not None:
+                data = in_place.leaf_key(game)
+                if data is not None:
+                    return hashlib.blake2b(data, digest_size=16).digest()
+            return hashlib.blake2b(b'F' + dump_state(game), digest_size=16).digest()
+        except (CrawlTimeout, Stop):
+            raise
+        except Exception:
+            self.reuse_actions = False
+            return None
 
     def leaf_restorer(self, snap, leaves):
         """A function giving a fresh copy of the node `snap` for each of its leaf children, in turn: each
@@ -385,6 +470,7 @@ class Crawl:
         stop = resolve(top, acc)
         self.sequences, self.winnable = acc
         self.steps += self.units.steps
+        self.actions_reused += self.units.reused
         # The flags as the replay crawl leaves them, from the combined result alone: fail() clears a
         # flag at once, also for an error the parent met after an earlier one that a forked unit had
         # not reported yet (which does not count), and the units' successful steps are not this
@@ -441,6 +527,57 @@ class Crawl:
             raise
         except BaseException as e:
             self.fail(None, exception_text(e))
+
+
+class ReuseGauge:
+    """Whether a leaf's key pays for itself (Crawl.leaf): over each window of keyed leaves, the time the
+    hits saved (hits times the mean regeneration) against the time the keys took; where the saving is
+    under 3/4 of the keys' time (a game whose regeneration is cheap: lit-lightbulb's ~0.12 ms against
+    ~0.13 ms per key), the next PAUSE leaves get no key, then a window measures again (the margin keeps
+    a game whose keys pay a little, multimeter's, from pausing on one noisy window). Only the work
+    depends on it, never the verdict. adaptive=False: never paused (tests)."""
+    WINDOW, PAUSE = 512, 4096
+
+    def __init__(self, adaptive=True):
+        self.adaptive = adaptive
+        self.paused = 0
+        self.pauses = 0
+        self.start_window()
+
+    def start_window(self):
+        self.keys = self.hits = self.regenerations = 0
+        self.key_seconds = self.regeneration_seconds = 0.0
+
+    def keying(self):
+        if self.paused:
+            self.paused -= 1
+            return False
+        return True
+
+    def record(self, key_seconds, regeneration_seconds=None):
+        """One keyed leaf: its key's time, and its regeneration's (None: a hit)."""
+        self.keys += 1
+        self.key_seconds += key_seconds
+        if regeneration_seconds is None:
+            self.hits += 1
+        else:
+            self.regenerations += 1
+            self.regeneration_seconds += regeneration_seconds
+        if self.keys >= self.WINDOW:
+            if (self.adaptive and self.regenerations
+                    and self.hits * self.regeneration_seconds / self.regenerations < 0.75 * self.key_seconds):
+                self.paused = self.PAUSE
+                self.pauses += 1
+            self.start_window()
+
+
+MEMO_SIZE = 200000  # states remembered per table and process (Crawl.leaf, node_step): ~100 bytes each
+
+
+def remember(table, key, value):
+    if len(table) >= MEMO_SIZE:
+        table.clear()  # bounds the memory; reuse starts again
+    table[key] = value
 
 
 HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
@@ -517,11 +654,15 @@ class InPlaceLeaves:
         if self.actions is not None:
             self.expected = copy_actions(self.actions, index, pickler.memo.copy())
         self.plain = None  # once a leaf changed the shared dictionary: plain copies
+        self.unchanged = False  # the shared dictionary was compared since the last leaf's step (leaf_key)
+        self.skeleton = None  # leaf_key's description of the shared dictionary (actions_skeleton)
 
     def restore(self):
         if self.plain is not None:
             return self.plain()
-        if self.actions is not None and self.actions != self.expected:
+        if self.unchanged:  # leaf_key compared it after the last leaf's step, and nothing ran since
+            self.unchanged = False
+        elif self.actions is not None and self.actions != self.expected:
             self.plain = lambda: pickle.loads(self.snap)
             return self.plain()
         unpickler = StateUnpickler(io.BytesIO(self.data))
@@ -535,6 +676,70 @@ class InPlaceLeaves:
             r.__dict__.clear()
             r.setstate(state)
         return self.game
+
+    def leaf_key(self, game):
+        """Bytes equal for two leaves exactly when their whole states after the step are alike as
+        their snapshots (dump_state) are, but made without pickling the node's action dictionary (its
+        bulk: 1.2 of 1.4 ms for wash-clothes' 2,179 actions) while the leaf still holds it unchanged as
+        `game.possibleActions` and nowhere else: the state pickled with that attribute set to a
+        placeholder, a digest of the dictionary's structure with the objects it refers to numbered
+        (actions_skeleton, once per node), and where each of those objects is in the state's pickle
+        (its memo position). None when the leaf's state is not so (then the snapshot bytes are the key).
+        A comparison that holds lets the next restore skip its own (self.unchanged)."""
+        actions = self.actions
+        if (actions is None or game.__dict__.get('possibleActions') is not actions
+                or actions != self.expected):
+            return None
+        self.unchanged = True
+        if self.skeleton is None:
+            self.skeleton, self.referenced, self.containers = actions_skeleton(actions)
+        game.__dict__['possibleActions'] = STALE_ACTIONS  # the same place in the attributes' order
+        try:
+            out = io.BytesIO()
+            pickler = pickle.Pickler(out, pickle.HIGHEST_PROTOCOL)
+            pickler.dispatch_table = SNAPSHOT_TABLE
+            pickler.dump(game)
+        finally:
+            game.__dict__['possibleActions'] = actions
+        memo = pickler.memo.copy()  # id -> (position, object)
+        if id(actions) in memo or not self.containers.isdisjoint(memo):
+            return None  # the dictionary, or a list or tuple in it, is also elsewhere in the state
+        positions = []
+        for obj in self.referenced:
+            entry = memo.get(id(obj))
+            if entry is None:  # an object only the dictionary refers to: its attributes are not in out
+                return None
+            positions.append(entry[0])
+        return b'S' + self.skeleton + struct.pack('<%dQ' % len(positions), *positions) + out.getvalue()
+
+
+# Stands for the node's action dictionary in InPlaceLeaves.leaf_key's pickle: random bytes, which no
+# game's attribute holds by chance.
+STALE_ACTIONS = os.urandom(16)
+
+
+def actions_skeleton(actions):
+    """An action dictionary (of plain values, objects, and lists and tuples of those: InPlaceLeaves
+    checks it) as (digest of its pickle with each object replaced by its number, the objects in that
+    order, the ids of its lists and tuples)."""
+    referenced, numbers = [], {}
+
+    class SkeletonPickler(pickle.Pickler):
+        def persistent_id(self, obj):
+            klass = obj.__class__
+            if klass in PLAIN_VALUES or klass is list or klass is tuple or klass is dict:
+                return None
+            number = numbers.get(id(obj))
+            if number is None:
+                number = numbers[id(obj)] = len(referenced)
+                referenced.append(obj)
+            return number
+
+    out = io.BytesIO()
+    pickler = SkeletonPickler(out, pickle.HIGHEST_PROTOCOL)
+    pickler.dump(actions)
+    containers = {i for i, (_, obj) in pickler.memo.copy().items() if obj.__class__ in (list, tuple)}
+    return hashlib.blake2b(out.getvalue(), digest_size=16).digest(), referenced, containers
 
 
 class StateUnpickler(pickle.Unpickler):
@@ -638,7 +843,7 @@ def resolve(items, acc):
             if stop is not None:
                 return stop
         elif item.__class__ is Unit:
-            count, won, _, kind, error = item.result
+            count, won, _, kind, error = item.result[:5]
             acc[0] += count
             acc[1] = acc[1] or won
             if kind is not None or error:
@@ -655,7 +860,8 @@ class Units:
 
     def __init__(self, crawl):
         self.crawl = crawl
-        self.steps = 0
+        self.steps = 0  # the forked processes' step calls and reused leaves (Units: the crawl counts them)
+        self.reused = 0
         self.count = 0
         self.stopped = False
 
@@ -745,6 +951,7 @@ class ForkedUnits(Units):
                 unit.result = result
                 w['busy'] -= 1
                 self.steps += result[2]
+                self.reused += result[5]
                 if (result[3] is not None or result[4]) and (self.first_error is None or uid < self.first_error):
                     self.first_error = uid
 
@@ -790,7 +997,6 @@ def serve_units(crawl, req_r, res_w):
             if head is None:
                 break
             uid, snap, depth, actions = pickle.loads(read_exactly(req_r, struct.unpack('<I', head)[0]))
-            crawl.steps = 0
             result = crawl.run_leaves(snap, depth, actions)
             data = pickle.dumps((uid, result), pickle.HIGHEST_PROTOCOL)
             write_all(res_w, struct.pack('<I', len(data)) + data)
@@ -806,9 +1012,10 @@ def raise_timeout(signum, frame):
 def check_validity(filename, source, options=None):
     """The verdict of the game `source` (named `filename`): a dict with checks (the five flags),
     runnable, winnable, initial_actions, error, sequences, steps (step calls), timed_out, snapshots
-    ('pickle' or 'replay'), memo_hits, in_place_nodes (this process's). options: mode ('official' |
-    'fresh'), seed, max_steps, max_num_actions, timeout_s, strategy ('fast' | 'replay'), processes,
-    in_place (default true), libraries ([name, source]).
+    ('pickle' or 'replay'), memo_hits, in_place_nodes (this process's), actions_reused (fresh mode:
+    leaves and nodes whose regeneration was reused, every process's). options: mode ('official' | 'fresh'),
+    seed, max_steps, max_num_actions, timeout_s, strategy ('fast' | 'replay'), processes, in_place
+    (default true), reuse_actions (default true), libraries ([name, source]).
     Also cpu_seconds: the CPU time the check took (its forked processes included)."""
     options = options or {}
     start = os.times()
@@ -836,6 +1043,7 @@ def check_validity(filename, source, options=None):
             'initial_actions': crawl.initial_actions, 'error': crawl.error, 'sequences': crawl.sequences,
             'steps': crawl.steps, 'timed_out': timed_out, 'snapshots': crawl.snapshots,
             'memo_hits': crawl.memo_hits, 'in_place_nodes': crawl.in_place_nodes,
+            'actions_reused': crawl.actions_reused,
             'cpu_seconds': cpu_seconds(start)}
 
 
