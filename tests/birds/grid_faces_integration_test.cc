@@ -73,6 +73,27 @@ TEST(GridFaces, EveryFaceStandsInTheEvaluator) {
   }
 }
 
+// What holds V's arms: the same two-stage V without the column beside the notch (whose cells
+// weigh on the inner end of each outward step) is built whole by the plan and falls.
+TEST(GridFaces, AVFaceStandsOnlyWithItsCounterweightColumn) {
+  const auto faces = parse_grid_faces(
+      "V with\n####..####\n####..####\n####..####\n.###..###.\n.########.\n.########.\n.########.\n"
+      "..######..\n\n"
+      "V without\n###....###\n###....###\n###....###\n.###..###.\n.###..###.\n.###..###.\n.###..###.\n"
+      "..######..\n");
+  ASSERT_EQ(faces.size(), 2u);
+  int dropped = -1;
+  const auto with = convert_program(program_of(faces[0].mask, &dropped)).level;
+  EXPECT_EQ(dropped, 0);
+  const auto without = convert_program(program_of(faces[1].mask, &dropped)).level;
+  EXPECT_EQ(dropped, 0);
+  EXPECT_GE(evaluate_stability(with).score, 0.999f);
+  EXPECT_LT(evaluate_stability(without).score, 0.5f);
+  bool in_table = false;
+  for (const GridFace& f : grid_faces_of('V')) in_table = in_table || f.mask == faces[0].mask;
+  EXPECT_TRUE(in_table) << "the counterweighted V is one of the table's faces";
+}
+
 TEST(GridFaces, StretchingKeepsRowsAndColumnsInPlace) {
   const std::vector<std::vector<bool>> mask = {{true, true, true}, {true, false, false}};  // bottom first
   const auto tall = stretch_rows(mask, 0, 2);
