@@ -650,6 +650,62 @@ U round
 ##..#
 #####
 
+// V: each arm leans out one cell per stage on a six-cell vertex (two b31s side by side); the
+// cells beside the notch (the arm's inner column, dropped after the arm's b31 in the bottom-up
+// order) weigh on the inner end of the b31 below and counterweight the arm's outward step, so
+// two stages stand where a bare stair of b31s tips after one or two (docs/birds.md).
+V notch-tall
+###....###
+####..####
+####..####
+####..####
+.###..###.
+.########.
+.########.
+.########.
+..######..
+..######..
+
+V notch
+####..####
+####..####
+####..####
+.###..###.
+.########.
+.########.
+.########.
+..######..
+
+V notch-open
+###....###
+###....###
+####..####
+.###..###.
+.###..###.
+.###..###.
+.########.
+..######..
+..######..
+
+V notch-flat
+####..####
+####..####
+####..####
+####..####
+.########.
+.########.
+..######..
+..######..
+
+V notch-low
+###....###
+####..####
+.###..###.
+.###..###.
+.########.
+..######..
+..######..
+
 W block
 #...#
 #...#

@@ -1,5 +1,5 @@
 // Letter forms designed for the drop grid: pcglab's own small table of masks, several styles per
-// letter (heights 5-9 rows, widths 3-7 columns, stems of one or two cells, with or without serifs,
+// letter (heights 2-10 rows, widths 3-10 columns, stems of one or two cells, with or without serifs,
 // square or stepped corners), each drawn so that every cell is built by plan_drops
 // (birds/generator.h): a cell rests on the cell below, or is an end of a b31 whose centre rests on
 // the row below, or the centre of a b31 bridging a one-cell gap. Diagonals are stair steps; an arm
