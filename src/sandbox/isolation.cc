@@ -151,15 +151,20 @@ std::vector<std::string> sandbox_command(const WorkerConfig& config, bool zygote
     throw SetupError(
         fmt::format("sandbox: numpy is not installed in {} (install python3-numpy)", numpy.string()));
 
-  std::vector<std::string> python_args = {python, "-I", "-S", "-B", "-c", worker_script()};
+  // `-s -P` and an environment of pcglab's (PYTHONHASHSEED only) rather than `-I`, which would
+  // also ignore PYTHONHASHSEED: Python's string hash is then the same in every run, so a set's
+  // iteration order, and what a crawl or a reward computes from it, does not change from run to run
+  // (docs/sandbox.md, "Reproducible hashing"). The environment is empty otherwise (--clearenv), and
+  // -P (Python >= 3.11) keeps the working folder off sys.path as -I does.
+  std::vector<std::string> python_args = {python, "-s", "-P", "-S", "-B", "-c", worker_script()};
   if (zygote) python_args.push_back("zygote");
   if (!config.numpy) python_args.push_back("no-numpy");
   if (config.isolation == Isolation::kUnsafeNoSandbox) return python_args;
 
-  std::vector<std::string> cmd = {config.bwrap,           "--unshare-user",    "--unshare-pid",
-                                  "--unshare-ipc",        "--unshare-uts",     "--unshare-net",
-                                  "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-                                  "--hostname",           "sandbox",           "--clearenv"};
+  std::vector<std::string> cmd = {
+      config.bwrap,    "--unshare-user",       "--unshare-pid",     "--unshare-ipc",  "--unshare-uts",
+      "--unshare-net", "--unshare-cgroup-try", "--die-with-parent", "--new-session",  "--hostname",
+      "sandbox",       "--clearenv",           "--setenv",          "PYTHONHASHSEED", "0"};
   if (zygote) {
     // The zygote creates each worker's namespaces, so it keeps its capabilities inside its own user
     // namespace and maps the user as it is (a second, nested user namespace, which --uid or

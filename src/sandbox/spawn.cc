@@ -61,8 +61,12 @@ constexpr uid_t kNobody = 65534;
         syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p.filter) != 0)
       _exit(125);
   }
-  char* const empty_env[] = {nullptr};
-  execve(p.argv[0], p.argv.data(), empty_env);
+  // No variable of the host; only Python's string-hash seed, a constant, so that a set's iteration
+  // order (and what follows from it: a game's action order, a pickled state) is the same in every
+  // run (bwrap clears it and sets it again inside: isolation.cc).
+  char hash_seed[] = "PYTHONHASHSEED=0";
+  char* const env[] = {hash_seed, nullptr};
+  execve(p.argv[0], p.argv.data(), env);
   _exit(127);
 }
 

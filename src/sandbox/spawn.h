@@ -36,7 +36,8 @@ struct SpawnPlan {
   void add_limit(int resource, rlim_t soft, rlim_t hard);
 };
 
-// Forks (on the launcher thread) and execs the plan's argv with an empty environment, in a new
+// Forks (on the launcher thread) and execs the plan's argv with an environment holding only
+// PYTHONHASHSEED=0 (no variable of the host; the worker's hash seed fixed, isolation.cc), in a new
 // session, with only fds 0-4 (and 5) open. Returns the pid, or -errno.
 pid_t spawn_process(const SpawnPlan& plan);
 
