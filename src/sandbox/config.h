@@ -35,8 +35,8 @@ struct Limits {
 };
 
 // How untrusted code is isolated. kUnsafeNoSandbox runs the same worker without namespaces (the
-// rlimits, the empty environment and the seccomp filter still apply); only when the user asked
-// for it with --unsafe-no-sandbox on a machine without user namespaces.
+// rlimits, the environment of PYTHONHASHSEED=0 alone and the seccomp filter still apply); only when
+// the user asked for it with --unsafe-no-sandbox on a machine without user namespaces.
 enum class Isolation { kSandbox, kUnsafeNoSandbox };
 const char* isolation_name(Isolation isolation);  // "bubblewrap", "unsafe-no-sandbox"
 
