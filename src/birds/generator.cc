@@ -136,6 +136,13 @@ const std::vector<std::string>& generator_typefaces() {
 
 namespace {
 
+// The candidate's program and block count from its drops.
+void set_program(Candidate& cand, const std::vector<std::pair<DropBlock, int>>& drops,
+                 const std::string& function) {
+  for (const auto& [type, slot] : drops) cand.program += format_drop_call(type, slot, function) + "\n";
+  cand.blocks = static_cast<int>(drops.size());
+}
+
 // One candidate drawn from `rng`: a typeface, a size, a threshold and stroke variants; empty
 // program when nothing of the mask can be built.
 Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options) {
@@ -173,9 +180,7 @@ Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options)
   const auto drops = plan_drops(mask, nullptr, rules, &count);
   if (drops.empty()) return cand;
   cand.fidelity = count.fidelity();
-  for (const auto& [type, slot] : drops)
-    cand.program += format_drop_call(type, slot, options.function) + "\n";
-  cand.blocks = static_cast<int>(drops.size());
+  set_program(cand, drops, options.function);
   return cand;
 }
 
@@ -204,9 +209,7 @@ std::vector<Candidate> grid_face_candidates(char letter, const GeneratorOptions&
       cand.variant = variant;
       cand.rows = static_cast<int>(mask.size());
       cand.columns = static_cast<int>(mask[0].size());
-      for (const auto& [type, slot] : drops)
-        cand.program += format_drop_call(type, slot, options.function) + "\n";
-      cand.blocks = static_cast<int>(drops.size());
+      set_program(cand, drops, options.function);
       out.push_back(std::move(cand));
     }
   }
@@ -491,10 +494,6 @@ OrderedJson generate_log(const std::string& letters, const std::vector<size_t>& 
   }
   return log;
 }
-
-}  // namespace
-
-namespace {
 
 // The per-letter diversity targets ({} when there are none).
 OrderedJson diversity_targets_json(const GeneratorOptions& options) {

@@ -7,6 +7,11 @@
 namespace pcglab::birds {
 namespace {
 
+// A post under cell (r, c): the empty cells below it filled down to the structure or the ground.
+void post_under(Mask& mask, int r, int c) {
+  for (int y = r - 1; y >= 0 && !mask[y][c]; --y) mask[y][c] = true;
+}
+
 // A row's plan so far, from some column to the row's end: compared by cells of the mask built,
 // then (stepped) fewest necks — a one-cell block under a leaning stroke, whose next step would rest
 // on that one cell —, fewest cells added, fewest cantilevers, fewest blocks.
@@ -34,7 +39,7 @@ class DropPlanner {
     lo_ = rules.stepped ? std::max(-offset_, -1) : 0;
     hi_ = rules.stepped ? std::min(cols_ + 1, kGridWidth - offset_) : cols_;
     top_.assign(static_cast<size_t>(hi_ - lo_), 0);
-    for (const auto& row : mask) count_.wanted += static_cast<int>(std::count(row.begin(), row.end(), true));
+    count_.wanted = cells(mask);
   }
 
   std::vector<std::pair<DropBlock, int>> plan() {
@@ -163,18 +168,10 @@ Mask fill_under_overhangs(Mask mask) {
       const bool bridged = c > 0 && c + 1 < cols && mask[r][c - 1] && mask[r][c + 1] && mask[r - 1][c - 1] &&
                            mask[r - 1][c + 1];
       if (bridged) continue;
-      for (int y = r - 1; y >= 0 && !mask[y][c]; --y) mask[y][c] = true;
+      post_under(mask, r, c);
     }
   return mask;
 }
-
-namespace {
-
-void post_under(Mask& mask, int r, int c) {
-  for (int y = r - 1; y >= 0 && !mask[y][c]; --y) mask[y][c] = true;
-}
-
-}  // namespace
 
 Mask prop_overhangs(Mask mask) {
   const int rows = static_cast<int>(mask.size()), cols = rows ? static_cast<int>(mask[0].size()) : 0;
