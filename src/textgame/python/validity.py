@@ -334,8 +334,7 @@ class Crawl:
         if self.mode != 'fresh' or not self.reuse_actions:
             return self.step(game, seq[-1])
         self.step_only(game, seq[-1])
-        in_place = getattr(parent, '__self__', None)
-        in_place = in_place if in_place.__class__ is InPlaceLeaves else None
+        in_place = in_place_of(parent)
         digest = self.leaf_key(game, in_place)
         if digest is not None:
             before.append(digest + b'%d' % len(seq))
@@ -354,8 +353,7 @@ class Crawl:
         count, won = 0, False
         steps, reused = self.steps, self.actions_reused
         restore = self.leaf_restorer(snap, len(actions))
-        in_place = getattr(restore, '__self__', None)
-        in_place = in_place if in_place.__class__ is InPlaceLeaves else None
+        in_place = in_place_of(restore)
         for action in reversed(actions):
             count += 1
             try:
@@ -569,6 +567,12 @@ class ReuseGauge:
                 self.paused = self.PAUSE
                 self.pauses += 1
             self.start_window()
+
+
+def in_place_of(restorer):
+    """The InPlaceLeaves whose bound method `restorer` is, or None (a plain-copy restorer)."""
+    owner = getattr(restorer, '__self__', None)
+    return owner if owner.__class__ is InPlaceLeaves else None
 
 
 MEMO_SIZE = 200000  # states remembered per table and process (Crawl.leaf, node_step): ~100 bytes each
