@@ -10,6 +10,7 @@ sequence counts and error texts included. The sandbox itself is tested from C++.
 import os
 import random
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -506,6 +507,64 @@ class AddressesInReprs(unittest.TestCase):
         self.assertEqual(validity.address_free(b'<m.A object at 0x7f4cd6a54450> <function f at 0x55d0c1a2b3c0>'),
                          b'<m.A object at 0x?> <function f at 0x?>')
         self.assertEqual(validity.address_free(b'meet at 0x10 > 9'), b'meet at 0x10 > 9')
+
+
+# A game whose first leaf in the official order fails, but only once a leaf of a later unit has run
+# (the file SIGNAL exists; a generous limit in case both units were given one process): with two
+# processes, the parent and the other process have by then stepped nodes and leaves past the error.
+RACE = '''
+import os
+import time
+
+SIGNAL = %r
+
+
+class TextGame:
+    def __init__(self, randomSeed):
+        self.path = []
+        self.score = 0
+        self.gameOver = False
+        self.gameWon = False
+        self.possibleActions = {}
+
+    def getTaskDescription(self):
+        return 'Race.'
+
+    def calculateScore(self):
+        return self.score
+
+    def generatePossibleActions(self):
+        self.possibleActions = {word: [[word]] for word in ('a', 'b', 'c', 'd')}
+        return self.possibleActions
+
+    def step(self, actionStr):
+        self.path.append(actionStr)
+        if self.path[:2] == ['d', 'c']:
+            open(SIGNAL, 'w').close()
+        if self.path == ['d', 'd', 'd']:
+            deadline = time.monotonic() + 120
+            while not os.path.exists(SIGNAL) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            raise ValueError('the first leaf fails')
+        return ('You ' + actionStr + '.', self.score, 0, self.gameOver, self.gameWon)
+'''
+
+
+class StepsBeforeTheFirstError(unittest.TestCase):
+    """`steps` counts the step calls of the work that counts, up to the first error in the official
+    order (validity.resolve): not the work the parent and the forked processes did past it before they
+    heard of it, which depends on timing."""
+
+    def test_the_work_past_the_first_error_is_not_counted(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for mode in ('official', 'fresh'):
+                signal = os.path.join(tmp, mode)
+                r = validity.check_validity('race.py', RACE % signal, {'mode': mode, 'processes': 2})
+                self.assertTrue(os.path.exists(signal), mode)  # a later unit ran before the error
+                self.assertFalse(r['runnable'], mode)
+                self.assertTrue(r['error'].endswith('the first leaf fails'), r['error'])
+                # d, then d d, then the leaf d d d that fails: three sequences, three step calls.
+                self.assertEqual((r['sequences'], r['steps']), (3, 3), mode)
 
 
 if __name__ == '__main__':

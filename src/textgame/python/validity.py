@@ -484,10 +484,9 @@ class Crawl:
             self.units.finish()
         finally:
             self.units.close()
-        acc = [0, False]
-        stop = resolve(top, acc)
-        self.sequences, self.winnable = acc
-        self.steps += self.units.steps
+        acc = [0, False, 0]
+        stop = resolve(top, acc, set())
+        self.sequences, self.winnable, self.steps = acc  # the steps up to the first error (resolve)
         self.actions_reused += self.units.reused
         # The flags as the replay crawl leaves them, from the combined result alone: fail() clears a
         # flag at once, also for an error the parent met after an earlier one that a forked unit had
@@ -856,20 +855,31 @@ class Unit:
         self.result = None
 
 
-def resolve(items, acc):
-    """Adds a tally's sequences and winnable to acc = [sequences, winnable] in the official order;
-    returns (stop kind, error) at the first error, else None."""
+def resolve(items, acc, counted, steps=True):
+    """Adds a tally's sequences, winnable and step calls to acc = [sequences, winnable, steps] in the
+    official order; returns (stop kind, error) at the first error, else None. Steps: each node's own
+    (its 1) and each unit's, up to the first error, and a subtree's once (`counted`: the ids of the
+    lists and units whose steps are in acc; a twin's subtree counts again in sequences only). So the
+    steps are a function of the game: not the work that forked units or the parent did past the first
+    error before they heard of it, which depends on timing."""
     for item in items:
         if item.__class__ is int:
             acc[0] += item
+            if steps:
+                acc[2] += item
         elif item.__class__ is list:
-            stop = resolve(item, acc)
+            first = steps and id(item) not in counted
+            counted.add(id(item))
+            stop = resolve(item, acc, counted, first)
             if stop is not None:
                 return stop
         elif item.__class__ is Unit:
-            count, won, _, kind, error = item.result[:5]
+            count, won, unit_steps, kind, error = item.result[:5]
             acc[0] += count
             acc[1] = acc[1] or won
+            if steps and id(item) not in counted:
+                acc[2] += unit_steps
+            counted.add(id(item))
             if kind is not None or error:
                 return (kind, error)
         elif item == 'won':
