@@ -1046,12 +1046,12 @@ def raise_timeout(signum, frame):
 def check_validity(filename, source, options=None):
     """The verdict of the game `source` (named `filename`): a dict with checks (the five flags),
     runnable, winnable, initial_actions, error, sequences, steps (step calls, up to the first error:
-    resolve), timed_out, snapshots ('pickle' or 'replay'), memo_hits, in_place_nodes (this process's),
-    actions_reused (fresh mode:
-    leaves and nodes whose regeneration was reused, every process's). options: mode ('official' | 'fresh'),
-    seed, max_steps, max_num_actions, timeout_s, strategy ('fast' | 'replay'), processes, in_place
-    (default true), reuse_actions (default true), libraries ([name, source]).
-    Also cpu_seconds: the CPU time the check took (its forked processes included)."""
+    resolve), timed_out, snapshots ('pickle' or 'replay'), memo_hits, in_place_nodes (this
+    process's), actions_reused (fresh mode: leaves and nodes whose regeneration was reused, every
+    process's). options: mode ('official' | 'fresh'), seed, max_steps, max_num_actions, timeout_s,
+    strategy ('fast' | 'replay'), processes, in_place (default true), reuse_actions (default true),
+    libraries ([name, source]). Also cpu_seconds: the CPU time the check took (its forked processes
+    included)."""
     options = options or {}
     start = os.times()
     crawl = Crawl(filename, options)
