@@ -10,6 +10,7 @@ sequence counts and error texts included. The sandbox itself is tested from C++.
 import os
 import random
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -455,6 +456,115 @@ class ReusedRegeneration(unittest.TestCase):
                     state.possibleActions['look'] = [['look']]  # as the node has it
             self.assertEqual(len(set(keys[:5])), 5, place)
             self.assertEqual(keys[5], keys[0], place)
+
+
+class AddressesInReprs(unittest.TestCase):
+    """A default repr in a game's state names a memory address, which depends on the process's history
+    (hang-painting's observation shows `<hang-painting.Nail object at 0x...>`): the crawl's state keys
+    read every such address as one, so that the twins it finds, and its work, are a function of the
+    game alone (validity.ADDRESS)."""
+
+    def test_states_alike_but_for_the_addresses_their_reprs_show_are_twins_in_every_crawl(self):
+        # 16 nodes at depth 2 with 7 distinct totals: 9 twins, whose 36 leaves are not stepped.
+        for mode in ('official', 'fresh'):
+            replay = check('validity_address_repr.py', mode=mode, strategy='replay')
+            self.assertTrue(replay['winnable'], mode)
+            self.assertEqual((replay['sequences'], replay['steps']), (84, 228), mode)
+            for name, crawl in CRAWLS[1:]:
+                r = check('validity_address_repr.py', mode=mode, **crawl)
+                self.assertEqual(verdict(r), verdict(replay), '%s %s' % (mode, name))
+                self.assertEqual((r['memo_hits'], r['steps']), (9, 4 + 16 + 7 * 4), '%s %s' % (mode, name))
+
+    def test_a_key_reads_every_address_as_one_and_nothing_else(self):
+        name = 'validity_address_repr.py'
+        game = validity.load_game_module(name, game_source(name)).TextGame(0)
+        game.generatePossibleActions()
+        crawl = validity.Crawl(name, {'mode': 'fresh'})
+        snap = validity.dump_state(game)
+        in_place = validity.InPlaceLeaves(snap)
+        copies = [validity.pickle.loads(snap) for _ in range(3)]  # alive together: three addresses
+        for copy, action in zip(copies, ('two', 'two', 'three')):
+            copy.step(action)
+        dumps = [validity.dump_state(copy) for copy in copies]
+        self.assertNotEqual(dumps[0], dumps[1])  # the same state but for the dial's address
+        keys = [validity.state_digest(data) for data in dumps]
+        self.assertEqual(keys[0], keys[1])
+        self.assertNotEqual(keys[0], keys[2])  # another total
+        leaf_keys = [crawl.leaf_key(copy) for copy in copies]
+        self.assertEqual(leaf_keys[0], leaf_keys[1])
+        self.assertNotEqual(leaf_keys[0], leaf_keys[2])
+        # The cheaper key of a leaf reset in place: two nodes' private copies, alive together.
+        other = validity.InPlaceLeaves(snap)
+        in_place_keys = []
+        for node, action in ((in_place, 'two'), (other, 'two'), (other, 'three')):
+            state = node.restore()
+            state.step(action)
+            self.assertIsNotNone(node.leaf_key(state))  # the cheaper key applies
+            in_place_keys.append(crawl.leaf_key(state, node))
+        self.assertIsNot(in_place.game.dial, other.game.dial)
+        self.assertEqual(in_place_keys[0], in_place_keys[1])
+        self.assertNotEqual(in_place_keys[0], in_place_keys[2])
+        self.assertEqual(validity.address_free(b'<m.A object at 0x7f4cd6a54450> <function f at 0x55d0c1a2b3c0>'),
+                         b'<m.A object at 0x?> <function f at 0x?>')
+        self.assertEqual(validity.address_free(b'meet at 0x10 > 9'), b'meet at 0x10 > 9')
+
+
+# A game whose first leaf in the official order fails, but only once a leaf of a later unit has run
+# (the file SIGNAL exists; a generous limit in case both units were given one process): with two
+# processes, the parent and the other process have by then stepped nodes and leaves past the error.
+RACE = '''
+import os
+import time
+
+SIGNAL = %r
+
+
+class TextGame:
+    def __init__(self, randomSeed):
+        self.path = []
+        self.score = 0
+        self.gameOver = False
+        self.gameWon = False
+        self.possibleActions = {}
+
+    def getTaskDescription(self):
+        return 'Race.'
+
+    def calculateScore(self):
+        return self.score
+
+    def generatePossibleActions(self):
+        self.possibleActions = {word: [[word]] for word in ('a', 'b', 'c', 'd')}
+        return self.possibleActions
+
+    def step(self, actionStr):
+        self.path.append(actionStr)
+        if self.path[:2] == ['d', 'c']:
+            open(SIGNAL, 'w').close()
+        if self.path == ['d', 'd', 'd']:
+            deadline = time.monotonic() + 120
+            while not os.path.exists(SIGNAL) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            raise ValueError('the first leaf fails')
+        return ('You ' + actionStr + '.', self.score, 0, self.gameOver, self.gameWon)
+'''
+
+
+class StepsBeforeTheFirstError(unittest.TestCase):
+    """`steps` counts the step calls of the work that counts, up to the first error in the official
+    order (validity.resolve): not the work the parent and the forked processes did past it before they
+    heard of it, which depends on timing."""
+
+    def test_the_work_past_the_first_error_is_not_counted(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for mode in ('official', 'fresh'):
+                signal = os.path.join(tmp, mode)
+                r = validity.check_validity('race.py', RACE % signal, {'mode': mode, 'processes': 2})
+                self.assertTrue(os.path.exists(signal), mode)  # a later unit ran before the error
+                self.assertFalse(r['runnable'], mode)
+                self.assertTrue(r['error'].endswith('the first leaf fails'), r['error'])
+                # d, then d d, then the leaf d d d that fails: three sequences, three step calls.
+                self.assertEqual((r['sequences'], r['steps']), (3, 3), mode)
 
 
 if __name__ == '__main__':

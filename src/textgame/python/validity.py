@@ -18,7 +18,7 @@
 #            subtrees are split over forked processes (both cores), combined in the official order;
 #            in fresh mode a leaf's (or node's) regeneration is reused from an earlier one whose
 #            whole state after its step was the same: see Crawl.leaf and Crawl.node_step.
-import copyreg, hashlib, io, os, sys, pickle, random, select, signal, struct, time, traceback
+import copyreg, hashlib, io, os, re, sys, pickle, random, select, signal, struct, time, traceback
 
 if 'game_class_of' not in globals():  # a file of its own (the Python tests): the shared loader beside it
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -103,6 +103,26 @@ def dump_shared(game, shared):
     pickler.shared = shared
     pickler.dump(game)
     return out.getvalue()
+
+
+# A default repr in a game's state (`<hang-painting.Nail object at 0x7f4cd6a54450>` in an observation
+# string, a function's, a generator's, a bound method's) shows a memory address: where the allocator put
+# the object in this process, which depends on the process's whole history (forked units' results
+# arriving, the garbage collector). The crawl's state keys (state_digest) read every such address as
+# one placeholder, so that two states alike but for the addresses their strings show are the same
+# state, in every run: the crawl's work (steps, memo_hits) is a function of the game alone. The
+# assumption (as for id(), InPlaceLeaves): a game does not act on the address its reprs show.
+ADDRESS = re.compile(rb' at 0x[0-9a-f]+>')
+
+
+def address_free(data):
+    """Pickle bytes with every repr's address replaced by a placeholder (only for hashing)."""
+    return ADDRESS.sub(b' at 0x?>', data) if b' at 0x' in data else data
+
+
+def state_digest(data):
+    """The key of a state's pickle bytes: their digest, addresses in reprs read as one (ADDRESS)."""
+    return hashlib.blake2b(address_free(data), digest_size=16).digest()
 
 
 SEEDED = {}  # seed -> the state of random.Random(seed): setstate is cheaper than seeding again
@@ -290,7 +310,7 @@ class Crawl:
         def before_expanding():  # the node's snapshot, and its earlier twin's subtree if there is one
             snap.append(self.snapshot(game, seq))
             if isinstance(snap[0], bytes):
-                key.append(hashlib.blake2b(snap[0], digest_size=16).digest() + b'%d' % len(seq))
+                key.append(state_digest(snap[0]) + b'%d' % len(seq))
                 if before:
                     remember(self.twins, before[0], key[0])
                 if key[0] in self.memo:
@@ -404,9 +424,9 @@ class Crawl:
         try:
             if in_place is not None:
                 data = in_place.leaf_key(game)
-                if data is not None:
+                if data is not None:  # its pickle's addresses already read as one
                     return hashlib.blake2b(data, digest_size=16).digest()
-            return hashlib.blake2b(b'F' + dump_state(game), digest_size=16).digest()
+            return state_digest(b'F' + dump_state(game))
         except (CrawlTimeout, Stop):
             raise
         except Exception:
@@ -464,10 +484,9 @@ class Crawl:
             self.units.finish()
         finally:
             self.units.close()
-        acc = [0, False]
-        stop = resolve(top, acc)
-        self.sequences, self.winnable = acc
-        self.steps += self.units.steps
+        acc = [0, False, 0]
+        stop = resolve(top, acc, set())
+        self.sequences, self.winnable, self.steps = acc  # the steps up to the first error (resolve)
         self.actions_reused += self.units.reused
         # The flags as the replay crawl leaves them, from the combined result alone: fail() clears a
         # flag at once, also for an error the parent met after an earlier one that a forked unit had
@@ -714,7 +733,7 @@ class InPlaceLeaves:
             if entry is None:  # an object only the dictionary refers to: its attributes are not in out
                 return None
             positions.append(entry[0])
-        return b'S' + self.skeleton + struct.pack('<%dQ' % len(positions), *positions) + out.getvalue()
+        return b'S' + self.skeleton + struct.pack('<%dQ' % len(positions), *positions) + address_free(out.getvalue())
 
 
 # Stands for the node's action dictionary in InPlaceLeaves.leaf_key's pickle: random bytes, which no
@@ -743,7 +762,7 @@ def actions_skeleton(actions):
     pickler = SkeletonPickler(out, pickle.HIGHEST_PROTOCOL)
     pickler.dump(actions)
     containers = {i for i, (_, obj) in pickler.memo.copy().items() if obj.__class__ in (list, tuple)}
-    return hashlib.blake2b(out.getvalue(), digest_size=16).digest(), referenced, containers
+    return state_digest(out.getvalue()), referenced, containers
 
 
 class StateUnpickler(pickle.Unpickler):
@@ -836,20 +855,31 @@ class Unit:
         self.result = None
 
 
-def resolve(items, acc):
-    """Adds a tally's sequences and winnable to acc = [sequences, winnable] in the official order;
-    returns (stop kind, error) at the first error, else None."""
+def resolve(items, acc, counted, steps=True):
+    """Adds a tally's sequences, winnable and step calls to acc = [sequences, winnable, steps] in the
+    official order; returns (stop kind, error) at the first error, else None. Steps: each node's own
+    (its 1) and each unit's, up to the first error, and a subtree's once (`counted`: the ids of the
+    lists and units whose steps are in acc; a twin's subtree counts again in sequences only). So the
+    steps are a function of the game: not the work that forked units or the parent did past the first
+    error before they heard of it, which depends on timing."""
     for item in items:
         if item.__class__ is int:
             acc[0] += item
+            if steps:
+                acc[2] += item
         elif item.__class__ is list:
-            stop = resolve(item, acc)
+            first = steps and id(item) not in counted
+            counted.add(id(item))
+            stop = resolve(item, acc, counted, first)
             if stop is not None:
                 return stop
         elif item.__class__ is Unit:
-            count, won, _, kind, error = item.result[:5]
+            count, won, unit_steps, kind, error = item.result[:5]
             acc[0] += count
             acc[1] = acc[1] or won
+            if steps and id(item) not in counted:
+                acc[2] += unit_steps
+            counted.add(id(item))
             if kind is not None or error:
                 return (kind, error)
         elif item == 'won':
@@ -1015,12 +1045,13 @@ def raise_timeout(signum, frame):
 
 def check_validity(filename, source, options=None):
     """The verdict of the game `source` (named `filename`): a dict with checks (the five flags),
-    runnable, winnable, initial_actions, error, sequences, steps (step calls), timed_out, snapshots
-    ('pickle' or 'replay'), memo_hits, in_place_nodes (this process's), actions_reused (fresh mode:
-    leaves and nodes whose regeneration was reused, every process's). options: mode ('official' | 'fresh'),
-    seed, max_steps, max_num_actions, timeout_s, strategy ('fast' | 'replay'), processes, in_place
-    (default true), reuse_actions (default true), libraries ([name, source]).
-    Also cpu_seconds: the CPU time the check took (its forked processes included)."""
+    runnable, winnable, initial_actions, error, sequences, steps (step calls, up to the first error:
+    resolve), timed_out, snapshots ('pickle' or 'replay'), memo_hits, in_place_nodes (this
+    process's), actions_reused (fresh mode: leaves and nodes whose regeneration was reused, every
+    process's). options: mode ('official' | 'fresh'), seed, max_steps, max_num_actions, timeout_s,
+    strategy ('fast' | 'replay'), processes, in_place (default true), reuse_actions (default true),
+    libraries ([name, source]). Also cpu_seconds: the CPU time the check took (its forked processes
+    included)."""
     options = options or {}
     start = os.times()
     crawl = Crawl(filename, options)
