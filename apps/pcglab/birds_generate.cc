@@ -3,6 +3,7 @@
 // folder (birds/generator.h), so a rerun reuses finished letters, `--shard` splits them and
 // `pcglab merge` completes a sharded run.
 #include <map>
+#include <optional>
 
 #include "batch/merge.h"
 #include "batch_options.h"
@@ -10,6 +11,7 @@
 #include "birds/field_rank.h"
 #include "birds/generator.h"
 #include "command.h"
+#include "core/files.h"
 #include "core/log.h"
 
 namespace pcglab::cli {
@@ -33,6 +35,8 @@ struct GenerateOptions {
   std::map<char, double> min_diversity_of_letter;  // from --field (or a merge's recorded settings)
   std::string model = "builtin";
   std::string shard;
+  std::string grid_faces;                       // --grid-faces: a table file, or "none"
+  std::optional<std::string> grid_faces_table;  // its text (from the file, or a merge's settings)
 };
 
 // The settings `pcglab merge` needs to complete a sharded run.
@@ -48,7 +52,24 @@ OrderedJson generate_config(const GenerateOptions& o, const std::string& letters
           {"similarity_step", o.similarity_step},
           {"reachable_share", o.reachable_share},
           {"min_diversity_of_letter", o.min_diversity_of_letter},
-          {"model", o.model}};
+          {"model", o.model},
+          {"grid_faces_table", o.grid_faces_table ? Json(*o.grid_faces_table) : Json(nullptr)}};
+}
+
+// The text of --grid-faces: the file's ("none": no faces); at most 1 MiB.
+std::string read_grid_faces_file(const std::string& path) {
+  if (path == "none") return "";
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) throw SetupError(fmt::format("--grid-faces {}: cannot read it ({})", path, ec.message()));
+  if (size > (1u << 20))
+    throw SetupError(
+        fmt::format("--grid-faces {}: {} bytes; a table of grid faces is at most 1 MiB", path, size));
+  try {
+    return read_file(path);
+  } catch (const std::exception& e) {
+    throw SetupError(fmt::format("--grid-faces {}: {}", path, e.what()));
+  }
 }
 
 int generate_team(const GenerateOptions& o, const fs::path& team_dir, const GlobalOptions& global) {
@@ -70,6 +91,10 @@ int generate_team(const GenerateOptions& o, const fs::path& team_dir, const Glob
   options.similarity_step = o.similarity_step;
   options.reachable_share = o.reachable_share;
   options.min_diversity_of_letter = o.min_diversity_of_letter;
+  if (o.grid_faces_table)
+    options.grid_faces = birds::parse_user_grid_faces(
+        *o.grid_faces_table,
+        o.grid_faces.empty() ? "the run's recorded --grid-faces" : "--grid-faces " + o.grid_faces);
   batch::DriverOptions driver_options;
   driver_options.shard = shard_of(o.shard);
   driver_options.run_name = birds::kGenerateRunName;
@@ -110,6 +135,8 @@ int merge_generate(const fs::path& dir, const Json& config, int) {
   o.reachable_share = config.value("reachable_share", o.reachable_share);
   o.min_diversity_of_letter = config.value("min_diversity_of_letter", o.min_diversity_of_letter);
   o.model = config.value("model", o.model);
+  if (const auto it = config.find("grid_faces_table"); it != config.end() && it->is_string())
+    o.grid_faces_table = it->get<std::string>();
   const fs::path team_dir = fs::is_directory(dir / o.team / "logs") ? dir / o.team : dir;
   return generate_team(o, team_dir, merge_global_options());
 }
@@ -166,6 +193,10 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
       ->check(number_in(0.0, 2.0))
       ->capture_default_str();
   cmd.add_option("--model", o->model, "Letter classifier used to pick candidates")->capture_default_str();
+  cmd.add_option(
+      "--grid-faces", o->grid_faces,
+      "A table of grid faces (docs/birds.md: \"<LETTER> <style>\", then rows of '#' and '.') added to "
+      "each letter's candidates instead of the built-in table; none: no grid faces");
   add_shard_option(cmd, o->shard);
   cmd.footer(
       "Each letter's trials are chosen jointly to maximise diversity x mean(stability x similarity), the "
@@ -178,6 +209,7 @@ Action setup_generate(CLI::App& cmd, const GlobalOptions& global) {
     if (!o->field.empty())
       for (const auto& [character, median] : birds::field_median_diversity(o->field))
         if (character.size() == 1) o->min_diversity_of_letter[character[0]] = median + o->diversity_margin;
+    if (!o->grid_faces.empty()) o->grid_faces_table = read_grid_faces_file(o->grid_faces);
     return generate_team(*o, fs::path(o->out) / o->team, global);
   };
 }

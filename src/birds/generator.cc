@@ -108,6 +108,11 @@ std::string generator_shapes_fingerprint() {
   return fingerprint;
 }
 
+std::string generator_shapes_fingerprint(const GeneratorOptions& options) {
+  return options.grid_faces ? shapes_fingerprint(*options.grid_faces, kGeneratorShapesRevision)
+                            : generator_shapes_fingerprint();
+}
+
 const std::vector<std::string>& generator_typefaces() {
   static const std::vector<std::string> kTypefaces = {"DejaVuSans",
                                                       "DejaVuSans-Bold",
@@ -187,10 +192,11 @@ Candidate draw_candidate(char letter, Rng& rng, const GeneratorOptions& options)
 // The letter's grid faces (birds/grid_faces.h) as candidates, a fixed set beside the drawn ones:
 // each face as drawn ("plain"), one row taller (a row repeated below or above its middle:
 // "tall-low", "tall-high"), two rows taller ("tall-2"), one column wider ("wide") and with feet
-// on the ground ("feet"); only forms plan_drops builds whole.
+// on the ground ("feet"); only forms plan_drops builds whole. The faces: options.faces().
 std::vector<Candidate> grid_face_candidates(char letter, const GeneratorOptions& options) {
   std::vector<Candidate> out;
-  for (const GridFace& face : grid_faces_of(letter)) {
+  for (const GridFace& face : options.faces()) {
+    if (face.letter != letter || face.mask.empty()) continue;
     const int rows = static_cast<int>(face.mask.size());
     const std::pair<const char*, std::vector<std::vector<bool>>> forms[] = {
         {"plain", face.mask},
@@ -200,12 +206,13 @@ std::vector<Candidate> grid_face_candidates(char letter, const GeneratorOptions&
         {"wide", stretch_column(face.mask, static_cast<int>(face.mask[0].size()) / 2)},
         {"feet", add_feet(face.mask)}};
     for (const auto& [variant, mask] : forms) {
-      if (static_cast<int>(mask.size()) > kGridHeight) continue;
+      if (static_cast<int>(mask.size()) > kGridHeight || static_cast<int>(mask[0].size()) > kGridWidth)
+        continue;
       int dropped = 0;
       const auto drops = plan_drops(mask, &dropped);
       if (dropped > 0 || drops.empty()) continue;
       Candidate cand;
-      cand.font = "grid:" + face.style;
+      cand.font = (options.grid_faces ? "grid-file:" : "grid:") + face.style;  // a user's table: grid-file
       cand.variant = variant;
       cand.rows = static_cast<int>(mask.size());
       cand.columns = static_cast<int>(mask[0].size());
@@ -239,9 +246,12 @@ GeneratedTrial trial_of_candidate(char letter, int trial, const Candidate& c, do
 }
 
 std::string response_of(const GeneratedTrial& t) {
-  const bool grid = t.font.rfind("grid:", 0) == 0;  // a grid face (birds/grid_faces.h)
-  const std::string source = grid ? fmt::format("pcglab's grid face {}", t.font.substr(5))
-                                  : fmt::format("the {} typeface", t.font.empty() ? "fallback" : t.font);
+  const bool grid = t.font.rfind("grid:", 0) == 0;            // a grid face (birds/grid_faces.h)
+  const bool grid_file = t.font.rfind("grid-file:", 0) == 0;  // ... of a user's table (--grid-faces)
+  const std::string source =
+      grid        ? fmt::format("pcglab's grid face {}", t.font.substr(5))
+      : grid_file ? fmt::format("the grid face {} of a table given to the generator", t.font.substr(10))
+                  : fmt::format("the {} typeface", t.font.empty() ? "fallback" : t.font);
   return fmt::format(
       "The letter {} as a structure of {} blocks, built from the bottom up (pcglab built-in generator, trial "
       "{}; shape from {}, {}):\n\n```python\n{}```\n",
@@ -521,7 +531,7 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
       fmt::format("generate-letter {} {} {} {} {} {} {} {} {} {} {} {}", options.seed, options.candidates,
                   options.min_similarity, options.similarity_step, options.reachable_share,
                   options.min_trial_similarity, trials, options.function, classifier.identity(), kVersion,
-                  generator_shapes_fingerprint(), fmt::join(generator_typefaces(), ","));
+                  generator_shapes_fingerprint(options), fmt::join(generator_typefaces(), ","));
   batch::StageSpec spec;
   spec.name = "generate";
   spec.output_dirs = {team_dir / "raw"};
@@ -564,6 +574,9 @@ GenerateRun generate_competition(const std::string& letters, int trials, const s
                           {"classifier", classifier_name}}},
                         {"letters", unique},
                         {"trials", trials}};
+    if (options.grid_faces)  // a user's table instead of the built-in one (`--grid-faces`)
+      meta["generator"]["grid_faces"] = {{"faces", options.grid_faces->size()},
+                                         {"fingerprint", generator_shapes_fingerprint(options)}};
     write_json_file(team_dir / "run.json", meta);
   };
   GenerateRun run;

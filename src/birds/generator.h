@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ struct GeneratorOptions {
   // A candidate read as the letter with a lower probability is not chosen (0: any).
   double min_trial_similarity = 0;
   std::string function = "drop_block";
+  // The grid faces added to each letter's candidates (birds/grid_faces.h): none given, the built-in
+  // table (grid_faces()); given, these instead (`birds generate --grid-faces FILE`; empty: none).
+  std::optional<std::vector<GridFace>> grid_faces;
+  const std::vector<GridFace>& faces() const { return grid_faces ? *grid_faces : birds::grid_faces(); }
 };
 
 struct GeneratedTrial {
@@ -95,6 +100,8 @@ GeneratedLetter generate_letter(char letter, int trials, const LetterClassifier&
 inline constexpr int kGeneratorShapesRevision = 3;  // 3: grid faces; 2: drop-plan rules
 std::string shapes_fingerprint(const std::vector<GridFace>& faces, int revision);
 std::string generator_shapes_fingerprint();  // of grid_faces() and kGeneratorShapesRevision
+// ... of `options.faces()`: generator_shapes_fingerprint() for the built-in table.
+std::string generator_shapes_fingerprint(const GeneratorOptions& options);
 
 // The typefaces candidates are drawn from (file names of the Debian font packages install-deps
 // installs, in a fixed order, so other fonts installed on a machine change nothing); those not

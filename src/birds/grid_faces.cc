@@ -854,6 +854,38 @@ std::vector<GridFace> parse_grid_faces(const std::string& text) {
   return faces;
 }
 
+std::vector<GridFace> parse_user_grid_faces(const std::string& text, const std::string& source) {
+  std::string lines = text;  // a file written on Windows: its lines end in "\r\n"
+  std::erase(lines, '\r');
+  std::vector<GridFace> faces;
+  try {
+    faces = parse_grid_faces(lines);
+  } catch (const CheckError& e) {  // the parser's context ("grid faces line N: ..."), not the check's
+    const std::string what = e.what();
+    const size_t at = what.find("grid faces line ");
+    throw SetupError(fmt::format("{}: {}", source, at == std::string::npos ? what : what.substr(at)));
+  }
+  for (const GridFace& f : faces) {
+    const size_t rows = f.mask.size(), columns = rows == 0 ? 0 : f.mask[0].size();  // rows: >= 1 (parsed)
+    if (rows > kMaxGridFaceRows || columns > kMaxGridFaceColumns)
+      throw SetupError(
+          fmt::format("{}: face \"{} {}\" is {} rows × {} columns; at most {} × {} (the drop grid)", source,
+                      f.letter, f.style, rows, columns, kMaxGridFaceRows, kMaxGridFaceColumns));
+    // The style names the face in the responses' text and generate.json: a plain word.
+    if (f.style.empty() || f.style.size() > 40 ||
+        f.style.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+            std::string::npos)
+      throw SetupError(fmt::format("{}: face \"{} {}\": a style is 1-40 letters, digits, '_', '.' or '-'",
+                                   source, f.letter, f.style));
+    bool any = false;
+    for (const auto& row : f.mask)
+      for (bool cell : row) any = any || cell;
+    if (!any)
+      throw SetupError(fmt::format("{}: face \"{} {}\" has no cell ('#')", source, f.letter, f.style));
+  }
+  return faces;
+}
+
 const std::vector<GridFace>& grid_faces() {
   static const std::vector<GridFace> kFaces = parse_grid_faces(kTable);
   return kFaces;

@@ -30,6 +30,16 @@ std::vector<GridFace> grid_faces_of(char letter);
 // CheckError naming the line for a malformed table (rows of unequal width, a bad header).
 std::vector<GridFace> parse_grid_faces(const std::string& text);
 
+// The largest face a user's table may hold: its derived forms (two rows taller, feet two columns
+// wider) fit the 20 × 16 drop grid or are left out.
+inline constexpr int kMaxGridFaceRows = 16;
+inline constexpr int kMaxGridFaceColumns = 18;
+
+// A user's table of faces (`birds generate --grid-faces FILE`; `source` names it in errors):
+// parse_grid_faces, and every face at most kMaxGridFaceRows × kMaxGridFaceColumns with at least one
+// cell. Throws SetupError naming `source` and the line or the face. An empty text is no faces.
+std::vector<GridFace> parse_user_grid_faces(const std::string& text, const std::string& source);
+
 // The mask with row `row` repeated (`times` extra copies above it): a taller face of the same
 // style; cells above a repeated row rest on the copies as they rested on the row.
 std::vector<std::vector<bool>> stretch_rows(const std::vector<std::vector<bool>>& mask, int row, int times);

@@ -125,6 +125,25 @@ TEST(GridFaces, AMalformedTableNamesTheLine) {
   EXPECT_EQ(faces[1].style, "two");
 }
 
+// A user's table (`birds generate --grid-faces`): Windows line endings read as plain ones, an
+// empty text is no faces, and a bad table is a SetupError naming the source and the line or face.
+TEST(GridFaces, AUsersTableReadsWindowsLineEndingsAndNamesItsSourceInErrors) {
+  const auto faces = parse_user_grid_faces("Q crlf\r\n##\r\n#.\r\n", "mine.txt");
+  ASSERT_EQ(faces.size(), 1u);
+  EXPECT_EQ(faces[0].style, "crlf");
+  EXPECT_EQ(faces[0].mask[0], (std::vector<bool>{true, false}));
+  EXPECT_TRUE(parse_user_grid_faces("", "mine.txt").empty());
+  try {
+    parse_user_grid_faces("Q a\n##\n#\n", "mine.txt");
+    FAIL() << "rows of unequal width are refused";
+  } catch (const SetupError& e) {
+    EXPECT_EQ(std::string(e.what()), "mine.txt: grid faces line 3: rows of unequal width");
+  }
+  EXPECT_THROW(parse_user_grid_faces("Q a\n" + std::string(kMaxGridFaceColumns + 1, '#') + "\n", "m"),
+               SetupError);
+  EXPECT_NO_THROW(parse_user_grid_faces("Q a\n" + std::string(kMaxGridFaceColumns, '#') + "\n", "m"));
+}
+
 // A letter's item hash holds the shapes' fingerprint: one cell of one face, a face's style or the
 // revision changes it, so a rerun after the table or the drop plan changed generates the letters
 // again (the fingerprint is in generate_competition's settings).
