@@ -472,17 +472,26 @@ StageRun Driver::run_stage(const StageSpec& spec, size_t chunk, const ChunkWork&
     if (spec.write_log) {
       spec.write_log(run.outcomes);
     } else {
-      OrderedJson log = {{"stage", spec.name},
-                         {"items", run.outcomes.size()},
-                         {"ok", run.outcomes.size() - run.failed},
-                         {"failed", run.failed},
-                         {"outcomes", OrderedJson::array()}};
-      for (const ItemOutcome& o : run.outcomes) log["outcomes"].push_back(o.to_json());
-      write_file_if_changed(root_ / "logs" / (spec.name + ".json"), dump_json(log, 2) + "\n");
+      write_file_if_changed(root_ / "logs" / (spec.name + ".json"),
+                            dump_json(stage_log(spec.name, run.outcomes), 2) + "\n");
     }
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
+}
+
+OrderedJson stage_log(const std::string& stage, const std::vector<ItemOutcome>& outcomes) {
+  size_t failed = 0;
+  OrderedJson list = OrderedJson::array();
+  for (const ItemOutcome& o : outcomes) {
+    failed += o.ok() ? 0 : 1;
+    list.push_back(o.to_json());
+  }
+  return {{"stage", stage},
+          {"items", outcomes.size()},
+          {"ok", outcomes.size() - failed},
+          {"failed", failed},
+          {"outcomes", std::move(list)}};
 }
 
 Driver::Chain Driver::chain(std::string stage, uint64_t expected) {

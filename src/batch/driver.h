@@ -96,9 +96,12 @@ struct StageSpec {
   std::vector<Item> items;  // every item the stage has now
   std::vector<std::filesystem::path> output_dirs;  // swept for killed writers' temporaries
   // Writes the stage's log from every outcome (sorted by key) when the run is unsharded. Empty:
-  // the driver writes <root>/logs/<name>.json ({"stage", "items", "ok", "failed", "outcomes"}).
+  // the driver writes <root>/logs/<name>.json, stage_log(name, outcomes).
   std::function<void(const std::vector<ItemOutcome>&)> write_log;
 };
+
+// A stage's log as the driver writes it: {"stage", "items", "ok", "failed", "outcomes"}.
+OrderedJson stage_log(const std::string& stage, const std::vector<ItemOutcome>& outcomes);
 
 struct StageRun {
   std::string stage;

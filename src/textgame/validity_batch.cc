@@ -75,22 +75,13 @@ ItemOutcome validity_outcome(const ValidityResult& result) {
 namespace {
 
 void write_validity_log(const fs::path& root, const std::vector<ItemOutcome>& outcomes) {
-  // The driver's log format, less the work counters kept in the store (steps, cpu_seconds): the log
-  // has no times or counts, so a resumed or merged run writes the same bytes as a fresh one.
-  size_t failed = 0;
-  OrderedJson list = OrderedJson::array();
-  for (const ItemOutcome& o : outcomes) {
-    failed += o.ok() ? 0 : 1;
-    OrderedJson j = o.to_json();
+  // The driver's log (batch::stage_log), less the work counters kept in the store (steps,
+  // cpu_seconds): the log has no times or counts, so a resumed or merged run writes the same bytes
+  // as a fresh one.
+  OrderedJson log = batch::stage_log("validity", outcomes);
+  for (OrderedJson& j : log["outcomes"])
     if (j.contains("metadata") && j["metadata"].is_object())
       for (const char* k : {"steps", "cpu_seconds"}) j["metadata"].erase(k);
-    list.push_back(std::move(j));
-  }
-  const OrderedJson log = {{"stage", "validity"},
-                           {"items", outcomes.size()},
-                           {"ok", outcomes.size() - failed},
-                           {"failed", failed},
-                           {"outcomes", std::move(list)}};
   write_file_if_changed(root / "logs" / "validity.json", dump_json(log, 2) + "\n");
 }
 

@@ -424,8 +424,8 @@ class Crawl:
         try:
             if in_place is not None:
                 data = in_place.leaf_key(game)
-                if data is not None:  # its pickle's addresses already read as one
-                    return hashlib.blake2b(data, digest_size=16).digest()
+                if data is not None:
+                    return state_digest(data)
             return state_digest(b'F' + dump_state(game))
         except (CrawlTimeout, Stop):
             raise
@@ -733,7 +733,7 @@ class InPlaceLeaves:
             if entry is None:  # an object only the dictionary refers to: its attributes are not in out
                 return None
             positions.append(entry[0])
-        return b'S' + self.skeleton + struct.pack('<%dQ' % len(positions), *positions) + address_free(out.getvalue())
+        return b'S' + self.skeleton + struct.pack('<%dQ' % len(positions), *positions) + out.getvalue()
 
 
 # Stands for the node's action dictionary in InPlaceLeaves.leaf_key's pickle: random bytes, which no
